@@ -1,0 +1,43 @@
+# One entry point for users and CI. Every target depends on the virtualenv, so a fresh clone
+# needs no step before `make replay`, `make judge` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+DATASET ?= datasets/examples/mini
+TURNS ?= 16
+MODEL ?= $(JUDGE_MODEL)
+MODE ?= all
+RUNS ?= 1
+PYTEST_ARGS ?=
+
+.PHONY: install test lint replay judge report clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+replay: $(STAMP)
+	$(BIN)/agentjudge replay $(DATASET)
+
+judge: $(STAMP)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) $(if $(MODEL),--model $(MODEL),)
+
+report: $(STAMP)
+	$(BIN)/agentjudge report $(RESULTS)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""Allow ``python -m agentjudge``."""
+
+from agentjudge.cli import main
+
+main()

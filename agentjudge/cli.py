@@ -1,0 +1,77 @@
+"""The root ``agentjudge`` command and the commands that later layers fill in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentjudge import datasets_cli
+from agentjudge.console import console, print_problems
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    help="Agent-as-a-judge runtime: replay agent trajectories into sandboxes and judge them.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    pretty_exceptions_enable=False,
+)
+app.add_typer(datasets_cli.app, name="datasets")
+
+
+def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
+    """Validate what can be validated, then say plainly that the command is not built yet."""
+    if dataset is not None:
+        from dataset.store import load_dataset
+
+        loaded = load_dataset(dataset, partial=True)
+        errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+        console.print(
+            f"{dataset}: {len(loaded.trajectories)} valid trajectory(ies), {errors} error(s)",
+            markup=False,
+        )
+    console.print(
+        f"`agentjudge {command}` is not implemented yet (planned in issue #{issue}); "
+        "nothing was run.",
+        markup=False,
+    )
+    raise typer.Exit(2)
+
+
+@app.command()
+def replay(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder to replay.")],
+    backend: Annotated[str, typer.Option(help="Sandbox backend: local or docker.")] = "local",
+    jobs: Annotated[int, typer.Option(help="Trajectories replayed concurrently.")] = 1,
+) -> None:
+    """Replay every trajectory into a fresh sandbox and report fidelity (not built yet)."""
+    _not_yet("replay", 3, dataset)
+
+
+@app.command()
+def judge(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder to judge.")],
+    model: Annotated[
+        str | None, typer.Option(help="Judge model as provider/model (or $JUDGE_MODEL).")
+    ] = None,
+    mode: Annotated[str, typer.Option(help="agent, llm, react or all.")] = "all",
+    turns: Annotated[int, typer.Option(help="Model calls that may use tools.")] = 16,
+    runs: Annotated[int, typer.Option(help="Independent runs per trajectory.")] = 1,
+) -> None:
+    """Judge every trajectory and score the verdicts against the labels (not built yet)."""
+    _not_yet("judge", 7, dataset)
+
+
+@app.command()
+def report(
+    results: Annotated[Path, typer.Argument(help="A results file written by `judge`.")],
+) -> None:
+    """Write the Markdown and HTML report of a results file (not built yet)."""
+    _not_yet("report", 7)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

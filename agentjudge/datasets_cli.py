@@ -1,0 +1,176 @@
+"""``agentjudge datasets ...``: list, validate and import datasets."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from agentjudge.console import console, print_problems
+from dataset.store import count_by, find_datasets, load_dataset
+
+__all__ = ["app", "default_search_roots"]
+
+app = typer.Typer(
+    help="List, validate and import trajectory datasets.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+)
+
+REPO_DATASETS = Path(__file__).resolve().parent.parent / "datasets"
+
+
+def default_search_roots() -> list[Path]:
+    """Where ``datasets list`` looks: ``$AGENTJUDGE_DATASETS``, ./datasets and the bundled ones."""
+    roots = [Path(part) for part in os.environ.get("AGENTJUDGE_DATASETS", "").split(os.pathsep)]
+    roots += [Path("datasets"), REPO_DATASETS]
+    return [root for root in roots if str(root) not in {"", "."}]
+
+
+@app.command("list")
+def list_datasets(
+    roots: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Folders to search (default: $AGENTJUDGE_DATASETS, ./datasets and "
+            "the datasets bundled with the project)."
+        ),
+    ] = None,
+) -> None:
+    """List dataset folders with their task and trajectory counts."""
+    found = find_datasets(*(roots or default_search_roots()))
+    if not found:
+        console.print("No datasets found (a dataset is a folder with a dataset.json).")
+        return
+    table = Table("name", "path", "tasks", "trajectories", "PASS", "FAIL", "status")
+    for root in found:
+        loaded = load_dataset(root, partial=True)
+        passed = sum(row[2] for row in count_by(loaded))
+        failed = sum(row[3] for row in count_by(loaded))
+        errors = len(loaded.errors)
+        table.add_row(
+            loaded.manifest.name if loaded.manifest else "?",
+            str(root),
+            str(len(loaded.tasks)),
+            str(len(loaded.trajectories)),
+            str(passed),
+            str(failed),
+            "valid" if errors == 0 else f"{errors} error(s)",
+        )
+    console.print(table)
+
+
+@app.command("validate")
+def validate(
+    path: Annotated[Path, typer.Argument(help="The dataset folder.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable report instead.")
+    ] = False,
+) -> None:
+    """Check every file of a dataset; list all problems, then counts per domain/subdomain/label.
+
+    Exits 1 if there is any error (warnings alone exit 0).
+    """
+    loaded = load_dataset(path, partial=True)
+    rows = count_by(loaded)
+    if as_json:
+        payload = {
+            "dataset": str(path),
+            "valid": not loaded.errors,
+            "tasks": len(loaded.tasks),
+            "trajectories": len(loaded.trajectories),
+            "counts": [
+                {"domain": d, "subdomain": s, "PASS": p, "FAIL": f, "unlabelled": u}
+                for d, s, p, f, u in rows
+            ],
+            "problems": [problem.model_dump() for problem in loaded.problems],
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        raise typer.Exit(1 if loaded.errors else 0)
+
+    errors, warnings = print_problems(loaded.problems)
+    table = Table(
+        "domain",
+        "subdomain",
+        "PASS",
+        "FAIL",
+        "unlabelled",
+        "total",
+        title=f"{len(loaded.tasks)} valid task(s), "
+        f"{len(loaded.trajectories)} valid trajectory(ies)",
+    )
+    for domain, subdomain, passed, failed, unlabelled in rows:
+        table.add_row(
+            domain,
+            subdomain,
+            str(passed),
+            str(failed),
+            str(unlabelled),
+            str(passed + failed + unlabelled),
+        )
+    console.print(table)
+    if errors:
+        console.print(f"{path}: {errors} error(s), {warnings} warning(s)", markup=False)
+        raise typer.Exit(1)
+    console.print(f"{path}: valid ({warnings} warning(s))", markup=False)
+
+
+@app.command("import-mcpmark")
+def import_mcpmark_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(help="MCPMark results folders; every run folder below them is imported."),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    tasks_root: Annotated[
+        Path | None,
+        typer.Option(help="MCPMark's tasks/ folder, to bundle description.md and verify.py."),
+    ] = None,
+    environments_root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Initial states: <category>/ trees (filesystem), <category>.sql (postgres)."
+        ),
+    ] = None,
+    sandbox_prefix: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Another recorded sandbox root to rewrite to ${SANDBOX_ROOT} "
+            "(backup_filesystem_* roots are found automatically). Repeatable."
+        ),
+    ] = None,
+    max_turns: Annotated[
+        int, typer.Option(help="The agent's turn cap when the runs were recorded.")
+    ] = 100,
+) -> None:
+    """Convert MCPMark run folders (filesystem and Postgres) into the unified dataset format.
+
+    Every run is converted on its own: a broken run is reported and the others still land. The
+    result is validated at the end; exits 1 if the import or the written dataset has errors.
+    """
+    from dataset.importers.mcpmark import import_mcpmark
+
+    report = import_mcpmark(
+        sources,
+        destination,
+        tasks_root=tasks_root,
+        environments_root=environments_root,
+        sandbox_prefixes=sandbox_prefix,
+        max_turns=max_turns,
+    )
+    import_errors, _ = print_problems(report.problems)
+    console.print(
+        f"imported {len(report.trajectories)} trajectory(ies) of {len(report.tasks)} task(s) "
+        f"into {destination}",
+        markup=False,
+    )
+    if not report.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)

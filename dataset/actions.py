@@ -1,0 +1,228 @@
+"""The action half of a recorded step, for every domain the runtime judges.
+
+Four action spaces are in use by the agents we import, and a step holds exactly one of them,
+told apart by the ``type`` tag:
+
+- ``tool_call``: an MCP / function call (DS and search domains, browser agents);
+- ``computer_13``: OSWorld's structured mouse-and-keyboard actions;
+- ``pyautogui``: OSWorld's free-form Python code actions (or the WAIT/FAIL/DONE signals);
+- ``android``: AndroidWorld's JSON actions.
+
+Each model checks that the parameters its action type needs are present, so that a malformed
+recording is caught at load time with the step and field named, not during replay.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+__all__ = [
+    "COMPUTER_13_REQUIRED_PARAMETERS",
+    "Action",
+    "AndroidAction",
+    "Computer13Action",
+    "PyAutoGuiAction",
+    "ToolCallAction",
+]
+
+
+class _ActionBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class ToolCallAction(_ActionBase):
+    """A call of a named tool with JSON arguments, as made through MCP or native tool calling."""
+
+    type: Literal["tool_call"] = "tool_call"
+    """Discriminator of the action union."""
+
+    name: str = Field(min_length=1)
+    """The tool's name exactly as the agent called it (e.g. ``write_file``, ``execute_sql``)."""
+
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    """The decoded arguments object the agent sent."""
+
+    call_id: str | None = None
+    """The identifier that paired the call with its result in the source format, if any."""
+
+
+Computer13Type = Literal[
+    "MOVE_TO",
+    "CLICK",
+    "MOUSE_DOWN",
+    "MOUSE_UP",
+    "RIGHT_CLICK",
+    "DOUBLE_CLICK",
+    "DRAG_TO",
+    "SCROLL",
+    "TYPING",
+    "PRESS",
+    "KEY_DOWN",
+    "KEY_UP",
+    "HOTKEY",
+    "WAIT",
+    "FAIL",
+    "DONE",
+]
+
+COMPUTER_13_REQUIRED_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "MOVE_TO": ("x", "y"),
+    "DRAG_TO": ("x", "y"),
+    "SCROLL": ("dx", "dy"),
+    "TYPING": ("text",),
+    "PRESS": ("key",),
+    "KEY_DOWN": ("key",),
+    "KEY_UP": ("key",),
+    "HOTKEY": ("keys",),
+}
+"""Parameters each ``computer_13`` action type cannot do without; the others are all optional."""
+
+
+class Computer13Action(_ActionBase):
+    """One action of OSWorld's ``computer_13`` space: a type plus its parameters."""
+
+    type: Literal["computer_13"] = "computer_13"
+    """Discriminator of the action union."""
+
+    action_type: Computer13Type
+    """The action, e.g. ``CLICK`` or ``TYPING``; WAIT, FAIL and DONE are control signals."""
+
+    parameters: dict[str, JsonValue] = Field(default_factory=dict)
+    """The action's parameters: ``x``, ``y``, ``button``, ``num_clicks``, ``text``, ``key``, ..."""
+
+    @model_validator(mode="after")
+    def _check_parameters(self) -> Computer13Action:
+        missing = [
+            name
+            for name in COMPUTER_13_REQUIRED_PARAMETERS.get(self.action_type, ())
+            if name not in self.parameters
+        ]
+        if missing:
+            raise ValueError(f"{self.action_type} needs parameter(s) {', '.join(missing)}")
+        if self.action_type == "HOTKEY" and not (
+            isinstance(self.parameters["keys"], list) and self.parameters["keys"]
+        ):
+            raise ValueError("HOTKEY needs a non-empty list in parameter 'keys'")
+        return self
+
+
+class PyAutoGuiAction(_ActionBase):
+    """One action of OSWorld's ``pyautogui`` space: Python code, or a bare control signal."""
+
+    type: Literal["pyautogui"] = "pyautogui"
+    """Discriminator of the action union."""
+
+    code: str = Field(min_length=1)
+    """The Python source the agent emitted, or exactly ``WAIT``, ``FAIL`` or ``DONE``."""
+
+    @property
+    def is_control(self) -> bool:
+        """Whether this is a WAIT/FAIL/DONE signal rather than code to execute."""
+        return self.code.strip() in {"WAIT", "FAIL", "DONE"}
+
+
+AndroidType = Literal[
+    "click",
+    "double_tap",
+    "long_press",
+    "scroll",
+    "swipe",
+    "input_text",
+    "navigate_home",
+    "navigate_back",
+    "keyboard_enter",
+    "open_app",
+    "wait",
+    "status",
+    "answer",
+    "unknown",
+]
+
+
+class AndroidAction(_ActionBase):
+    """One AndroidWorld JSON action; the fields used depend on ``action_type``."""
+
+    type: Literal["android"] = "android"
+    """Discriminator of the action union."""
+
+    action_type: AndroidType
+    """The action; ``status`` ends an episode, ``answer`` returns text to the user."""
+
+    index: int | None = Field(default=None, ge=0)
+    """Index of the target UI element in the step's element list, when targeting by element."""
+
+    x: int | None = Field(default=None, ge=0)
+    """Horizontal screen coordinate in pixels, when targeting by position."""
+
+    y: int | None = Field(default=None, ge=0)
+    """Vertical screen coordinate in pixels, when targeting by position."""
+
+    direction: Literal["up", "down", "left", "right"] | None = None
+    """Direction of a ``scroll`` or ``swipe``."""
+
+    text: str | None = None
+    """Text typed by ``input_text`` or returned by ``answer``."""
+
+    clear_text: bool | None = None
+    """Whether ``input_text`` cleared the field before typing."""
+
+    app_name: str | None = None
+    """The application launched by ``open_app``."""
+
+    goal_status: Literal["complete", "infeasible"] | None = None
+    """The agent's own claim when it ends the episode with ``status``."""
+
+    extra: dict[str, JsonValue] = Field(default_factory=dict)
+    """Fields of the source record that have no slot above, kept verbatim."""
+
+    @model_validator(mode="after")
+    def _check_fields(self) -> AndroidAction:
+        needs: dict[str, tuple[str, bool]] = {
+            "click": ("an element index or x and y", self._has_target()),
+            "double_tap": ("an element index or x and y", self._has_target()),
+            "long_press": ("an element index or x and y", self._has_target()),
+            "scroll": ("a direction", self.direction is not None),
+            "swipe": ("a direction", self.direction is not None),
+            "input_text": ("text", self.text is not None),
+            "open_app": ("app_name", bool(self.app_name)),
+            "status": ("goal_status", self.goal_status is not None),
+            "answer": ("text", self.text is not None),
+        }
+        if self.action_type in needs:
+            what, present = needs[self.action_type]
+            if not present:
+                raise ValueError(f"{self.action_type} needs {what}")
+        if (self.x is None) != (self.y is None):
+            raise ValueError("x and y must be given together")
+        return self
+
+    def _has_target(self) -> bool:
+        return self.index is not None or (self.x is not None and self.y is not None)
+
+
+Action = Annotated[
+    ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
+    Field(discriminator="type"),
+]
+"""Any recorded action; the ``type`` field selects the action space."""
+
+
+def describe_action(
+    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
+) -> str:
+    """A one-line, human-readable rendering of an action, for tables and overviews."""
+    if isinstance(action, ToolCallAction):
+        return f"{action.name}({_compact(action.arguments)})"
+    if isinstance(action, Computer13Action):
+        return f"{action.action_type}({_compact(action.parameters)})"
+    if isinstance(action, PyAutoGuiAction):
+        return action.code.strip().splitlines()[0] if action.code.strip() else action.code
+    fields = action.model_dump(exclude={"type", "action_type", "extra"}, exclude_none=True)
+    return f"{action.action_type}({_compact(fields)})"
+
+
+def _compact(values: dict[str, Any], limit: int = 120) -> str:
+    text = ", ".join(f"{key}={value!r}" for key, value in values.items())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,1 @@
+"""Converters from published trajectory formats into the unified dataset format."""

@@ -1,0 +1,426 @@
+"""The unified data model: tasks, trajectories and their steps, for every judged domain.
+
+A ``Task`` says what an agent was asked to do and where it started; a ``Trajectory`` records one
+agent's attempt (its ``Step`` list, final answer and ground-truth ``Label``). Every importer
+converts into these models and every later layer (replay, MCP servers, judges, bench) reads only
+these models, so a new source format costs one importer and nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    NonNegativeInt,
+    field_validator,
+    model_validator,
+)
+
+from dataset.actions import Action
+
+__all__ = [
+    "IDENTIFIER_PATTERN",
+    "KNOWN_SUBDOMAINS",
+    "SANDBOX_ROOT_PLACEHOLDER",
+    "AgentUsage",
+    "AppSnapshotState",
+    "ClaimItem",
+    "DirectoryTreeState",
+    "DocumentState",
+    "Domain",
+    "EmptyState",
+    "ExternalState",
+    "InitialState",
+    "Label",
+    "LabelValue",
+    "Observation",
+    "PageArchiveState",
+    "Provenance",
+    "RelativePath",
+    "SqlSeedState",
+    "Step",
+    "Task",
+    "Trajectory",
+    "VerifierRef",
+]
+
+SANDBOX_ROOT_PLACEHOLDER = "${SANDBOX_ROOT}"
+"""Stands for the filesystem sandbox root in recorded paths; replay substitutes the real root."""
+
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+"""Task and trajectory ids double as file names, so they are restricted to a safe alphabet."""
+
+Domain = Literal["ds", "gui", "mobile", "search"]
+
+KNOWN_SUBDOMAINS: dict[str, frozenset[str]] = {
+    "ds": frozenset({"filesystem", "postgres"}),
+    "gui": frozenset({"ppt", "word", "excel"}),
+    "mobile": frozenset({"android"}),
+    "search": frozenset({"deep", "wide"}),
+}
+"""Subdomains with a fixed home domain. Other subdomain names are accepted under any domain."""
+
+LabelValue = Literal["PASS", "FAIL"]
+
+
+def _check_relative_path(value: str) -> str:
+    # Dataset files name other files of the dataset; they must never point outside it.
+    if not value or "\x00" in value:
+        raise ValueError("must be a non-empty path without null bytes")
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ValueError(f"must be relative to its folder, got absolute path {value!r}")
+    if any(part == ".." for part in re.split(r"[\\/]", value)):
+        raise ValueError(f"must stay inside its folder, got {value!r}")
+    return value
+
+
+RelativePath = Annotated[str, AfterValidator(_check_relative_path)]
+"""A path relative to the folder of the file that names it, never escaping that folder."""
+
+Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+# --- initial states -------------------------------------------------------------------------
+
+
+class DirectoryTreeState(_Model):
+    """A directory tree that is copied into a fresh filesystem sandbox."""
+
+    kind: Literal["directory_tree"] = "directory_tree"
+    """Discriminator of the initial-state union."""
+
+    path: RelativePath = "initial"
+    """The tree's folder, relative to the task folder."""
+
+
+class SqlSeedState(_Model):
+    """A SQL script that builds the starting database from an empty one."""
+
+    kind: Literal["sql_seed"] = "sql_seed"
+    """Discriminator of the initial-state union."""
+
+    path: RelativePath = "seed.sql"
+    """The SQL file, relative to the task folder."""
+
+
+class DocumentState(_Model):
+    """An office document opened on a desktop before the agent started."""
+
+    kind: Literal["document"] = "document"
+    """Discriminator of the initial-state union."""
+
+    path: RelativePath
+    """The document file, relative to the task folder."""
+
+    application: Literal["impress", "writer", "calc"] | None = None
+    """The LibreOffice application that opens it; inferred from the extension when absent."""
+
+    open_at: str | None = None
+    """Where the document lived on the agent's desktop (e.g. ``/home/user/report.docx``)."""
+
+
+class AppSnapshotState(_Model):
+    """A saved state of a device or app (an emulator snapshot or per-app data archive)."""
+
+    kind: Literal["app_snapshot"] = "app_snapshot"
+    """Discriminator of the initial-state union."""
+
+    path: RelativePath | None = None
+    """The snapshot file or folder inside the task folder, when it is bundled."""
+
+    snapshot_name: str | None = None
+    """The name of an emulator snapshot to load, when the snapshot lives with the emulator."""
+
+    packages: list[str] = Field(default_factory=list)
+    """Android packages whose data the snapshot covers."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> AppSnapshotState:
+        if self.path is None and self.snapshot_name is None:
+            raise ValueError("an app snapshot needs a path or a snapshot_name")
+        return self
+
+
+class PageArchiveState(_Model):
+    """Archived web pages served in place of the live web."""
+
+    kind: Literal["page_archive"] = "page_archive"
+    """Discriminator of the initial-state union."""
+
+    path: RelativePath
+    """The archive (a folder of pages or a single archive file), relative to the task folder."""
+
+    start_url: str | None = None
+    """The page the agent started on, if any."""
+
+
+class EmptyState(_Model):
+    """Nothing to restore: an empty sandbox, or the live web for search tasks."""
+
+    kind: Literal["empty"] = "empty"
+    """Discriminator of the initial-state union."""
+
+
+class ExternalState(_Model):
+    """A starting state that exists outside the dataset and must be supplied to replay it."""
+
+    kind: Literal["external"] = "external"
+    """Discriminator of the initial-state union."""
+
+    reference: str = Field(min_length=1)
+    """What the state is and where it came from, e.g. an MCPMark environment name."""
+
+
+InitialState = Annotated[
+    DirectoryTreeState
+    | SqlSeedState
+    | DocumentState
+    | AppSnapshotState
+    | PageArchiveState
+    | EmptyState
+    | ExternalState,
+    Field(discriminator="kind"),
+]
+"""Where an agent started; the ``kind`` field selects the variant."""
+
+
+class VerifierRef(_Model):
+    """A rule-based checker shipped with the task (MCPMark contract: exit code 0 means PASS)."""
+
+    path: RelativePath = "verify.py"
+    """The verifier script, relative to the task folder."""
+
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    """How long the verifier may run before it counts as failed."""
+
+
+class Task(_Model):
+    """What an agent was asked to do, where it started, and how success can be checked."""
+
+    id: Identifier
+    """Unique task id; also the name of the task's folder."""
+
+    domain: Domain
+    """The family of environment: ``ds``, ``gui``, ``mobile`` or ``search``."""
+
+    subdomain: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+    """The environment within the domain: ``filesystem``, ``postgres``, ``ppt``, ``android``, ..."""
+
+    instruction: str = Field(min_length=1)
+    """The instruction as the agent received it."""
+
+    initial_state: InitialState
+    """The state the agent started from."""
+
+    verifier: VerifierRef | None = None
+    """The task's own checker, if it has one."""
+
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    """Free-form facts from the source (category, difficulty, tags, ...)."""
+
+    @model_validator(mode="after")
+    def _subdomain_fits_domain(self) -> Task:
+        for domain, subdomains in KNOWN_SUBDOMAINS.items():
+            if self.subdomain in subdomains and domain != self.domain:
+                raise ValueError(
+                    f"subdomain {self.subdomain!r} belongs to domain {domain!r}, "
+                    f"not {self.domain!r}"
+                )
+        return self
+
+
+# --- trajectories ---------------------------------------------------------------------------
+
+
+class Observation(_Model):
+    """What the agent saw after an action."""
+
+    text: str | None = None
+    """The textual result (a tool's output, an error message, an agent-visible log line)."""
+
+    screenshot: RelativePath | None = None
+    """A screenshot file, relative to the folder holding the trajectory file."""
+
+    accessibility_tree: str | None = None
+    """The accessibility tree or UI element list the agent received, as text."""
+
+    url: str | None = None
+    """The page address, for browser and web agents."""
+
+
+class Step(_Model):
+    """One action of the agent and what came back."""
+
+    index: int = Field(ge=1)
+    """Position in the trajectory, counting from 1 without gaps."""
+
+    action: Action
+    """What the agent did; one of the four action spaces."""
+
+    observation: Observation | None = None
+    """What the agent saw afterwards; absent when the source recorded no result."""
+
+    is_error: bool = False
+    """Whether the environment reported the action as failed."""
+
+    reasoning: str | None = None
+    """The agent's own text that came with (or just before) this action."""
+
+    started_at: datetime | None = None
+    """When the action was issued, if recorded."""
+
+    ended_at: datetime | None = None
+    """When its result arrived, if recorded."""
+
+
+class Label(_Model):
+    """The ground truth: did the trajectory accomplish its task."""
+
+    value: LabelValue
+    """``PASS`` if the task was accomplished, else ``FAIL``."""
+
+    source: Literal["human", "verifier", "vote"]
+    """Who decided: a person, a rule-based verifier, or a vote of several judges."""
+
+    verifier_output: str | None = None
+    """The verifier's own output at labelling time; explains a label that later disagrees."""
+
+    error_message: str | None = None
+    """Any error the source reported for the run (e.g. a crashed verification)."""
+
+    votes: dict[str, LabelValue] = Field(default_factory=dict)
+    """Each voter's verdict, when ``source`` is ``vote``."""
+
+
+class ClaimItem(_Model):
+    """One single-item claim of a search answer, judged and scored on its own."""
+
+    id: str = Field(min_length=1)
+    """Identifier unique within the trajectory."""
+
+    text: str = Field(min_length=1)
+    """The claim as extracted from the final answer."""
+
+    label: LabelValue | None = None
+    """Ground truth for this claim, if labelled."""
+
+    sources: list[str] = Field(default_factory=list)
+    """Addresses the answer cited for this claim."""
+
+
+class AgentUsage(_Model):
+    """Token counts the agent spent, as recorded by the source."""
+
+    input_tokens: NonNegativeInt | None = None
+    """Prompt tokens over the whole run."""
+
+    output_tokens: NonNegativeInt | None = None
+    """Completion tokens over the whole run."""
+
+    total_tokens: NonNegativeInt | None = None
+    """Total tokens as the source reported them."""
+
+    reasoning_tokens: NonNegativeInt | None = None
+    """Hidden reasoning tokens, for models that report them."""
+
+
+class Provenance(_Model):
+    """Where a trajectory came from, so any field can be traced to its source."""
+
+    source_format: str = Field(min_length=1)
+    """The format it was imported from: ``native``, ``mcpmark``, ``osworld``, ..."""
+
+    source_path: str | None = None
+    """The file or run folder it was read from, as given to the importer."""
+
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """Source facts with no field of their own (experiment name, run number, ...)."""
+
+
+class Trajectory(_Model):
+    """One recorded attempt of an agent at a task, with its ground-truth label."""
+
+    id: Identifier
+    """Unique trajectory id; also the trajectory's file name without ``.json``."""
+
+    task_id: Identifier
+    """The task attempted; must name a task of the same dataset."""
+
+    agent: str = Field(min_length=1)
+    """The agent (policy or framework) that produced the run."""
+
+    model: str | None = None
+    """The model behind the agent, if known."""
+
+    steps: list[Step] = Field(default_factory=list)
+    """The actions in the order they were taken."""
+
+    final_response: str | None = None
+    """The agent's last message to the user; absent when the run ended without one."""
+
+    label: Label | None = None
+    """Ground truth; absent for unlabelled trajectories, which can be judged but not scored."""
+
+    items: list[ClaimItem] = Field(default_factory=list)
+    """Single-item claims for item-level scoring (search domain); empty elsewhere."""
+
+    stop_reason: Literal["completed", "turn_limit", "error", "unknown"] = "unknown"
+    """How the agent's run ended: its own final answer, its turn cap, or an error."""
+
+    turn_count: NonNegativeInt | None = None
+    """Model turns the agent used, as the source counted them."""
+
+    usage: AgentUsage | None = None
+    """Tokens the agent spent, if recorded."""
+
+    started_at: datetime | None = None
+    """When the run began."""
+
+    ended_at: datetime | None = None
+    """When the run ended."""
+
+    provenance: Provenance = Field(default_factory=lambda: Provenance(source_format="native"))
+    """Where this record came from."""
+
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    """Free-form facts with no field of their own."""
+
+    @field_validator("steps")
+    @classmethod
+    def _steps_are_numbered(cls, steps: list[Step]) -> list[Step]:
+        for position, step in enumerate(steps, start=1):
+            if step.index != position:
+                raise ValueError(
+                    f"steps[{position - 1}].index is {step.index}, expected {position}: "
+                    "steps are numbered from 1 without gaps"
+                )
+        return steps
+
+    @field_validator("items")
+    @classmethod
+    def _item_ids_are_unique(cls, items: list[ClaimItem]) -> list[ClaimItem]:
+        ids = [item.id for item in items]
+        duplicated = sorted({item_id for item_id in ids if ids.count(item_id) > 1})
+        if duplicated:
+            raise ValueError(f"duplicate item ids: {', '.join(duplicated)}")
+        return items
+
+    @property
+    def screenshots(self) -> list[str]:
+        """Every screenshot path the steps refer to, in step order."""
+        return [
+            step.observation.screenshot
+            for step in self.steps
+            if step.observation is not None and step.observation.screenshot is not None
+        ]

@@ -1,0 +1,91 @@
+"""The judge's output: a verdict on one trajectory, with everything needed to audit and cost it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeFloat, NonNegativeInt
+
+__all__ = ["JudgeToolCall", "StopReason", "Verdict", "VerdictValue"]
+
+VerdictValue = Literal["PASS", "FAIL", "INVALID"]
+
+StopReason = Literal[
+    "verdict", "turn_limit", "token_limit", "time_limit", "tool_call_limit", "error"
+]
+
+
+class JudgeToolCall(BaseModel):
+    """One tool call the judge made while gathering evidence."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    turn: NonNegativeInt
+    """The model call (counting from 1) that requested this tool call."""
+
+    name: str
+    """The tool's name."""
+
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    """The arguments the judge sent."""
+
+    result: str | None = None
+    """The tool's textual result as the judge saw it (possibly truncated)."""
+
+    is_error: bool = False
+    """Whether the tool reported an error."""
+
+    duration_seconds: NonNegativeFloat | None = None
+    """How long the call took."""
+
+
+class Verdict(BaseModel):
+    """A judge's decision on one trajectory. ``INVALID`` is never folded into ``FAIL``."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    trajectory_id: str
+    """The trajectory judged."""
+
+    verdict: VerdictValue
+    """``PASS`` or ``FAIL``; ``INVALID`` when no verdict could be obtained or parsed."""
+
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The judge's stated confidence, mapped to 0..1 (High/Medium/Low become 0.9/0.6/0.3)."""
+
+    reasoning: str | None = None
+    """The judge's explanation."""
+
+    tool_calls: list[JudgeToolCall] = Field(default_factory=list)
+    """Every tool call the judge made, in order."""
+
+    turns_used: NonNegativeInt = 0
+    """Model calls made, the final verdict call included."""
+
+    tokens_in: NonNegativeInt = 0
+    """Prompt tokens over all model calls."""
+
+    tokens_out: NonNegativeInt = 0
+    """Completion tokens over all model calls."""
+
+    cost_usd: NonNegativeFloat | None = None
+    """Dollar cost from the price table; absent when the model has no price."""
+
+    wall_time_seconds: NonNegativeFloat = 0.0
+    """Elapsed time of the judge run."""
+
+    stop_reason: StopReason = "verdict"
+    """What ended the run: a verdict, one of the limits, or an error."""
+
+    error: str | None = None
+    """The error that made the verdict ``INVALID``, if any."""
+
+    model: str | None = None
+    """The judge model as a ``provider/model`` string."""
+
+    mode: str | None = None
+    """The judge mode (``agent``, ``llm``, ``react``)."""
+
+    finished_at: datetime | None = None
+    """When the verdict was recorded."""

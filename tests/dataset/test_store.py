@@ -1,0 +1,220 @@
+"""The dataset format on disk: round trips, counts, and reporting every problem at once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dataset.actions import AndroidAction, ToolCallAction
+from dataset.models import (
+    AppSnapshotState,
+    DirectoryTreeState,
+    EmptyState,
+    Label,
+    Observation,
+    Step,
+    Task,
+    Trajectory,
+)
+from dataset.problems import DatasetError
+from dataset.store import (
+    Manifest,
+    count_by,
+    find_datasets,
+    load_dataset,
+    write_json_atomic,
+    write_manifest,
+    write_task,
+    write_trajectory,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "datasets"
+BROKEN = FIXTURES / "broken"
+
+
+def _write_small_dataset(root: Path) -> tuple[list[Task], list[Trajectory]]:
+    write_manifest(root, Manifest(name="small"))
+    fs = Task(
+        id="fs",
+        domain="ds",
+        subdomain="filesystem",
+        instruction="Write a.txt",
+        initial_state=DirectoryTreeState(),
+    )
+    phone = Task(
+        id="phone",
+        domain="mobile",
+        subdomain="android",
+        instruction="Open the clock",
+        initial_state=AppSnapshotState(snapshot_name="base"),
+    )
+    web = Task(
+        id="web", domain="search", subdomain="deep", instruction="Find", initial_state=EmptyState()
+    )
+    for task in (fs, phone, web):
+        write_task(root, task)
+    (root / "tasks" / "fs" / "initial").mkdir()
+    write_call = ToolCallAction(name="write_file", arguments={"path": "${SANDBOX_ROOT}/a.txt"})
+    trajectories = [
+        Trajectory(
+            id="fs-pass",
+            task_id="fs",
+            agent="a",
+            steps=[Step(index=1, action=write_call, observation=Observation(text="ok"))],
+            label=Label(value="PASS", source="human"),
+        ),
+        Trajectory(
+            id="fs-fail-1", task_id="fs", agent="a", label=Label(value="FAIL", source="human")
+        ),
+        Trajectory(
+            id="fs-fail-2", task_id="fs", agent="b", label=Label(value="FAIL", source="vote")
+        ),
+        Trajectory(
+            id="phone-pass",
+            task_id="phone",
+            agent="a",
+            steps=[Step(index=1, action=AndroidAction(action_type="open_app", app_name="Clock"))],
+            label=Label(value="PASS", source="human"),
+        ),
+        Trajectory(id="web-unlabelled", task_id="web", agent="a"),
+    ]
+    for trajectory in trajectories:
+        write_trajectory(root, trajectory)
+    return [fs, phone, web], trajectories
+
+
+def test_written_records_load_back_identical(tmp_path: Path) -> None:
+    tasks, trajectories = _write_small_dataset(tmp_path)
+    loaded = load_dataset(tmp_path)
+    assert loaded.errors == []
+    assert loaded.manifest == Manifest(name="small")
+    assert loaded.tasks == {task.id: task for task in tasks}
+    assert loaded.trajectories == {trajectory.id: trajectory for trajectory in trajectories}
+
+
+def test_counts_per_domain_subdomain_and_label(tmp_path: Path) -> None:
+    _write_small_dataset(tmp_path)
+    assert count_by(load_dataset(tmp_path)) == [
+        ("ds", "filesystem", 1, 2, 0),
+        ("mobile", "android", 1, 0, 0),
+        ("search", "deep", 0, 0, 1),
+    ]
+
+
+def test_unlabelled_trajectories_are_a_warning_not_an_error(tmp_path: Path) -> None:
+    _write_small_dataset(tmp_path)
+    loaded = load_dataset(tmp_path)
+    warnings = [p for p in loaded.problems if p.severity == "warning"]
+    assert [(p.file, p.field) for p in warnings] == [("trajectories/web-unlabelled.json", "label")]
+
+
+# Every fault planted in the broken fixture, as (file, field); field None means the whole file.
+EXPECTED_BROKEN_ERRORS = {
+    ("tasks/bad-json/task.json", None),
+    ("tasks/escape/task.json", "initial_state.directory_tree.path"),
+    ("tasks/id-mismatch/task.json", "id"),
+    ("tasks/missing-files/task.json", "initial_state.path"),
+    ("tasks/missing-files/task.json", "verifier.path"),
+    ("tasks/no-task-file/task.json", None),
+    ("tasks/wrong-types/task.json", "domain"),
+    ("tasks/wrong-types/task.json", "instruction"),
+    ("trajectories/bad-action-params.json", "steps[0].action.computer_13"),
+    ("trajectories/bad-action-params.json", "steps[1].action.android"),
+    ("trajectories/bad-json.json", None),
+    ("trajectories/dangling.json", "task_id"),
+    ("trajectories/gaps.json", "steps"),
+    ("trajectories/invalid-task.json", "task_id"),
+    ("trajectories/missing-screenshot.json", "steps[0].observation.screenshot"),
+    ("trajectories/renamed.json", "id"),
+    ("trajectories/wrong-types.json", "steps[0].index"),
+    ("trajectories/wrong-types.json", "steps[1].action"),
+    ("trajectories/wrong-types.json", "label.value"),
+}
+
+
+def test_every_planted_fault_is_reported_with_its_file_and_field() -> None:
+    loaded = load_dataset(BROKEN, partial=True)
+    reported = {(problem.file, problem.field) for problem in loaded.errors}
+    assert reported == EXPECTED_BROKEN_ERRORS
+    assert len(loaded.errors) == len(EXPECTED_BROKEN_ERRORS)
+    warnings = [(p.file, p.severity) for p in loaded.problems if p.severity == "warning"]
+    assert warnings == [("trajectories/notes.txt", "warning")]
+
+
+def test_problem_messages_say_what_is_wrong() -> None:
+    messages = {(p.file, p.field): p.message for p in load_dataset(BROKEN, partial=True).errors}
+    assert "line 5 column 1" in messages[("tasks/bad-json/task.json", None)]
+    assert (
+        "must stay inside its folder"
+        in messages[("tasks/escape/task.json", "initial_state.directory_tree.path")]
+    )
+    assert "'no-such-task' does not exist" in messages[("trajectories/dangling.json", "task_id")]
+    assert "'wrong-types' is invalid" in messages[("trajectories/invalid-task.json", "task_id")]
+    assert "'desktop'" in messages[("tasks/wrong-types/task.json", "domain")]
+    assert (
+        "TYPING needs parameter(s) text"
+        in messages[("trajectories/bad-action-params.json", "steps[0].action.computer_13")]
+    )
+    assert (
+        "seed.sql, which does not exist"
+        in messages[("tasks/missing-files/task.json", "initial_state.path")]
+    )
+
+
+def test_partial_load_keeps_only_the_valid_part() -> None:
+    loaded = load_dataset(BROKEN, partial=True)
+    assert set(loaded.tasks) == {"good-task"}
+    assert set(loaded.trajectories) == {"good-traj"}
+    assert loaded.manifest is not None
+    assert loaded.manifest.name == "broken"
+
+
+def test_strict_load_raises_with_all_errors_listed() -> None:
+    with pytest.raises(DatasetError) as raised:
+        load_dataset(BROKEN)
+    assert len([p for p in raised.value.problems if p.severity == "error"]) == len(
+        EXPECTED_BROKEN_ERRORS
+    )
+    text = str(raised.value)
+    assert text.startswith(f"{len(EXPECTED_BROKEN_ERRORS)} error(s):")
+    assert "trajectories/dangling.json: task_id" in text
+
+
+def test_a_missing_folder_or_manifest_is_reported(tmp_path: Path) -> None:
+    missing = load_dataset(tmp_path / "nowhere", partial=True)
+    assert [p.message for p in missing.errors] == [
+        "is not a dataset folder (it does not exist or is not a directory)"
+    ]
+    empty = load_dataset(tmp_path, partial=True)
+    assert {p.file for p in empty.errors} == {"dataset.json", "tasks", "trajectories"}
+
+
+def test_a_manifest_of_another_format_version_is_refused(tmp_path: Path) -> None:
+    shutil.copytree(BROKEN, tmp_path / "d")
+    (tmp_path / "d" / "dataset.json").write_text(json.dumps({"format_version": 2, "name": "x"}))
+    problems = load_dataset(tmp_path / "d", partial=True).errors
+    assert ("dataset.json", "format_version") in {(p.file, p.field) for p in problems}
+
+
+def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "file.json"
+    write_json_atomic(target, {"a": 1})
+    write_json_atomic(target, {"b": "é"})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"b": "é"}
+    assert [path.name for path in target.parent.iterdir()] == ["file.json"]
+    with pytest.raises(TypeError):
+        write_json_atomic(target, {"bad": object()})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"b": "é"}
+    assert [path.name for path in target.parent.iterdir()] == ["file.json"]
+
+
+def test_find_datasets_looks_a_few_levels_down(tmp_path: Path) -> None:
+    for relative in ("a", "b/c", "b/c/d/e/f/too-deep"):
+        write_manifest(tmp_path / relative, Manifest(name=relative))
+    assert find_datasets(tmp_path, tmp_path / "missing") == [
+        (tmp_path / "a").resolve(),
+        (tmp_path / "b/c").resolve(),
+    ]
