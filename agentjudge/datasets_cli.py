@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from agentjudge.console import console, print_problems
-from dataset.store import count_by, find_datasets, load_dataset
+from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
 
 __all__ = ["app", "default_search_roots"]
 
@@ -46,7 +46,8 @@ def list_datasets(
     if not found:
         console.print("No datasets found (a dataset is a folder with a dataset.json).")
         return
-    table = Table("name", "path", "tasks", "trajectories", "PASS", "FAIL", "status")
+    table = Table("name", "tasks", "trajectories", "PASS", "FAIL", "status")
+    table.add_column("path", overflow="fold")
     for root in found:
         loaded = load_dataset(root, partial=True)
         passed = sum(row[2] for row in count_by(loaded))
@@ -54,12 +55,12 @@ def list_datasets(
         errors = len(loaded.errors)
         table.add_row(
             loaded.manifest.name if loaded.manifest else "?",
-            str(root),
             str(len(loaded.tasks)),
             str(len(loaded.trajectories)),
             str(passed),
             str(failed),
             "valid" if errors == 0 else f"{errors} error(s)",
+            str(root),
         )
     console.print(table)
 
@@ -174,3 +175,21 @@ def import_mcpmark_command(
     validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
     if import_errors or validation_errors:
         raise typer.Exit(1)
+
+
+@app.command("schema")
+def schema(
+    record: Annotated[
+        str, typer.Argument(help=f"Which file's schema: {', '.join(RECORD_MODELS)}.")
+    ] = "trajectory",
+) -> None:
+    """Print the JSON Schema of a dataset file, for authoring datasets with other tools.
+
+    The schema checks structure and types; rules that span fields (required parameters per
+    action type, step numbering, file references) are checked by `agentjudge datasets validate`.
+    """
+    model = RECORD_MODELS.get(record)
+    if model is None:
+        console.print(f"unknown record {record!r}; choose one of {', '.join(RECORD_MODELS)}")
+        raise typer.Exit(2)
+    typer.echo(json.dumps(model.model_json_schema(), indent=2))

@@ -38,6 +38,7 @@ from dataset.problems import DatasetError, Problem, ProblemLog
 __all__ = [
     "FORMAT_VERSION",
     "MANIFEST_FILE",
+    "RECORD_MODELS",
     "TASKS_DIR",
     "TASK_FILE",
     "TRAJECTORIES_DIR",
@@ -78,6 +79,14 @@ class Manifest(BaseModel):
 
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     """Free-form facts about the dataset."""
+
+
+RECORD_MODELS: dict[str, type[BaseModel]] = {
+    "manifest": Manifest,
+    "task": Task,
+    "trajectory": Trajectory,
+}
+"""The models behind the dataset's three kinds of JSON file, by name."""
 
 
 @dataclass

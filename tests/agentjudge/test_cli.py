@@ -22,6 +22,7 @@ COMMANDS = [
     ["datasets", "list"],
     ["datasets", "validate"],
     ["datasets", "import-mcpmark"],
+    ["datasets", "schema"],
     ["replay"],
     ["judge"],
     ["report"],
@@ -113,3 +114,54 @@ def test_placeholders_say_they_are_not_built_and_exit_non_zero(
     result = runner.invoke(app, command)
     assert result.exit_code == 2
     assert f"not implemented yet (planned in issue #{issue}); nothing was run" in result.output
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
+
+
+@pytest.mark.parametrize(
+    ("record", "files"),
+    [
+        ("manifest", ["dataset.json"]),
+        (
+            "task",
+            sorted(p.relative_to(EXAMPLE).as_posix() for p in EXAMPLE.glob("tasks/*/task.json")),
+        ),
+        (
+            "trajectory",
+            sorted(p.relative_to(EXAMPLE).as_posix() for p in EXAMPLE.glob("trajectories/*.json")),
+        ),
+    ],
+)
+def test_exported_schema_accepts_the_example_files(record: str, files: list[str]) -> None:
+    import jsonschema
+
+    result = runner.invoke(app, ["datasets", "schema", record])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.output)
+    assert files
+    for name in files:
+        jsonschema.validate(json.loads((EXAMPLE / name).read_text(encoding="utf-8")), schema)
+
+
+def test_exported_schema_checks_types_but_not_cross_field_rules() -> None:
+    import jsonschema
+
+    schema = json.loads(runner.invoke(app, ["datasets", "schema", "trajectory"]).output)
+    assert schema["properties"]["task_id"]["description"].startswith("The task attempted")
+    wrong_types = json.loads((BROKEN / "trajectories" / "wrong-types.json").read_text())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(wrong_types, schema)
+    # Required parameters per action type are checked by the loader only; the help says so.
+    missing_parameters = json.loads(
+        (BROKEN / "trajectories" / "bad-action-params.json").read_text()
+    )
+    jsonschema.validate(missing_parameters, schema)
+    help_text = runner.invoke(app, ["datasets", "schema", "--help"]).output
+    assert "datasets validate" in help_text
+
+
+def test_schema_of_an_unknown_record_is_refused() -> None:
+    result = runner.invoke(app, ["datasets", "schema", "verdicts"])
+    assert result.exit_code == 2
+    assert "choose one of manifest, task, trajectory" in result.output
