@@ -195,20 +195,14 @@ def _load_tasks(root: Path, log: ProblemLog, dataset: Dataset) -> set[str]:
 
 
 def _check_task_files(task_dir: Path, task_file: Path, task: Task, log: ProblemLog) -> None:
-    state = task.initial_state
-    expected: Literal["dir", "file", "any"] | None = None
-    if isinstance(state, DirectoryTreeState):
-        expected = "dir"
-    elif isinstance(state, SqlSeedState | DocumentState):
-        expected = "file"
-    elif isinstance(state, PageArchiveState) or (
-        isinstance(state, AppSnapshotState) and state.path is not None
-    ):
-        expected = "any"
-    if expected is not None:
-        relative = getattr(state, "path", None)
-        assert isinstance(relative, str)
-        _check_exists(task_dir / relative, expected, task_file, "initial_state.path", log)
+    field_name = "initial_state.path"
+    match task.initial_state:
+        case DirectoryTreeState(path=path):
+            _check_exists(task_dir / path, "dir", task_file, field_name, log)
+        case SqlSeedState(path=path) | DocumentState(path=path):
+            _check_exists(task_dir / path, "file", task_file, field_name, log)
+        case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
+            _check_exists(task_dir / path, "any", task_file, field_name, log)
     if task.verifier is not None:
         _check_exists(task_dir / task.verifier.path, "file", task_file, "verifier.path", log)
 

@@ -218,3 +218,30 @@ def test_find_datasets_looks_a_few_levels_down(tmp_path: Path) -> None:
         (tmp_path / "a").resolve(),
         (tmp_path / "b/c").resolve(),
     ]
+
+
+def test_each_initial_state_kind_checks_the_file_it_names(tmp_path: Path) -> None:
+    write_manifest(tmp_path, Manifest(name="states"))
+    states = {
+        "tree-is-a-file": {"kind": "directory_tree", "path": "initial"},
+        "doc-is-a-folder": {"kind": "document", "path": "memo.docx"},
+        "snapshot-missing": {"kind": "app_snapshot", "path": "snap.tar"},
+        "archive-is-a-folder": {"kind": "page_archive", "path": "pages"},
+        "snapshot-by-name": {"kind": "app_snapshot", "snapshot_name": "base"},
+    }
+    for task_id, state in states.items():
+        folder = tmp_path / "tasks" / task_id
+        folder.mkdir(parents=True)
+        task = {"id": task_id, "domain": "gui", "subdomain": "other", "instruction": "x"}
+        (folder / "task.json").write_text(json.dumps(task | {"initial_state": state}))
+    (tmp_path / "tasks" / "tree-is-a-file" / "initial").write_text("not a folder")
+    (tmp_path / "tasks" / "doc-is-a-folder" / "memo.docx").mkdir()
+    (tmp_path / "tasks" / "archive-is-a-folder" / "pages").mkdir()
+    (tmp_path / "trajectories").mkdir()
+    loaded = load_dataset(tmp_path, partial=True)
+    assert {(p.file, p.message.rsplit(", ", 1)[-1]) for p in loaded.errors} == {
+        ("tasks/tree-is-a-file/task.json", "which is not a folder"),
+        ("tasks/doc-is-a-folder/task.json", "which is not a file"),
+        ("tasks/snapshot-missing/task.json", "which does not exist"),
+    }
+    assert set(loaded.tasks) == {"archive-is-a-folder", "snapshot-by-name"}
