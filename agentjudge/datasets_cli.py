@@ -50,8 +50,9 @@ def list_datasets(
     table.add_column("path", overflow="fold")
     for root in found:
         loaded = load_dataset(root, partial=True)
-        passed = sum(row[2] for row in count_by(loaded))
-        failed = sum(row[3] for row in count_by(loaded))
+        rows = count_by(loaded)
+        passed = sum(row[2] for row in rows)
+        failed = sum(row[3] for row in rows)
         errors = len(loaded.errors)
         table.add_row(
             loaded.manifest.name if loaded.manifest else "?",
