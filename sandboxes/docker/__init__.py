@@ -1,0 +1,1 @@
+"""Locally built Docker images for sandboxes, and the Docker leftovers collector."""

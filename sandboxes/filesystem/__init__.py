@@ -1,0 +1,1 @@
+"""Filesystem sandboxes: a private directory tree, on the host (``local``) or in a container."""

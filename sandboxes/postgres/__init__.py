@@ -1,0 +1,1 @@
+"""Postgres sandboxes: one database per sandbox, cloned from a per-task template database."""

@@ -1,0 +1,104 @@
+"""The Postgres kind of sandbox, and the cluster interface its backends implement."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict
+
+from sandboxes.base import Sandbox, SandboxProvider, Snapshot
+
+
+class PostgresConnectionInfo(BaseModel):
+    """Everything needed to connect to one database."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    host: str
+    """Host name, IP address, or the directory of a Unix socket (starts with ``/``)."""
+    port: int
+    """TCP port, or the number in the Unix socket's file name."""
+    user: str
+    """Role to connect as."""
+    password: str
+    """Password of ``user`` ("" when the cluster trusts local connections)."""
+    database: str
+    """Database name."""
+
+    @property
+    def dsn(self) -> str:
+        """A ``postgresql://`` URL usable by asyncpg, psycopg and psql."""
+        credentials = quote(self.user, safe="")
+        if self.password:
+            credentials += ":" + quote(self.password, safe="")
+        if self.host.startswith("/"):
+            return (
+                f"postgresql://{credentials}@/{quote(self.database, safe='')}"
+                f"?host={quote(self.host, safe='/')}&port={self.port}"
+            )
+        return f"postgresql://{credentials}@{self.host}:{self.port}/{quote(self.database, safe='')}"
+
+    def verifier_environment(self) -> dict[str, str]:
+        """The environment variables of the MCPMark verifier contract for this database."""
+        return {
+            "POSTGRES_HOST": self.host,
+            "POSTGRES_PORT": str(self.port),
+            "POSTGRES_USERNAME": self.user,
+            "POSTGRES_PASSWORD": self.password,
+            "POSTGRES_DATABASE": self.database,
+            "DATABASE_URL": self.dsn,
+        }
+
+    def with_database(self, database: str) -> PostgresConnectionInfo:
+        """The same server and role, another database."""
+        return self.model_copy(update={"database": database})
+
+
+class PostgresCluster(ABC):
+    """A running Postgres server the runtime may create databases and roles in."""
+
+    backend: ClassVar[str]
+    """``embedded``, ``external`` or ``docker``."""
+
+    @property
+    @abstractmethod
+    def admin(self) -> PostgresConnectionInfo:
+        """A superuser (or CREATEDB + CREATEROLE) connection to the maintenance database."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Start the server (or check the external one is reachable). Idempotent."""
+
+    @abstractmethod
+    async def stop(self) -> None:
+        """Stop a server the runtime started and delete its data; external: do nothing."""
+
+
+class PostgresSandbox(Sandbox):
+    """One database; ``connection`` connects to it as the sandbox's user."""
+
+    kind: ClassVar[str] = "postgres"
+    connection: PostgresConnectionInfo
+    """Writable sandboxes: a privileged role. Read-only views: a role that can only read."""
+
+    @abstractmethod
+    async def freeze(self) -> PostgresSnapshot:
+        """Freeze the database into a template (see ``Sandbox.freeze``)."""
+
+
+class PostgresSnapshot(Snapshot):
+    """A frozen database (a template nobody connects to)."""
+
+    kind: ClassVar[str] = "postgres"
+
+    @abstractmethod
+    async def clone(self, *, writable: bool = True) -> PostgresSandbox:
+        """A private copy or the shared read-only view (see ``Snapshot.clone``)."""
+
+
+class PostgresProvider(SandboxProvider):
+    """Creates Postgres sandboxes in one cluster."""
+
+    kind: ClassVar[str] = "postgres"

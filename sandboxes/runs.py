@@ -1,0 +1,177 @@
+"""Run identity: the names, labels and records that let a later run collect a killed run's leftovers.
+
+Every process that creates sandboxes is one *run*. It gets a short random id, writes a record
+(``<workdir>/runs/<id>.json``: pid and process start time) before creating anything, and names
+everything it creates ``aj_<id>_...`` (directories, databases, roles, containers, images carry the
+id in their name or in the ``agentjudge.run`` label). A run is *dead* when its record is missing
+or its process is gone (or the pid now belongs to a younger process). ``collect_leftovers``
+removes everything that belongs to dead runs; each provider contributes a collector.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import os
+import re
+import secrets
+import socket
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, ConfigDict
+
+NAME_PREFIX = "aj"
+"""Every resource name starts with ``aj_<run id>_``."""
+
+RUN_LABEL = "agentjudge.run"
+"""The Docker label that carries the run id of a container, image or volume."""
+
+RUN_ID_PATTERN = re.compile(r"^aj_([a-z0-9]{10})_")
+"""Matches a resource name and captures its run id."""
+
+WORKDIR_ENV = "AGENTJUDGE_WORKDIR"
+"""Environment variable that moves the runtime's scratch space (default: the temp dir)."""
+
+
+def workdir() -> Path:
+    """The scratch directory under which runs keep records, trees and embedded clusters."""
+    configured = os.environ.get(WORKDIR_ENV)
+    base = Path(configured) if configured else Path(tempfile.gettempdir()) / "agentjudge"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+class RunRecord(BaseModel):
+    """What a run writes about itself so that others can tell whether it is still alive."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    run_id: str
+    """The run's id (10 lowercase letters and digits)."""
+    pid: int
+    """The process id of the run."""
+    process_started: float
+    """The process start time (seconds since the epoch) as psutil reports it; guards pid reuse."""
+    hostname: str
+    """The machine the run is on."""
+    started_at: float
+    """When the run wrote its record."""
+
+
+def _process_start(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+class Run:
+    """The current process's run: its id, its record and its name generator."""
+
+    def __init__(self, run_id: str | None = None) -> None:
+        alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+        self.run_id = run_id or "".join(secrets.choice(alphabet) for _ in range(10))
+        self._counter = itertools.count(1)
+        self.record_path = workdir() / "runs" / f"{self.run_id}.json"
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        record = RunRecord(
+            run_id=self.run_id,
+            pid=os.getpid(),
+            process_started=_process_start(os.getpid()) or time.time(),
+            hostname=socket.gethostname(),
+            started_at=time.time(),
+        )
+        temporary = self.record_path.with_suffix(".tmp")
+        temporary.write_text(record.model_dump_json())
+        temporary.replace(self.record_path)
+
+    @property
+    def prefix(self) -> str:
+        """``aj_<run id>_``: the start of every name this run gives."""
+        return f"{NAME_PREFIX}_{self.run_id}_"
+
+    def new_name(self, tag: str) -> str:
+        """A fresh name ``aj_<run id>_<tag>_<n>``; valid as a Postgres, Docker and file name."""
+        if not re.fullmatch(r"[a-z0-9]{1,20}", tag):
+            raise ValueError(f"name tag {tag!r} must be 1-20 lowercase letters or digits")
+        return f"{self.prefix}{tag}_{next(self._counter)}"
+
+    def directory(self) -> Path:
+        """This run's private scratch directory (created on first use)."""
+        path = workdir() / f"{NAME_PREFIX}_{self.run_id}"
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
+
+    def finish(self) -> None:
+        """Delete the run record; call after every resource of the run is gone."""
+        with contextlib.suppress(FileNotFoundError):
+            self.record_path.unlink()
+
+
+_current: Run | None = None
+
+
+def current_run() -> Run:
+    """The run of this process, created (and its record written) on first use."""
+    global _current  # noqa: PLW0603 - one run per process by design
+    if _current is None:
+        _current = Run()
+        atexit.register(_current.finish)
+    return _current
+
+
+def run_id_of(name: str) -> str | None:
+    """The run id inside a resource name, or None when the name is not the runtime's."""
+    match = RUN_ID_PATTERN.match(name)
+    return match.group(1) if match else None
+
+
+def run_is_alive(run_id: str) -> bool:
+    """True when the run's record exists and its process is still the one that wrote it."""
+    if _current is not None and _current.run_id == run_id:
+        return True
+    path = workdir() / "runs" / f"{run_id}.json"
+    try:
+        record = RunRecord.model_validate_json(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return False
+    if record.hostname != socket.gethostname():
+        return True  # another machine's run: not ours to judge
+    started = _process_start(record.pid)
+    return started is not None and abs(started - record.process_started) < 1.0
+
+
+LeftoverCollector = Callable[[], Awaitable[list[str]]]
+"""Removes the leftovers of dead runs of one resource type; returns a line per removed thing."""
+
+_collectors: dict[str, tuple[int, LeftoverCollector]] = {}
+
+
+def register_collector(name: str, collector: LeftoverCollector, *, order: int = 100) -> None:
+    """Register a collector run by ``collect_leftovers`` (one per resource type).
+
+    Collectors run by ascending ``order``: servers and containers first, plain directories
+    (order 900) last, so a directory is never removed under a process that still uses it.
+    """
+    _collectors[name] = (order, collector)
+
+
+async def collect_leftovers() -> list[str]:
+    """Run every registered collector and the run-record cleanup; return what was removed."""
+    removed: list[str] = []
+    for name, (_, collector) in sorted(_collectors.items(), key=lambda item: item[1][0]):
+        try:
+            removed.extend(await collector())
+        except Exception as error:  # noqa: BLE001 - one broken collector must not stop the rest
+            removed.append(f"{name}: collection failed: {error}")
+    records = workdir() / "runs"
+    for path in sorted(records.glob("*.json")) if records.exists() else []:
+        if not run_is_alive(path.stem):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    return removed
