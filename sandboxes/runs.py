@@ -1,4 +1,4 @@
-"""Run identity: the names, labels and records that let a later run collect a killed run's leftovers.
+"""Run identity: names, labels and records that let a later run collect a killed run's leftovers.
 
 Every process that creates sandboxes is one *run*. It gets a short random id, writes a record
 (``<workdir>/runs/<id>.json``: pid and process start time) before creating anything, and names
@@ -167,7 +167,7 @@ async def collect_leftovers() -> list[str]:
     for name, (_, collector) in sorted(_collectors.items(), key=lambda item: item[1][0]):
         try:
             removed.extend(await collector())
-        except Exception as error:  # noqa: BLE001 - one broken collector must not stop the rest
+        except Exception as error:  # one broken collector must not stop the rest
             removed.append(f"{name}: collection failed: {error}")
     records = workdir() / "runs"
     for path in sorted(records.glob("*.json")) if records.exists() else []:

@@ -58,9 +58,11 @@ def check_relative(path: str) -> str:
     """Return ``path`` if it is a normal relative POSIX path inside the tree, else raise."""
     if "\x00" in path:
         raise TreePathError("path contains a null byte")
+    if path == "..":
+        raise TreePathError("path leaves the tree: '..'")
     if path in ("", "."):
         return ""
-    if path.startswith("/") or posixpath.normpath(path) != path or path.split("/")[0] == "..":
+    if path.startswith("/") or posixpath.normpath(path) != path or path.startswith("../"):
         raise TreePathError(f"not a normal relative path: {path!r}")
     return path
 

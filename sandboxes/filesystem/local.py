@@ -1,0 +1,377 @@
+"""The ``local`` filesystem backend: a private directory under the run's scratch directory.
+
+Creation copies the task's initial tree (``shutil.copytree`` with ``copy2``: contents, modes and
+modification times; symlinks stay symlinks). Freezing renames the directory into the snapshot and
+drops its write permission bits. A writable clone is a *hard-link farm*: new directories, with every
+file hard-linked to the snapshot's. That is safe because ``LocalFileTree`` never writes an existing
+inode: writes go to a temporary file renamed over the target. Anything else that writes into a
+clone (a verifier, a shell) must do the same or use a ``copy`` clone instead. The read-only view is
+the snapshot's own directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import stat as stat_module
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from dataset.models import DirectoryTreeState, EmptyState, Task
+from sandboxes.base import SandboxError
+from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
+from sandboxes.filesystem.tree import (
+    FileStat,
+    FileTree,
+    ReadOnlyTreeError,
+    TreePathError,
+    check_relative,
+)
+from sandboxes.runs import current_run
+
+CloneMethod = Literal["link", "copy"]
+"""How writable clones are made: a hard-link farm (fast) or a full copy (safe for any writer)."""
+
+
+def _kind(mode: int) -> str:
+    if stat_module.S_ISLNK(mode):
+        return "symlink"
+    if stat_module.S_ISDIR(mode):
+        return "directory"
+    if stat_module.S_ISREG(mode):
+        return "file"
+    return "other"
+
+
+def _file_stat(relative: str, result: os.stat_result) -> FileStat:
+    return FileStat(
+        path=relative,
+        kind=_kind(result.st_mode),
+        size=result.st_size,
+        mode=result.st_mode & 0o7777,
+        modified=result.st_mtime,
+        accessed=result.st_atime,
+        changed=result.st_ctime,
+        created=getattr(result, "st_birthtime", None),
+    )
+
+
+class LocalFileTree(FileTree):
+    """``FileTree`` over a host directory."""
+
+    def __init__(self, root: Path, *, read_only: bool = False) -> None:
+        self.base = root.resolve()
+        self.root = str(self.base)
+        self.read_only = read_only
+
+    def _host(self, path: str, *, follow: bool = True) -> Path:
+        relative = check_relative(path)
+        host = self.base / relative if relative else self.base
+        if follow:
+            resolved = host.resolve()
+            if resolved != self.base and self.base not in resolved.parents:
+                raise TreePathError(f"{path!r} resolves outside the tree")
+            return resolved
+        parent = host.parent.resolve()
+        if parent != self.base and self.base not in parent.parents:
+            raise TreePathError(f"{path!r} resolves outside the tree")
+        return parent / host.name if relative else self.base
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyTreeError("this tree is a read-only view")
+
+    async def read_bytes(self, path: str) -> bytes:
+        return await asyncio.to_thread(self._host(path).read_bytes)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        self._writable()
+        target = self._host(path, follow=False)
+        if target.is_symlink():
+            target = self._host(path)
+
+        def write() -> None:
+            if target.is_dir():
+                raise IsADirectoryError(f"{path!r} is a directory")
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+            descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=target.parent)
+            try:
+                with os.fdopen(descriptor, "wb") as handle:
+                    handle.write(data)
+                os.chmod(temporary, mode)
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+                raise
+
+        await asyncio.to_thread(write)
+
+    async def make_directory(self, path: str) -> None:
+        self._writable()
+        target = self._host(path)
+        await asyncio.to_thread(target.mkdir, parents=True, exist_ok=True)
+
+    async def move(self, source: str, destination: str) -> None:
+        self._writable()
+        origin = self._host(source, follow=False)
+        target = self._host(destination, follow=False)
+
+        def rename() -> None:
+            if not origin.exists() and not origin.is_symlink():
+                raise FileNotFoundError(f"{source!r} does not exist")
+            if target.exists() or target.is_symlink():
+                raise FileExistsError(f"{destination!r} already exists")
+            os.rename(origin, target)
+
+        await asyncio.to_thread(rename)
+
+    async def stat(self, path: str) -> FileStat:
+        relative = check_relative(path)
+        host = self._host(path, follow=False)
+        return _file_stat(relative, await asyncio.to_thread(os.lstat, host))
+
+    async def list_directory(self, path: str) -> list[FileStat]:
+        relative = check_relative(path)
+        host = self._host(path)
+
+        def scan() -> list[FileStat]:
+            with os.scandir(host) as entries:
+                found = [
+                    _file_stat(
+                        f"{relative}/{entry.name}" if relative else entry.name,
+                        entry.stat(follow_symlinks=False),
+                    )
+                    for entry in entries
+                ]
+            return sorted(found, key=lambda item: item.path)
+
+        return await asyncio.to_thread(scan)
+
+    async def walk(self, path: str = "") -> list[FileStat]:
+        relative = check_relative(path)
+        host = self._host(path)
+
+        def scan() -> list[FileStat]:
+            found: list[FileStat] = []
+            for directory, names, files in os.walk(host):
+                names.sort()
+                below = os.path.relpath(directory, host)
+                prefix = "" if below == "." else below.replace(os.sep, "/")
+                for name in [*names, *files]:
+                    inner = f"{prefix}/{name}" if prefix else name
+                    full = f"{relative}/{inner}" if relative else inner
+                    found.append(_file_stat(full, os.lstat(os.path.join(directory, name))))
+            return sorted(found, key=lambda item: item.path)
+
+        return await asyncio.to_thread(scan)
+
+    async def resolve(self, path: str) -> str:
+        resolved = self._host(path)
+        return "" if resolved == self.base else resolved.relative_to(self.base).as_posix()
+
+    async def export(self, destination: Path) -> None:
+        await asyncio.to_thread(_copy_tree, self.base, destination)
+
+
+def _copy_tree(source: Path, destination: Path) -> None:
+    shutil.copytree(source, destination, symlinks=True, copy_function=shutil.copy2)
+
+
+def _link_tree(source: Path, destination: Path) -> None:
+    """A hard-link farm of ``source``: new directories, each file a new link to the same inode."""
+    source_text = str(source)
+    cut = len(source_text)
+    os.mkdir(destination)
+    shutil.copystat(source, destination)
+    # copystat would make new directories read-only like the frozen ones; restore write bits.
+    os.chmod(destination, 0o755)
+    destination_text = str(destination)
+    for directory, names, files in os.walk(source_text):
+        target_directory = destination_text + directory[cut:]
+        for name in names:
+            target = os.path.join(target_directory, name)
+            origin = os.path.join(directory, name)
+            if os.path.islink(origin):
+                os.symlink(os.readlink(origin), target)
+            else:
+                os.mkdir(target, 0o755)
+        for name in files:
+            origin = os.path.join(directory, name)
+            target = os.path.join(target_directory, name)
+            if os.path.islink(origin):
+                os.symlink(os.readlink(origin), target)
+            else:
+                os.link(origin, target)
+    # Directory mtimes changed while we filled them; restore them bottom-up.
+    for directory, _, _ in os.walk(source_text, topdown=False):
+        source_stat = os.stat(directory)
+        os.utime(
+            destination_text + directory[cut:],
+            ns=(source_stat.st_atime_ns, source_stat.st_mtime_ns),
+        )
+
+
+def _set_writable(root: Path, writable: bool) -> None:
+    """Add or remove the write bits of every directory (files keep theirs: links share inodes)."""
+    for directory, _, _ in os.walk(root):
+        mode = os.stat(directory).st_mode & 0o7777
+        os.chmod(directory, (mode | 0o200) if writable else (mode & ~0o222))
+
+
+def remove_tree(root: Path) -> None:
+    """Delete a tree even where its directories were made read-only."""
+    if not root.exists():
+        return
+
+    def make_writable(function: Callable[..., Any], path: str, _: Any) -> None:
+        os.chmod(os.path.dirname(path), 0o700)
+        function(path)
+
+    _set_writable(root, True)
+    shutil.rmtree(root, onerror=make_writable)
+
+
+class LocalFilesystemSandbox(FilesystemSandbox):
+    """A host directory owned by one user."""
+
+    def __init__(
+        self, provider: LocalFilesystemProvider, directory: Path, *, read_only: bool = False
+    ) -> None:
+        self.provider = provider
+        self.directory = directory
+        self.name = directory.name
+        self.read_only = read_only
+        self.tree = LocalFileTree(directory, read_only=read_only)
+        self._destroyed = False
+
+    async def freeze(self) -> LocalFilesystemSnapshot:
+        if self.read_only:
+            raise SandboxError(f"sandbox {self.name} is a read-only view and cannot be frozen")
+        if self._destroyed:
+            raise SandboxError(f"sandbox {self.name} was destroyed")
+        frozen = self.provider.run_directory / current_run().new_name("fsnap")
+        await asyncio.to_thread(os.rename, self.directory, frozen)
+        await asyncio.to_thread(_set_writable, frozen, False)
+        self._destroyed = True
+        self.provider.forget(self)
+        return self.provider.track_snapshot(LocalFilesystemSnapshot(self.provider, frozen))
+
+    async def destroy(self) -> None:
+        if self._destroyed or self.read_only:
+            self._destroyed = True
+            return
+        self._destroyed = True
+        await asyncio.to_thread(remove_tree, self.directory)
+        self.provider.forget(self)
+
+
+class LocalFilesystemSnapshot(FilesystemSnapshot):
+    """A frozen host directory (directories without write permission)."""
+
+    def __init__(self, provider: LocalFilesystemProvider, directory: Path) -> None:
+        self.provider = provider
+        self.directory = directory
+        self.name = directory.name
+        self._view: LocalFilesystemSandbox | None = None
+        self._destroyed = False
+
+    async def clone(self, *, writable: bool = True) -> LocalFilesystemSandbox:
+        if self._destroyed:
+            raise SandboxError(f"snapshot {self.name} was destroyed")
+        if not writable:
+            if self._view is None:
+                self._view = LocalFilesystemSandbox(self.provider, self.directory, read_only=True)
+            return self._view
+        target = self.provider.run_directory / current_run().new_name("fs")
+        try:
+            if self.provider.clone_method == "link":
+                await asyncio.to_thread(_link_tree, self.directory, target)
+            else:
+                await asyncio.to_thread(_copy_tree, self.directory, target)
+                await asyncio.to_thread(_set_writable, target, True)
+        except BaseException:
+            await asyncio.to_thread(remove_tree, target)
+            raise
+        return self.provider.track(LocalFilesystemSandbox(self.provider, target))
+
+    async def destroy(self) -> None:
+        if self._destroyed:
+            return
+        self._destroyed = True
+        await asyncio.to_thread(remove_tree, self.directory)
+        self.provider.forget_snapshot(self)
+
+
+class LocalFilesystemProvider(FilesystemProvider):
+    """Creates sandboxes as directories under ``<workdir>/aj_<run id>/``."""
+
+    backend = "local"
+
+    def __init__(self, *, clone_method: CloneMethod = "link") -> None:
+        self.clone_method: CloneMethod = clone_method
+        self.run_directory = current_run().directory()
+        self._sandboxes: dict[str, LocalFilesystemSandbox] = {}
+        self._snapshots: dict[str, LocalFilesystemSnapshot] = {}
+
+    def track(self, sandbox: LocalFilesystemSandbox) -> LocalFilesystemSandbox:
+        """Remember a live sandbox so ``aclose`` can remove it."""
+        self._sandboxes[sandbox.name] = sandbox
+        return sandbox
+
+    def forget(self, sandbox: LocalFilesystemSandbox) -> None:
+        """Drop a destroyed or frozen sandbox from the live set."""
+        self._sandboxes.pop(sandbox.name, None)
+
+    def track_snapshot(self, snapshot: LocalFilesystemSnapshot) -> LocalFilesystemSnapshot:
+        """Remember a live snapshot so ``aclose`` can remove it."""
+        self._snapshots[snapshot.name] = snapshot
+        return snapshot
+
+    def forget_snapshot(self, snapshot: LocalFilesystemSnapshot) -> None:
+        """Drop a destroyed snapshot from the live set."""
+        self._snapshots.pop(snapshot.name, None)
+
+    async def create(self, task: Task, task_dir: Path) -> LocalFilesystemSandbox:
+        state = task.initial_state
+        target = self.run_directory / current_run().new_name("fs")
+        if isinstance(state, DirectoryTreeState):
+            source = task_dir / state.path
+            if not source.is_dir():
+                raise SandboxError(f"task {task.id}: initial tree {source} is not a directory")
+            try:
+                await asyncio.to_thread(_copy_tree, source, target)
+            except BaseException:
+                await asyncio.to_thread(remove_tree, target)
+                raise
+        elif isinstance(state, EmptyState):
+            await asyncio.to_thread(target.mkdir, mode=0o755)
+        else:
+            raise SandboxError(
+                f"task {task.id}: a filesystem sandbox cannot start from a {state.kind} state"
+            )
+        return self.track(LocalFilesystemSandbox(self, target))
+
+    async def aclose(self) -> None:
+        for sandbox in list(self._sandboxes.values()):
+            await sandbox.destroy()
+        for snapshot in list(self._snapshots.values()):
+            await snapshot.destroy()
+
+
+async def collect_local_leftovers() -> list[str]:
+    """Delete the scratch directories (``<workdir>/aj_<id>*``) of runs that are no longer alive."""
+    from sandboxes.runs import run_id_of, run_is_alive, workdir
+
+    removed: list[str] = []
+    for path in sorted(workdir().glob("aj_*")):
+        run_id = run_id_of(path.name + "_")
+        if run_id is None or run_is_alive(run_id) or not path.is_dir():
+            continue
+        await asyncio.to_thread(remove_tree, path)
+        removed.append(f"directory {path}")
+    return removed
