@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentjudge import datasets_cli
+from agentjudge import datasets_cli, replay_cli, sandboxes_cli
 from agentjudge.console import console, print_problems
 
 __all__ = ["app", "main"]
@@ -19,6 +19,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(datasets_cli.app, name="datasets")
+app.add_typer(sandboxes_cli.app, name="sandboxes")
+app.command()(replay_cli.replay)
 
 
 def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
@@ -38,16 +40,6 @@ def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
         markup=False,
     )
     raise typer.Exit(2)
-
-
-@app.command()
-def replay(
-    dataset: Annotated[Path, typer.Argument(help="The dataset folder to replay.")],
-    backend: Annotated[str, typer.Option(help="Sandbox backend: local or docker.")] = "local",
-    jobs: Annotated[int, typer.Option(help="Trajectories replayed concurrently.")] = 1,
-) -> None:
-    """Replay every trajectory into a fresh sandbox and report fidelity (not built yet)."""
-    _not_yet("replay", 3, dataset)
 
 
 @app.command()

@@ -1,0 +1,107 @@
+"""``agentjudge replay``: replay a dataset into sandboxes and print the fidelity table."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.table import Table
+
+from agentjudge.console import console
+from replay.report import FidelityReport
+from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, SubdomainRow, replay_dataset
+from sandboxes.providers import BackendChoice
+
+DEFAULT_OUTPUT = Path("runs/replay")
+"""Reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless ``--output`` says."""
+
+
+def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
+    name = "all" if row.domain == "all" else f"{row.domain}/{row.subdomain}"
+    agrees = f"{row.verifier_agrees}/{row.verifier_checked}" if row.verifier_checked else "-"
+    cells = [
+        name,
+        str(row.trajectories),
+        str(row.faithful),
+        str(row.diverged),
+        str(row.failed),
+        str(row.unsupported),
+        agrees,
+    ]
+    table.add_row(*(f"[bold]{cell}[/bold]" if bold else cell for cell in cells))
+
+
+def print_summary(summary: ReplaySummary, output: Path) -> None:
+    """The fidelity table, then every problem on its own line, then where the reports are."""
+    table = Table(title=f"Replay of {summary.dataset}")
+    for column in (
+        "subdomain",
+        "trajectories",
+        "faithful",
+        "diverged",
+        "failed",
+        "not replayable",
+        "verifier agrees",
+    ):
+        table.add_column(column, justify="left" if column == "subdomain" else "right")
+    for row in summary.rows:
+        _row(table, row)
+    _row(table, summary.total, bold=True)
+    console.print(table)
+    for problem in summary.problems:
+        console.print(problem, markup=False)
+    console.print(
+        f"{summary.resumed} report(s) reused from an earlier run; {summary.seconds:.1f} s. "
+        f"Reports: {output / REPORT_FILE}, {output / SUMMARY_FILE}",
+        markup=False,
+    )
+
+
+def _progress(report: FidelityReport) -> None:
+    agrees = ""
+    if report.verifier is not None and report.verifier.agrees is not None:
+        agrees = " verifier agrees" if report.verifier.agrees else " VERIFIER DISAGREES"
+    console.print(
+        f"  {report.trajectory_id}: {report.verdict}{agrees} ({report.seconds:.2f} s)",
+        markup=False,
+    )
+
+
+def replay(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder to replay.")],
+    backend: Annotated[
+        Literal["local", "docker"],
+        typer.Option(help="`local`: host directories and embedded Postgres; `docker`: containers."),
+    ] = "local",
+    dsn: Annotated[
+        str | None,
+        typer.Option(help="Use this Postgres server (external backend) instead of embedded."),
+    ] = None,
+    jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
+    output: Annotated[
+        Path | None, typer.Option(help="Report folder (default runs/replay/<dataset>-<backend>).")
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option(help="Ignore reports of an earlier run and replay everything.")
+    ] = False,
+) -> None:
+    """Replay every trajectory into a fresh sandbox, re-execute each call, compare outputs, and
+    run the task verifier on the result.
+
+    Prints per subdomain: trajectories, faithful, diverged, failed, not replayable (no replay for
+    that domain yet) and verifier agreement with the recorded labels. Writes `fidelity.jsonl` (one
+    report per trajectory, as each finishes) and `summary.json`. Rerunning resumes. Exit code 1
+    when any replay diverged or failed or the dataset has errors.
+    """
+    choice = BackendChoice.for_backend(backend, dsn)
+    folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
+    console.print(f"Replaying {dataset} ({choice.filesystem} / {choice.postgres})", markup=False)
+    summary = asyncio.run(
+        replay_dataset(dataset, folder, choice=choice, jobs=jobs, fresh=fresh, on_report=_progress)
+    )
+    print_summary(summary, folder)
+    total = summary.total
+    if total.diverged or total.failed or summary.problems:
+        raise typer.Exit(1)

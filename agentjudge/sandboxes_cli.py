@@ -1,0 +1,45 @@
+"""``agentjudge sandboxes``: garbage collection and the locally built Docker image."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from agentjudge.console import console
+
+app = typer.Typer(
+    help="Manage sandboxes: collect leftovers of killed runs, build the Docker image.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+)
+
+
+@app.command()
+def gc(
+    dsn: Annotated[
+        str | None,
+        typer.Option(help="Also collect databases and roles in this external Postgres server."),
+    ] = None,
+) -> None:
+    """Remove directories, embedded Postgres servers, databases, roles, containers and images
+    left by runs that are no longer alive (every run also does this when it starts)."""
+    from sandboxes.leftovers import collect_all_leftovers
+
+    removed = asyncio.run(collect_all_leftovers(dsn))
+    for line in removed:
+        console.print(f"removed {line}", markup=False)
+    console.print(f"{len(removed)} leftover(s) removed", markup=False)
+
+
+@app.command("build-images")
+def build_images(
+    force: Annotated[bool, typer.Option(help="Rebuild even when the image exists.")] = False,
+) -> None:
+    """Build the Docker image the `docker` backends use (debootstrap + docker import), or say
+    which tag is already cached."""
+    from sandboxes.docker.images import build_sandbox_image
+
+    tag = build_sandbox_image(force=force)
+    console.print(f"sandbox image: {tag}", markup=False)

@@ -1,0 +1,259 @@
+"""Replaying one DS trajectory: re-execute its calls in a fresh sandbox and compare outputs.
+
+Every recorded tool call is executed again, in order, with the tool semantics of the server the
+agent used (``mcp_servers.*.operations``): the writes rebuild the state the agent left, and the
+reads let replay check, step by step, that the rebuilt state matches what the agent saw. Each SQL
+call runs on its own connection and commits on its own, as ``execute_sql`` did for the agent.
+Recorded ``${SANDBOX_ROOT}`` paths become the sandbox's root before execution.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, ToolCallAction, Trajectory
+from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
+from mcp_servers.results import ToolArgumentError, ToolResult
+from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
+from replay.normalise import normalise_output, sql_text
+from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
+from replay.verifier import run_verifier
+from sandboxes.base import Sandbox, Snapshot
+from sandboxes.filesystem.sandbox import FilesystemSandbox
+from sandboxes.postgres.sandbox import PostgresSandbox
+from sandboxes.providers import ProviderSet, sandbox_kind
+
+DIFF_LINES = 24
+"""Lines of unified diff kept per diverged step."""
+
+
+@dataclass
+class ReplayResult:
+    """A fidelity report, and the frozen final state when the caller asked to keep it."""
+
+    report: FidelityReport
+    snapshot: Snapshot | None = None
+
+
+def substitute_root(value: Any, root: str) -> Any:
+    """Replace the ``${SANDBOX_ROOT}`` placeholder in every string inside ``value``."""
+    if isinstance(value, str):
+        return value.replace(SANDBOX_ROOT_PLACEHOLDER, root)
+    if isinstance(value, list):
+        return [substitute_root(item, root) for item in value]
+    if isinstance(value, dict):
+        return {key: substitute_root(item, root) for key, item in value.items()}
+    return value
+
+
+def short_diff(recorded: str, replayed: str) -> str:
+    """A unified diff of two normalised outputs, cut to ``DIFF_LINES`` lines."""
+    lines = list(
+        difflib.unified_diff(
+            recorded.split("\n"),
+            replayed.split("\n"),
+            "recorded",
+            "replayed",
+            lineterm="",
+            n=1,
+        )
+    )
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more diff lines"]
+    return "\n".join(line[:300] for line in lines)
+
+
+async def execute_call(sandbox: Sandbox, name: str, arguments: dict[str, Any]) -> ToolResult:
+    """Run one tool call against a sandbox with the semantics of the server that owns the tool."""
+    if isinstance(sandbox, FilesystemSandbox):
+        return await call_filesystem_tool(sandbox.tree, name, arguments)
+    if isinstance(sandbox, PostgresSandbox):
+        async with sandbox.connect(sql_text(arguments) or None) as connection:
+            return await call_sql_tool(connection, name, arguments)
+    raise ToolArgumentError(f"no tools for a {sandbox.kind} sandbox")
+
+
+def tool_writes(sandbox: Sandbox, name: str) -> bool:
+    """Whether the tool may change state (every SQL text tool may)."""
+    table = FILESYSTEM_TOOLS if isinstance(sandbox, FilesystemSandbox) else SQL_TOOLS
+    spec = table.get(name)
+    return bool(spec and spec.writes)
+
+
+def known_tool(sandbox: Sandbox, name: str) -> bool:
+    """Whether the sandbox's tool table has ``name``."""
+    table = FILESYSTEM_TOOLS if isinstance(sandbox, FilesystemSandbox) else SQL_TOOLS
+    return name in table
+
+
+async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
+    """Execute one recorded step and compare its output with the recording."""
+    position = f"{file}: step {step.index} (steps[{step.index - 1}].action)"
+    action = step.action
+    if not isinstance(action, ToolCallAction):
+        return StepFidelity(
+            index=step.index,
+            tool=action.type,
+            status="failed",
+            message=f"{position}: a {action.type} action cannot be replayed in a {sandbox.kind}"
+            " sandbox",
+        )
+    if not known_tool(sandbox, action.name):
+        return StepFidelity(
+            index=step.index,
+            tool=action.name,
+            status="failed",
+            message=f"{position}.name: unknown tool {action.name!r} for a {sandbox.kind} sandbox",
+        )
+    root = sandbox.root if isinstance(sandbox, FilesystemSandbox) else ""
+    arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)
+    writes = tool_writes(sandbox, action.name)
+    try:
+        result = await execute_call(sandbox, action.name, arguments)
+    except ToolArgumentError as error:
+        return StepFidelity(
+            index=step.index,
+            tool=action.name,
+            status="failed",
+            writes=writes,
+            message=f"{position}.arguments: {error}",
+        )
+    except Exception as error:  # a broken sandbox must fail this step, not the whole run
+        return StepFidelity(
+            index=step.index,
+            tool=action.name,
+            status="failed",
+            writes=writes,
+            message=f"{position}: the call could not run: {type(error).__name__}: {error}",
+        )
+    recorded = step.observation.text if step.observation else None
+    if recorded is None:
+        return StepFidelity(
+            index=step.index,
+            tool=action.name,
+            status="unrecorded",
+            writes=writes,
+            replayed_error=result.is_error,
+        )
+    expected = normalise_output(recorded, tool=action.name, arguments=action.arguments)
+    actual = normalise_output(result.text, tool=action.name, arguments=action.arguments, root=root)
+    if expected == actual and step.is_error == result.is_error:
+        status = "match"
+        diff = None
+    elif expected == actual:
+        status = "diverged"
+        recorded_as = "an error" if step.is_error else "a success"
+        replayed_as = "an error" if result.is_error else "a success"
+        diff = f"same output, but recorded as {recorded_as} and replayed as {replayed_as}"
+    else:
+        status = "diverged"
+        diff = short_diff(expected, actual)
+    return StepFidelity(
+        index=step.index,
+        tool=action.name,
+        status=status,
+        writes=writes,
+        diff=diff,
+        replayed_error=result.is_error,
+    )
+
+
+def explain(
+    trajectory: Trajectory, replayed: VerifierRun, steps: list[StepFidelity]
+) -> VerifierCheck:
+    """Set the replayed verifier result against the recorded label, and say what it means."""
+    label = trajectory.label
+    replayed_value = "PASS" if replayed.passed else "FAIL"
+    if label is None:
+        return VerifierCheck(
+            recorded_label=None,
+            recorded_output=None,
+            replayed=replayed,
+            agrees=None,
+            explanation=f"no recorded label; the verifier says {replayed_value} on the replay",
+        )
+    agrees = label.value == replayed_value
+    bad_steps = [step.index for step in steps if step.status in ("diverged", "failed")]
+    if agrees:
+        explanation = f"the verifier agrees with the recorded label ({label.value})"
+    elif bad_steps:
+        explanation = (
+            f"recorded {label.value}, replayed {replayed_value}; the replay diverged at steps "
+            f"{bad_steps}, so the disagreement may come from the replay, not the label"
+        )
+    else:
+        cause = f" (recorded error: {label.error_message})" if label.error_message else ""
+        explanation = (
+            f"recorded {label.value}, replayed {replayed_value} on a faithful replay: the recorded "
+            f"label is probably wrong{cause}"
+        )
+    return VerifierCheck(
+        recorded_label=label.value,
+        recorded_output=label.verifier_output,
+        recorded_error=label.error_message,
+        replayed=replayed,
+        agrees=agrees,
+        explanation=explanation,
+    )
+
+
+async def replay_trajectory(
+    trajectory: Trajectory,
+    task: Task,
+    task_dir: Path,
+    providers: ProviderSet,
+    *,
+    file: str | None = None,
+    keep: bool = False,
+    verify: bool = True,
+) -> ReplayResult:
+    """Replay ``trajectory`` into a fresh sandbox, check it, and destroy or freeze the sandbox.
+
+    With ``keep=True`` the final state is frozen and returned as a snapshot (replay once, judge
+    many); otherwise the sandbox is destroyed. A failure to build the sandbox becomes a ``failed``
+    report; nothing here raises for a bad trajectory.
+    """
+    started = time.perf_counter()
+    file = file or f"trajectories/{trajectory.id}.json"
+    kind = sandbox_kind(task)
+    report = FidelityReport(
+        trajectory_id=trajectory.id,
+        task_id=task.id,
+        domain=task.domain,
+        subdomain=task.subdomain,
+        backend=providers.choice.label(kind) if kind else "none",
+        verdict="unsupported",
+    )
+    if kind is None:
+        report.problems.append(f"{file}: no replay for {task.domain}/{task.subdomain} yet")
+        return ReplayResult(report)
+    provider = await providers.get(kind)
+    try:
+        sandbox = await provider.create(task, task_dir)
+    except Exception as error:
+        report.verdict = "failed"
+        report.problems.append(f"tasks/{task.id}: could not build the initial state: {error}")
+        report.seconds = time.perf_counter() - started
+        return ReplayResult(report)
+    snapshot: Snapshot | None = None
+    try:
+        for step in trajectory.steps:
+            fidelity = await replay_step(sandbox, step, file)
+            report.steps.append(fidelity)
+            if fidelity.message:
+                report.problems.append(fidelity.message)
+        report.verdict = overall_verdict(report.steps)
+        if verify and task.verifier is not None:
+            run = await run_verifier(task, task_dir, sandbox)
+            report.verifier = explain(trajectory, run, report.steps)
+        if keep:
+            snapshot = await sandbox.freeze()
+    finally:
+        if snapshot is None:
+            await sandbox.destroy()
+    report.seconds = time.perf_counter() - started
+    return ReplayResult(report, snapshot)

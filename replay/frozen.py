@@ -1,0 +1,100 @@
+"""Replay once, judge many: one frozen final state per trajectory, handed out as clones.
+
+A judge grid runs many judges on the same trajectory (modes x turn budgets x models x runs). The
+first request replays the trajectory and freezes its final state; later and concurrent requests
+wait for that one replay. Read-only judges then share the snapshot's single read-only view;
+judges that may write get a private clone each, which never reaches the snapshot or other judges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+
+from dataset.store import Dataset
+from replay.engine import replay_trajectory
+from replay.report import FidelityReport
+from sandboxes.base import Sandbox, Snapshot
+from sandboxes.providers import ProviderSet
+
+
+@dataclass
+class FrozenReplay:
+    """A trajectory's fidelity report and, unless replay failed, its frozen final state."""
+
+    report: FidelityReport
+    snapshot: Snapshot | None
+    clones: list[Sandbox] = field(default_factory=list)
+
+
+class FrozenReplays:
+    """Frozen replays of one dataset, made on demand and destroyed together."""
+
+    def __init__(self, dataset: Dataset, providers: ProviderSet, *, verify: bool = True) -> None:
+        self.dataset = dataset
+        self.providers = providers
+        self.verify = verify
+        self._replays: dict[str, FrozenReplay] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def get(self, trajectory_id: str) -> FrozenReplay:
+        """The frozen replay of a trajectory, replaying it on first request only."""
+        lock = self._locks.setdefault(trajectory_id, asyncio.Lock())
+        async with lock:
+            if trajectory_id not in self._replays:
+                trajectory = self.dataset.trajectories[trajectory_id]
+                task = self.dataset.tasks[trajectory.task_id]
+                result = await replay_trajectory(
+                    trajectory,
+                    task,
+                    self.dataset.task_dir(task.id),
+                    self.providers,
+                    keep=True,
+                    verify=self.verify,
+                )
+                self._replays[trajectory_id] = FrozenReplay(result.report, result.snapshot)
+            return self._replays[trajectory_id]
+
+    async def environment(self, trajectory_id: str, *, writable: bool) -> Sandbox | None:
+        """A sandbox for one judge: the shared read-only view, or a private writable clone.
+
+        None when the trajectory has no replayable environment (unsupported domain, failed
+        replay). Writable clones are destroyed by ``release`` or ``aclose``.
+        """
+        frozen = await self.get(trajectory_id)
+        if frozen.snapshot is None:
+            return None
+        sandbox = await frozen.snapshot.clone(writable=writable)
+        if writable:
+            frozen.clones.append(sandbox)
+        return sandbox
+
+    async def release(self, trajectory_id: str, sandbox: Sandbox) -> None:
+        """Destroy a judge's writable clone as soon as the judge is done."""
+        frozen = self._replays.get(trajectory_id)
+        if frozen is not None and sandbox in frozen.clones:
+            frozen.clones.remove(sandbox)
+            await sandbox.destroy()
+
+    async def aclose(self) -> None:
+        """Destroy every clone, then every snapshot."""
+        for frozen in self._replays.values():
+            for sandbox in frozen.clones:
+                await sandbox.destroy()
+            frozen.clones.clear()
+            if frozen.snapshot is not None:
+                await frozen.snapshot.destroy()
+        self._replays.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,163 @@
+"""Normalisation of tool outputs before a recorded and a replayed output are compared.
+
+Replay re-executes every call; an output that differs only in what legitimately changes between
+two executions of the same call on the same state must still count as a match. The rules, applied
+to both sides, in order:
+
+1. **Sandbox root.** The sandbox's absolute root (a host directory, or ``/sandbox`` in a
+   container) becomes ``${SANDBOX_ROOT}``, the placeholder recorded trajectories use.
+2. **Line endings and trailing blanks.** ``\\r\\n`` becomes ``\\n``; spaces at line ends and blank
+   lines at the end are dropped.
+3. **Date-times** (a date *with* a time of day: ISO 8601 with ``T`` or a space, optional
+   fractions and zone; JavaScript ``Date`` strings; ``datetime.datetime(...)`` reprs) become
+   ``<DATETIME>``. Bare dates (``2024-03-04``) are data and are kept.
+4. **UUIDs** become ``<UUID>``.
+5. **File times.** In ``get_file_info`` output the ``created``, ``modified`` and ``accessed``
+   lines keep their name only (the replayed file's times are the replay's, by design).
+6. **Order that nothing fixes.** Lines of ``list_directory`` and ``search_files`` output are
+   sorted (the reference server returns them in directory order); ``directory_tree`` JSON is
+   compared with children sorted by name and keys in any order; rows of an SQL result are sorted
+   unless the statement that produced them has an ``ORDER BY``.
+
+Generated ids from sequences are *not* masked: a replay into a fresh copy of the same template
+hands out the same sequence values, so a difference there is a real divergence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any
+
+from dataset.models import SANDBOX_ROOT_PLACEHOLDER
+
+DATETIME_MARK = "<DATETIME>"
+"""What every date-time becomes."""
+
+UUID_MARK = "<UUID>"
+"""What every UUID becomes."""
+
+_DATETIME_PATTERNS = [
+    re.compile(
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?\b"
+    ),
+    re.compile(
+        r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+        r" \d{2} \d{4} \d{2}:\d{2}:\d{2} GMT[+-]\d{4}(?: \([^)]*\))?"
+    ),
+    re.compile(r"datetime\.datetime\([^()]*(?:\([^()]*\)[^()]*)*\)"),
+]
+_UUID_PATTERN = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+)
+_FILE_TIME_LINE = re.compile(r"^(created|modified|accessed): .*$", re.MULTILINE)
+_ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
+
+SORTED_LINE_TOOLS = frozenset({"list_directory", "search_files"})
+"""Tools whose output lines come in an order nothing guarantees."""
+
+SQL_RESULT_TOOLS = frozenset({"execute_sql", "run-raw-sql", "apply_migration"})
+"""Tools whose output may be a list of rows."""
+
+
+def replace_root(text: str, root: str) -> str:
+    """Rule 1: the sandbox's root path becomes the placeholder."""
+    if not root or root == SANDBOX_ROOT_PLACEHOLDER:
+        return text
+    return text.replace(root.rstrip("/"), SANDBOX_ROOT_PLACEHOLDER)
+
+
+def _mask(text: str) -> str:
+    for pattern in _DATETIME_PATTERNS:
+        text = pattern.sub(DATETIME_MARK, text)
+    return _UUID_PATTERN.sub(UUID_MARK, text)
+
+
+def split_top_level(text: str) -> list[str] | None:
+    """The elements of a Python-repr list (``[a, b, ...]``), or None if ``text`` is not one.
+
+    Brackets inside quoted strings are ignored, so rows like ``{'name': 'a, [b]'}`` split right.
+    """
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith("]")):
+        return None
+    body = stripped[1:-1]
+    elements: list[str] = []
+    depth = 0
+    quote: str | None = None
+    start = 0
+    index = 0
+    while index < len(body):
+        character = body[index]
+        if quote:
+            if character == "\\":
+                index += 1
+            elif character == quote:
+                quote = None
+        elif character in "'\"":
+            quote = character
+        elif character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif character == "," and depth == 0:
+            elements.append(body[start:index].strip())
+            start = index + 1
+        index += 1
+    if quote or depth:
+        return None
+    tail = body[start:].strip()
+    if tail:
+        elements.append(tail)
+    return elements
+
+
+def _sorted_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        result = {key: _sorted_json(item) for key, item in sorted(value.items())}
+        children = result.get("children")
+        if isinstance(children, list):
+            result["children"] = sorted(children, key=json.dumps)
+        return result
+    if isinstance(value, list):
+        return [_sorted_json(item) for item in value]
+    return value
+
+
+def normalise_output(
+    text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+) -> str:
+    """Apply every rule above to one tool output (recorded or replayed)."""
+    text = replace_root(text, root).replace("\r\n", "\n")
+    text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n")
+    if tool == "get_file_info":
+        text = _FILE_TIME_LINE.sub(lambda match: f"{match.group(1)}: {DATETIME_MARK}", text)
+    text = _mask(text)
+    if tool in SORTED_LINE_TOOLS:
+        text = "\n".join(sorted(text.split("\n")))
+    elif tool == "directory_tree":
+        with contextlib.suppress(ValueError):
+            text = json.dumps(_sorted_json(json.loads(text)), indent=2, sort_keys=True)
+    elif tool in SQL_RESULT_TOOLS:
+        statement = sql_text(arguments or {})
+        rows = split_top_level(text)
+        if rows is not None and not _ORDER_BY.search(_last_statement(statement)):
+            text = "[" + ", ".join(sorted(rows)) + "]"
+    return text
+
+
+def sql_text(arguments: dict[str, Any]) -> str:
+    """The SQL of a call, whichever server's argument name carries it."""
+    for name in ("sql", "query"):
+        value = arguments.get(name)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _last_statement(sql: str) -> str:
+    parts = [part for part in sql.split(";") if part.strip()]
+    return parts[-1] if parts else sql

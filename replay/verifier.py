@@ -1,0 +1,108 @@
+"""Running a task's ``verify.py`` on a sandbox, under the MCPMark contract.
+
+The verifier runs as ``python verify.py [database]`` in a subprocess, with the task folder as its
+working directory, this interpreter (so it sees the runtime's packages, e.g. asyncpg), the
+contract's environment variables, and the task's timeout, after which it is killed. Exit code 0
+means PASS. Filesystem verifiers get ``FILESYSTEM_TEST_DIR``: the sandbox's own directory on the
+local backend, a fresh export of the tree on Docker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from dataset.models import Task
+from replay.report import VerifierRun
+from sandboxes.base import Sandbox
+from sandboxes.filesystem.local import LocalFileTree
+from sandboxes.filesystem.sandbox import FilesystemSandbox
+from sandboxes.postgres.sandbox import PostgresSandbox
+from sandboxes.runs import current_run
+
+OUTPUT_LIMIT = 8_000
+"""Characters of verifier output kept in reports (head and tail)."""
+
+
+def _clip(text: str) -> str:
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    half = OUTPUT_LIMIT // 2
+    return f"{text[:half]}\n[... {len(text) - OUTPUT_LIMIT} characters cut ...]\n{text[-half:]}"
+
+
+async def run_verifier(task: Task, task_dir: Path, sandbox: Sandbox) -> VerifierRun:
+    """Run the task's verifier against ``sandbox``; the task must have one."""
+    if task.verifier is None:
+        raise ValueError(f"task {task.id} has no verifier")
+    script = task_dir / task.verifier.path
+    environment = dict(os.environ)
+    arguments: list[str] = []
+    export: Path | None = None
+    if isinstance(sandbox, FilesystemSandbox):
+        if isinstance(sandbox.tree, LocalFileTree):
+            environment["FILESYSTEM_TEST_DIR"] = sandbox.tree.root
+        else:
+            export = Path(
+                tempfile.mkdtemp(prefix=current_run().prefix, dir=current_run().directory())
+            )
+            shutil.rmtree(export)
+            await sandbox.tree.export(export)
+            environment["FILESYSTEM_TEST_DIR"] = str(export)
+    elif isinstance(sandbox, PostgresSandbox):
+        environment.update(sandbox.connection.verifier_environment())
+        arguments.append(sandbox.connection.database)
+    try:
+        return await run_script(script, arguments, environment, task.verifier.timeout_seconds)
+    finally:
+        if export is not None:
+            await asyncio.to_thread(shutil.rmtree, export, True)
+
+
+async def run_script(
+    script: Path, arguments: list[str], environment: dict[str, str], timeout: float
+) -> VerifierRun:
+    """Run one Python script with a timeout; kill it (and its group) when it runs over."""
+    started = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        script.name,
+        *arguments,
+        cwd=script.parent,
+        env=environment,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, 9)
+        stdout, stderr = await process.communicate()
+        output = (stdout + stderr).decode(errors="replace")
+        return VerifierRun(
+            passed=False,
+            exit_code=None,
+            output=_clip(output + f"\n[killed after {timeout:g} s]"),
+            timed_out=True,
+            seconds=time.perf_counter() - started,
+        )
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, 9)
+        raise
+    output = (stdout + stderr).decode(errors="replace")
+    return VerifierRun(
+        passed=process.returncode == 0,
+        exit_code=process.returncode,
+        output=_clip(output),
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,255 @@
+"""The filesystem sandbox contract, run against every backend (local and Docker)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
+from sandboxes.base import SandboxError
+from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox
+from sandboxes.filesystem.tree import ReadOnlyTreeError, TreePathError
+
+OLD = 1_600_000_000.0  # 2020-09-13: an mtime no fresh copy would have by accident
+
+
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+async def provider(request: pytest.FixtureRequest) -> AsyncIterator[FilesystemProvider]:
+    made: FilesystemProvider
+    if request.param == "docker":
+        from sandboxes.docker.images import ensure_sandbox_image
+        from sandboxes.filesystem.docker import DockerFilesystemProvider
+
+        ensure_sandbox_image()
+        made = DockerFilesystemProvider()
+    else:
+        from sandboxes.filesystem.local import LocalFilesystemProvider
+
+        made = LocalFilesystemProvider()
+    async with made:
+        yield made
+
+
+@pytest.fixture
+def task_dir(tmp_path: Path) -> Path:
+    tree = tmp_path / "task" / "initial"
+    (tree / "docs" / "deep").mkdir(parents=True)
+    (tree / "docs" / "a.txt").write_text("alpha\n")
+    (tree / "docs" / "deep" / "b.md").write_text("# bee\n")
+    (tree / "top.csv").write_bytes(b"x,y\n1,2\n")
+    (tree / "link-to-a").symlink_to("docs/a.txt")
+    for path in [*tree.rglob("*"), tree]:
+        if not path.is_symlink():
+            os.utime(path, (OLD, OLD))
+    return tmp_path / "task"
+
+
+def make_task(state: DirectoryTreeState | EmptyState | SqlSeedState) -> Task:
+    return Task(
+        id="fs-contract",
+        domain="ds",
+        subdomain="filesystem",
+        instruction="Exercise the sandbox.",
+        initial_state=state,
+    )
+
+
+async def fresh(provider: FilesystemProvider, task_dir: Path) -> FilesystemSandbox:
+    sandbox = await provider.create(make_task(DirectoryTreeState()), task_dir)
+    assert isinstance(sandbox, FilesystemSandbox)
+    return sandbox
+
+
+async def test_creation_copies_the_tree_with_contents_and_mtimes(
+    provider: FilesystemProvider, task_dir: Path
+) -> None:
+    async with await fresh(provider, task_dir) as sandbox:
+        tree = sandbox.tree
+        assert await tree.read_bytes("docs/a.txt") == b"alpha\n"
+        assert await tree.read_bytes("docs/deep/b.md") == b"# bee\n"
+        entries = {entry.path: entry for entry in await tree.walk()}
+        assert sorted(entries) == [
+            "docs",
+            "docs/a.txt",
+            "docs/deep",
+            "docs/deep/b.md",
+            "link-to-a",
+            "top.csv",
+        ]
+        assert entries["link-to-a"].kind == "symlink"
+        assert entries["docs"].kind == "directory"
+        assert entries["top.csv"].size == 8
+        for path in ("docs/a.txt", "docs/deep/b.md", "top.csv", "docs"):
+            assert entries[path].modified == pytest.approx(OLD, abs=1)
+        assert await tree.read_bytes("link-to-a") == b"alpha\n"
+
+
+async def test_empty_state_gives_an_empty_tree(
+    provider: FilesystemProvider, tmp_path: Path
+) -> None:
+    async with await provider.create(make_task(EmptyState()), tmp_path) as sandbox:
+        assert isinstance(sandbox, FilesystemSandbox)
+        assert await sandbox.tree.walk() == []
+
+
+async def test_a_database_state_is_refused(provider: FilesystemProvider, tmp_path: Path) -> None:
+    with pytest.raises(SandboxError, match="sql_seed"):
+        await provider.create(make_task(SqlSeedState()), tmp_path)
+
+
+async def test_writes_directories_and_moves(provider: FilesystemProvider, task_dir: Path) -> None:
+    async with await fresh(provider, task_dir) as sandbox:
+        tree = sandbox.tree
+        await tree.write_bytes("docs/a.txt", b"replaced")
+        assert await tree.read_bytes("docs/a.txt") == b"replaced"
+        await tree.make_directory("new/nested/dir")
+        await tree.make_directory("new/nested/dir")  # no error when it exists
+        await tree.write_bytes("new/nested/dir/c.txt", b"sea")
+        assert [entry.path for entry in await tree.list_directory("new/nested/dir")] == [
+            "new/nested/dir/c.txt"
+        ]
+        await tree.move("top.csv", "new/top.csv")
+        assert not [entry for entry in await tree.list_directory("") if entry.name == "top.csv"]
+        assert await tree.read_bytes("new/top.csv") == b"x,y\n1,2\n"
+        with pytest.raises(FileExistsError):
+            await tree.move("docs/a.txt", "new/top.csv")
+        with pytest.raises(FileNotFoundError):
+            await tree.move("nowhere.txt", "elsewhere.txt")
+        with pytest.raises(FileNotFoundError):
+            await tree.write_bytes("missing/parent.txt", b"x")
+        with pytest.raises(IsADirectoryError):
+            await tree.write_bytes("docs", b"x")
+        with pytest.raises(FileNotFoundError):
+            await tree.read_bytes("docs/zzz.txt")
+        with pytest.raises(FileNotFoundError):
+            await tree.stat("docs/zzz.txt")
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../x", "docs/../../x", "a//b", "./a", "a\x00b"])
+async def test_paths_that_are_not_normal_relative_paths_are_refused(
+    provider: FilesystemProvider, task_dir: Path, bad: str
+) -> None:
+    async with await fresh(provider, task_dir) as sandbox:
+        with pytest.raises(TreePathError):
+            await sandbox.tree.read_bytes(bad)
+        with pytest.raises(TreePathError):
+            await sandbox.tree.write_bytes(bad, b"x")
+
+
+async def test_symlinks_leaving_the_tree_are_refused(tmp_path: Path) -> None:
+    # Built locally: the task tree itself carries the escaping link.
+    from sandboxes.filesystem.local import LocalFilesystemProvider
+
+    tree_root = tmp_path / "task" / "initial"
+    tree_root.mkdir(parents=True)
+    (tree_root / "escape").symlink_to("/etc")
+    (tree_root / "escape-file").symlink_to("/etc/hostname")
+    async with LocalFilesystemProvider() as provider:
+        sandbox = await fresh(provider, tmp_path / "task")
+        with pytest.raises(TreePathError):
+            await sandbox.tree.read_bytes("escape-file")
+        with pytest.raises(TreePathError):
+            await sandbox.tree.list_directory("escape")
+        with pytest.raises(TreePathError):
+            await sandbox.tree.write_bytes("escape/owned", b"x")
+        with pytest.raises(TreePathError):
+            await sandbox.tree.resolve("escape/passwd")
+        assert (await sandbox.tree.stat("escape")).kind == "symlink"  # lstat is allowed
+
+
+async def test_clones_are_isolated_from_the_snapshot_and_each_other(
+    provider: FilesystemProvider, task_dir: Path
+) -> None:
+    sandbox = await fresh(provider, task_dir)
+    await sandbox.tree.write_bytes("docs/a.txt", b"replayed state")
+    async with await sandbox.freeze() as snapshot:
+        first = await snapshot.clone()
+        second = await snapshot.clone()
+        view = await snapshot.clone(writable=False)
+        await first.tree.write_bytes("docs/a.txt", b"judge one wrote this")
+        await first.tree.write_bytes("docs/new.txt", b"only in one")
+        await first.tree.move("top.csv", "moved.csv")
+        assert await second.tree.read_bytes("docs/a.txt") == b"replayed state"
+        assert await view.tree.read_bytes("docs/a.txt") == b"replayed state"
+        assert "docs/new.txt" not in [entry.path for entry in await second.tree.walk()]
+        assert await view.tree.read_bytes("top.csv") == b"x,y\n1,2\n"
+        # A clone made after the writes still sees the frozen state.
+        third = await snapshot.clone()
+        assert await third.tree.read_bytes("docs/a.txt") == b"replayed state"
+        for clone in (first, second, third):
+            await clone.destroy()
+
+
+async def test_the_read_only_view_refuses_writes_and_is_shared(
+    provider: FilesystemProvider, task_dir: Path
+) -> None:
+    sandbox = await fresh(provider, task_dir)
+    async with await sandbox.freeze() as snapshot:
+        view = await snapshot.clone(writable=False)
+        assert view.read_only
+        assert await snapshot.clone(writable=False) is view
+        with pytest.raises(ReadOnlyTreeError):
+            await view.tree.write_bytes("docs/a.txt", b"x")
+        with pytest.raises(ReadOnlyTreeError):
+            await view.tree.make_directory("x")
+        with pytest.raises(ReadOnlyTreeError):
+            await view.tree.move("docs/a.txt", "b.txt")
+        with pytest.raises(SandboxError):
+            await view.freeze()
+        assert await view.tree.read_bytes("docs/a.txt") == b"alpha\n"
+
+
+async def test_export_copies_contents_and_mtimes(
+    provider: FilesystemProvider, task_dir: Path, tmp_path: Path
+) -> None:
+    async with await fresh(provider, task_dir) as sandbox:
+        await sandbox.tree.write_bytes("fresh.txt", b"new")
+        target = tmp_path / "export"
+        await sandbox.tree.export(target)
+        assert (target / "docs" / "deep" / "b.md").read_text() == "# bee\n"
+        assert (target / "fresh.txt").read_bytes() == b"new"
+        assert (target / "top.csv").stat().st_mtime == pytest.approx(OLD, abs=1)
+        assert (target / "link-to-a").is_symlink()
+
+
+async def test_closing_the_provider_after_an_error_removes_everything(
+    task_dir: Path,
+) -> None:
+    from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
+
+    directories: list[Path] = []
+
+    async def crash_while_holding_sandboxes() -> None:
+        async with LocalFilesystemProvider() as provider:
+            sandbox = await fresh(provider, task_dir)
+            kept = await fresh(provider, task_dir)
+            snapshot = await kept.freeze()
+            clone = await snapshot.clone()
+            for item in (sandbox, clone):
+                assert isinstance(item, LocalFilesystemSandbox)
+                directories.append(item.directory)
+            directories.append(snapshot.directory)  # type: ignore[attr-defined]
+            assert all(path.exists() for path in directories)
+            raise RuntimeError("judge crashed")
+
+    with pytest.raises(RuntimeError, match="judge crashed"):
+        await crash_while_holding_sandboxes()
+    assert len(directories) == 3
+    assert not any(path.exists() for path in directories)
+
+
+async def test_link_clones_cost_no_copy_and_writes_break_the_link(task_dir: Path) -> None:
+    from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
+
+    async with LocalFilesystemProvider() as provider:
+        snapshot = await (await fresh(provider, task_dir)).freeze()
+        clone = await snapshot.clone()
+        assert isinstance(clone, LocalFilesystemSandbox)
+        frozen_file = snapshot.directory / "docs" / "a.txt"  # type: ignore[attr-defined]
+        assert (clone.directory / "docs" / "a.txt").stat().st_ino == frozen_file.stat().st_ino
+        await clone.tree.write_bytes("docs/a.txt", b"changed")
+        assert (clone.directory / "docs" / "a.txt").stat().st_ino != frozen_file.stat().st_ino
+        assert frozen_file.read_bytes() == b"alpha\n"
