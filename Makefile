@@ -12,7 +12,7 @@ MODE ?= all
 RUNS ?= 1
 PYTEST_ARGS ?=
 
-.PHONY: install test lint replay judge report clean
+.PHONY: install test lint replay judge report perf perf-sandboxes images gc clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,17 @@ replay: $(STAMP)
 
 judge: $(STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) $(if $(MODEL),--model $(MODEL),)
+
+perf: perf-sandboxes
+
+perf-sandboxes: $(STAMP)
+	$(BIN)/python -m bench.perf_sandboxes --docker
+
+images: $(STAMP)
+	$(BIN)/agentjudge sandboxes build-images
+
+gc: $(STAMP)
+	$(BIN)/agentjudge sandboxes gc
 
 report: $(STAMP)
 	$(BIN)/agentjudge report $(RESULTS)

@@ -81,28 +81,32 @@ async def run_script(
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    # Read both pipes in tasks, so what a killed verifier printed before the kill is kept.
+    readers = [asyncio.create_task(pipe.read()) for pipe in (process.stdout, process.stderr)]
+    timed_out = False
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+        await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
+        timed_out = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, 9)
-        stdout, stderr = await process.communicate()
-        output = (stdout + stderr).decode(errors="replace")
-        return VerifierRun(
-            passed=False,
-            exit_code=None,
-            output=_clip(output + f"\n[killed after {timeout:g} s]"),
-            timed_out=True,
-            seconds=time.perf_counter() - started,
-        )
+        await process.wait()
     except BaseException:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, 9)
+        for reader in readers:
+            reader.cancel()
         raise
+    stdout, stderr = await asyncio.gather(*readers)
     output = (stdout + stderr).decode(errors="replace")
+    if timed_out:
+        output += f"\n[killed after {timeout:g} s]"
     return VerifierRun(
-        passed=process.returncode == 0,
-        exit_code=process.returncode,
+        passed=process.returncode == 0 and not timed_out,
+        exit_code=None if timed_out else process.returncode,
         output=_clip(output),
+        timed_out=timed_out,
         seconds=time.perf_counter() - started,
     )

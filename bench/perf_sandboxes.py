@@ -1,0 +1,315 @@
+"""``make perf-sandboxes``: sandbox and replay latencies, printed as figures (nothing asserted).
+
+Measures, on this machine:
+- filesystem sandbox create+destroy, and per-judge clone (hard-link farm; full copy for scale),
+  for a 1,000-file / 50 MB tree;
+- Postgres per-judge clone of a ~25 MB database vs restoring it from its SQL seed (same run);
+- grid preparation for one trajectory (6 turn budgets x 2 modes x 3 runs = 36 judge runs) relative
+  to a single replay: read-only judges share the frozen view, writable judges get private clones;
+- replay throughput (trajectories/s) at ``--jobs 1`` and ``--jobs 4``;
+- Docker backends (with ``--docker``): container-ready latency for filesystem and Postgres;
+- peak resident memory of this process and its children.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable
+from pathlib import Path
+
+from dataset.models import DirectoryTreeState, SqlSeedState, Task
+from dataset.store import Manifest, write_manifest, write_task, write_trajectory
+from replay.engine import replay_trajectory
+from replay.frozen import FrozenReplays
+from replay.runner import replay_dataset
+from sandboxes.base import Sandbox, SandboxProvider
+from sandboxes.providers import BackendChoice, ProviderSet
+
+TURN_BUDGETS = (1, 2, 4, 8, 16, 32)
+MODES = ("agent", "llm")
+RUNS = 3
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def figure(name: str, seconds: list[float]) -> None:
+    milliseconds = [value * 1000 for value in seconds]
+    print(
+        f"{name:<58} median {statistics.median(milliseconds):8.1f} ms"
+        f"   p95 {percentile(milliseconds, 0.95):8.1f} ms   (n={len(milliseconds)})"
+    )
+
+
+async def timed(action: Awaitable[object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = await action
+    return time.perf_counter() - started, result
+
+
+def build_tree(root: Path, files: int = 1000, total_bytes: int = 50 * 1024 * 1024) -> None:
+    generator = random.Random(7)
+    size = total_bytes // files
+    for index in range(files):
+        folder = root / f"dir{index % 20:02d}" / f"sub{index % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"file{index:04d}.bin").write_bytes(generator.randbytes(size))
+
+
+def tree_task() -> Task:
+    return Task(
+        id="perf-tree",
+        domain="ds",
+        subdomain="filesystem",
+        instruction="Benchmark tree.",
+        initial_state=DirectoryTreeState(),
+    )
+
+
+def write_seed(path: Path, rows: int = 180_000) -> None:
+    generator = random.Random(11)
+    with path.open("w") as handle:
+        handle.write(
+            "CREATE TABLE events (id integer PRIMARY KEY, account text NOT NULL,"
+            " kind text NOT NULL, amount numeric(12,2) NOT NULL, note text);\n"
+        )
+        for start in range(0, rows, 1000):
+            values = ",".join(
+                f"({i},'acct-{generator.randrange(5000):05d}',"
+                f"'{generator.choice(['buy', 'sell'])}',"
+                f"{generator.randrange(1, 10**6) / 100},'{'n' * generator.randrange(40, 120)}')"
+                for i in range(start, min(rows, start + 1000))
+            )
+            handle.write(f"INSERT INTO events VALUES {values};\n")
+        handle.write("CREATE INDEX events_account ON events (account);\n")
+
+
+async def filesystem_figures(provider: SandboxProvider, task_dir: Path, label: str) -> None:
+    task = tree_task()
+    create: list[float] = []
+    destroy: list[float] = []
+    for _ in range(5):
+        seconds, sandbox = await timed(provider.create(task, task_dir))
+        create.append(seconds)
+        assert isinstance(sandbox, Sandbox)
+        seconds, _ = await timed(sandbox.destroy())
+        destroy.append(seconds)
+    figure(f"fs[{label}] create from the 1,000-file/50 MB tree", create)
+    figure(f"fs[{label}] destroy", destroy)
+    snapshot = await (await provider.create(task, task_dir)).freeze()
+    clones: list[float] = []
+    made: list[Sandbox] = []
+    for _ in range(20):
+        seconds, clone = await timed(snapshot.clone(writable=True))
+        clones.append(seconds)
+        assert isinstance(clone, Sandbox)
+        made.append(clone)
+    figure(f"fs[{label}] per-judge writable clone", clones)
+    for clone in made:
+        await clone.destroy()
+    views = [(await timed(snapshot.clone(writable=False)))[0] for _ in range(20)]
+    figure(f"fs[{label}] per-judge read-only view (shared)", views)
+    await snapshot.destroy()
+
+
+async def postgres_figures(providers: ProviderSet, seed_dir: Path) -> None:
+    provider = await providers.get("postgres")
+    task = Task(
+        id="perf-db",
+        domain="ds",
+        subdomain="postgres",
+        instruction="Benchmark database.",
+        initial_state=SqlSeedState(),
+    )
+    seconds, sandbox = await timed(provider.create(task, seed_dir))
+    print(f"{'pg first create (builds the template from the seed)':<58} {seconds * 1000:8.1f} ms")
+    assert isinstance(sandbox, Sandbox)
+    size = await database_size(sandbox)
+    snapshot = await sandbox.freeze()
+    clones: list[float] = []
+    for _ in range(12):
+        seconds, clone = await timed(snapshot.clone(writable=True))
+        clones.append(seconds)
+        assert isinstance(clone, Sandbox)
+        await clone.destroy()
+    figure(f"pg per-judge writable clone ({size / 2**20:.1f} MB database)", clones)
+    restores: list[float] = []
+    for index in range(3):
+        fresh_task = task.model_copy(update={"id": f"perf-db-restore-{index}"})
+        seconds, restored = await timed(provider.create(fresh_task, seed_dir))
+        restores.append(seconds)
+        assert isinstance(restored, Sandbox)
+        await restored.destroy()
+    figure("pg restore from the SQL seed (new template + clone)", restores)
+    print(
+        f"{'pg clone / restore ratio (median)':<58} "
+        f"{statistics.median(clones) / statistics.median(restores):8.3f}"
+    )
+    await snapshot.destroy()
+
+
+async def database_size(sandbox: Sandbox) -> int:
+    from sandboxes.postgres.sandbox import PostgresSandbox
+
+    assert isinstance(sandbox, PostgresSandbox)
+    async with sandbox.connect() as connection:
+        return int(await connection.fetchval("SELECT pg_database_size(current_database())"))
+
+
+def grid_dataset(root: Path, tree: Path, writes: int = 20) -> None:
+    from dataset.models import Observation, Step, ToolCallAction, Trajectory
+
+    write_manifest(root, Manifest(name="perf-grid"))
+    task = tree_task()
+    write_task(root, task)
+    shutil.copytree(tree, root / "tasks" / task.id / "initial")
+    steps = []
+    for index in range(writes):
+        path = f"${{SANDBOX_ROOT}}/dir{index % 20:02d}/report{index}.txt"
+        steps.append(
+            Step(
+                index=len(steps) + 1,
+                action=ToolCallAction(
+                    name="write_file", arguments={"path": path, "content": f"line {index}\n"}
+                ),
+                observation=Observation(text=f"Successfully wrote to {path}"),
+            )
+        )
+        steps.append(
+            Step(
+                index=len(steps) + 1,
+                action=ToolCallAction(name="read_text_file", arguments={"path": path}),
+                observation=Observation(text=f"line {index}\n"),
+            )
+        )
+    for copy in range(8):
+        write_trajectory(
+            root,
+            Trajectory(id=f"perf-tree--run{copy}", task_id=task.id, agent="bench", steps=steps),
+        )
+
+
+async def grid_figures(dataset_root: Path) -> None:
+    from dataset.store import load_dataset
+
+    dataset = load_dataset(dataset_root)
+    trajectory = dataset.trajectories["perf-tree--run0"]
+    task = dataset.tasks[trajectory.task_id]
+    async with ProviderSet() as providers:
+        await providers.get("filesystem")
+        singles = []
+        for _ in range(3):
+            seconds, _ = await timed(
+                replay_trajectory(
+                    trajectory, task, dataset.task_dir(task.id), providers, verify=False
+                )
+            )
+            singles.append(seconds)
+        single = statistics.median(singles)
+        for writable in (False, True):
+            async with FrozenReplays(dataset, providers, verify=False) as frozen:
+                started = time.perf_counter()
+                for _budget in TURN_BUDGETS:
+                    for mode in MODES:
+                        for _run in range(RUNS):
+                            if mode == "llm":
+                                continue  # LLM-as-judge reads the trajectory only
+                            environment = await frozen.environment(trajectory.id, writable=writable)
+                            assert environment is not None
+                            if writable:
+                                await frozen.release(trajectory.id, environment)
+                grid = time.perf_counter() - started
+            kind = "writable clones" if writable else "shared read-only view"
+            print(
+                f"{'grid prep, 36 runs, ' + kind:<58} {grid * 1000:8.1f} ms"
+                f"   = {grid / single:.2f} x single replay ({single * 1000:.1f} ms)"
+            )
+
+
+async def throughput_figures(dataset_root: Path, output: Path) -> None:
+    for jobs in (1, 4):
+        started = time.perf_counter()
+        summary = await replay_dataset(dataset_root, output / f"jobs{jobs}", jobs=jobs, fresh=True)
+        seconds = time.perf_counter() - started
+        count = summary.total.trajectories
+        print(
+            f"{f'replay throughput --jobs {jobs}':<58} {count / seconds:8.2f} trajectories/s"
+            f"   ({count} in {seconds:.2f} s, faithful {summary.total.faithful})"
+        )
+
+
+async def docker_figures(task_dir: Path, seed_dir: Path) -> None:
+    from sandboxes.docker.images import ensure_sandbox_image
+    from sandboxes.filesystem.docker import DockerFilesystemProvider
+    from sandboxes.postgres.docker_cluster import DockerPostgresCluster
+
+    ensure_sandbox_image()
+    async with DockerFilesystemProvider() as provider:
+        await filesystem_figures(provider, task_dir, "docker")
+    starts: list[float] = []
+    for _ in range(3):
+        cluster = DockerPostgresCluster()
+        seconds, _ = await timed(cluster.start())
+        starts.append(seconds)
+        await cluster.stop()
+    figure("pg[docker] container ready", starts)
+    async with ProviderSet(BackendChoice(filesystem="docker", postgres="docker")) as providers:
+        await postgres_figures(providers, seed_dir)
+
+
+async def main(use_docker: bool) -> None:
+    with tempfile.TemporaryDirectory(prefix="aj-perf-") as scratch:
+        base = Path(scratch)
+        task_dir = base / "tree-task"
+        build_tree(task_dir / "initial")
+        seed_dir = base / "db-task"
+        seed_dir.mkdir()
+        write_seed(seed_dir / "seed.sql")
+        print(f"seed.sql: {(seed_dir / 'seed.sql').stat().st_size / 2**20:.1f} MB")
+
+        from sandboxes.filesystem.local import LocalFilesystemProvider
+
+        async with LocalFilesystemProvider() as provider:
+            await filesystem_figures(provider, task_dir, "local")
+        async with LocalFilesystemProvider(clone_method="copy") as provider:
+            snapshot = await (await provider.create(tree_task(), task_dir)).freeze()
+            copies = []
+            for _ in range(5):
+                seconds, clone = await timed(snapshot.clone(writable=True))
+                copies.append(seconds)
+                assert isinstance(clone, Sandbox)
+                await clone.destroy()
+            figure("fs[local] per-judge clone by full copy (for scale)", copies)
+            await snapshot.destroy()
+
+        async with ProviderSet() as providers:
+            await postgres_figures(providers, seed_dir)
+
+        grid_root = base / "grid-dataset"
+        grid_dataset(grid_root, task_dir / "initial")
+        await grid_figures(grid_root)
+        await throughput_figures(grid_root, base / "reports")
+
+        if use_docker:
+            await docker_figures(task_dir, seed_dir)
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"{'peak RSS: this process / largest child':<58} {own:8.1f} MB / {children:.1f} MB")
+    print(json.dumps({"docker": use_docker}))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docker", action="store_true", help="also measure the Docker backends")
+    asyncio.run(main(parser.parse_args().docker))

@@ -1,0 +1,140 @@
+"""The normalisation rules: what may differ between recording and replay, and what may not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from replay.normalise import normalise_output, split_top_level
+
+
+def test_the_sandbox_root_becomes_the_placeholder() -> None:
+    text = "Successfully wrote to /tmp/aj/aj_x_fs_1/notes/a.md"
+    assert (
+        normalise_output(text, tool="write_file", root="/tmp/aj/aj_x_fs_1")
+        == "Successfully wrote to ${SANDBOX_ROOT}/notes/a.md"
+    )
+
+
+def test_date_times_are_masked_but_dates_are_data() -> None:
+    recorded = "[{'id': 1, 'day': datetime.date(2024, 3, 4), 'at': '2024-03-04T10:00:00.123Z'}]"
+    replayed = "[{'id': 1, 'day': datetime.date(2024, 3, 4), 'at': '2026-11-29T23:59:01.5Z'}]"
+    assert normalise_output(recorded, tool="execute_sql") == normalise_output(
+        replayed, tool="execute_sql"
+    )
+    changed_date = replayed.replace("2024, 3, 4", "2024, 3, 5")
+    assert normalise_output(recorded, tool="execute_sql") != normalise_output(
+        changed_date, tool="execute_sql"
+    )
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "2024-03-04 10:00:00+00",
+        "2024-03-04T10:00",
+        "Mon Mar 04 2024 10:00:00 GMT+0000 (Coordinated Universal Time)",
+        "datetime.datetime(2024, 3, 4, 10, 0, tzinfo=datetime.timezone.utc)",
+    ],
+)
+def test_every_date_time_format_is_masked(moment: str) -> None:
+    assert normalise_output(f"at {moment}.", tool="execute_sql") == "at <DATETIME>."
+
+
+def test_uuids_are_masked() -> None:
+    assert (
+        normalise_output("id 123e4567-e89b-12d3-a456-426614174000 ok", tool="execute_sql")
+        == "id <UUID> ok"
+    )
+
+
+def test_file_info_times_are_masked_and_sizes_kept() -> None:
+    recorded = "size: 10\ncreated: Mon Mar 04 2024\nmodified: x\naccessed: y\nisFile: true"
+    replayed = "size: 10\ncreated: Sun Nov 29 2026\nmodified: z\naccessed: w\nisFile: true"
+    assert normalise_output(recorded, tool="get_file_info") == normalise_output(
+        replayed, tool="get_file_info"
+    )
+    assert normalise_output(recorded, tool="get_file_info") != normalise_output(
+        replayed.replace("size: 10", "size: 11"), tool="get_file_info"
+    )
+
+
+def test_listing_order_does_not_matter_but_content_does() -> None:
+    first = "[FILE] b.txt\n[DIR] a"
+    assert normalise_output(first, tool="list_directory") == normalise_output(
+        "[DIR] a\n[FILE] b.txt", tool="list_directory"
+    )
+    assert normalise_output(first, tool="list_directory") != normalise_output(
+        "[DIR] a\n[FILE] c.txt", tool="list_directory"
+    )
+    # Other tools keep their order: file contents are not sorted.
+    assert normalise_output("b\na", tool="read_text_file") != normalise_output(
+        "a\nb", tool="read_text_file"
+    )
+
+
+def test_directory_tree_json_ignores_child_order_and_key_order() -> None:
+    recorded = json.dumps(
+        [
+            {
+                "name": "d",
+                "type": "directory",
+                "children": [{"name": "y", "type": "file"}, {"name": "x", "type": "file"}],
+            }
+        ]
+    )
+    replayed = json.dumps(
+        [
+            {
+                "type": "directory",
+                "name": "d",
+                "children": [{"name": "x", "type": "file"}, {"type": "file", "name": "y"}],
+            }
+        ]
+    )
+    assert normalise_output(recorded, tool="directory_tree") == normalise_output(
+        replayed, tool="directory_tree"
+    )
+    assert normalise_output(recorded, tool="directory_tree") != normalise_output(
+        replayed.replace('"x"', '"z"'), tool="directory_tree"
+    )
+
+
+def test_sql_rows_are_sorted_only_without_order_by() -> None:
+    one = "[{'id': 1, 'name': 'a, [b]'}, {'id': 2, 'name': 'c'}]"
+    two = "[{'id': 2, 'name': 'c'}, {'id': 1, 'name': 'a, [b]'}]"
+    unordered = {"sql": "SELECT id, name FROM t"}
+    ordered = {"sql": "SELECT id, name FROM t ORDER BY id"}
+    assert normalise_output(one, tool="execute_sql", arguments=unordered) == normalise_output(
+        two, tool="execute_sql", arguments=unordered
+    )
+    assert normalise_output(one, tool="execute_sql", arguments=ordered) != normalise_output(
+        two, tool="execute_sql", arguments=ordered
+    )
+    supabase = {"query": "select * from t"}
+    assert normalise_output(one, tool="execute_sql", arguments=supabase) == normalise_output(
+        two, tool="execute_sql", arguments=supabase
+    )
+
+
+def test_line_endings_and_trailing_blanks_do_not_count() -> None:
+    assert normalise_output("a  \r\nb\n\n", tool="read_text_file") == "a\nb"
+
+
+@pytest.mark.parametrize(
+    ("text", "elements"),
+    [
+        ("[]", []),
+        ("[{'a': 1}]", ["{'a': 1}"]),
+        ("[{'a': '}, {'}, {'b': (1, 2)}]", ["{'a': '}, {'}", "{'b': (1, 2)}"]),
+        ('[{"q": "it\\"s, ok"}, 3]', ['{"q": "it\\"s, ok"}', "3"]),
+    ],
+)
+def test_top_level_split(text: str, elements: list[str]) -> None:
+    assert split_top_level(text) == elements
+
+
+@pytest.mark.parametrize("text", ["No results", "[unbalanced", "[{'a': 1]", "Error: x"])
+def test_non_lists_are_not_split(text: str) -> None:
+    assert split_top_level(text) is None
