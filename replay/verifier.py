@@ -24,7 +24,7 @@ from sandboxes.base import Sandbox
 from sandboxes.filesystem.local import LocalFileTree
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.runs import current_run
+from sandboxes.runs import current_run, track_process, untrack_process
 
 OUTPUT_LIMIT = 8_000
 """Characters of verifier output kept in reports (head and tail)."""
@@ -81,6 +81,16 @@ async def run_script(
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    track_process(process.pid)
+    try:
+        return await _supervise(process, started, timeout)
+    finally:
+        untrack_process(process.pid)
+
+
+async def _supervise(
+    process: asyncio.subprocess.Process, started: float, timeout: float
+) -> VerifierRun:
     assert process.stdout is not None
     assert process.stderr is not None
     # Read both pipes in tasks, so what a killed verifier printed before the kill is kept.

@@ -7,7 +7,7 @@ engine is unreachable; an external Postgres server is collected only when its DS
 from __future__ import annotations
 
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
-from sandboxes.runs import collect_leftovers, register_collector
+from sandboxes.runs import collect_leftovers, collect_processes, register_collector
 
 
 async def _docker() -> list[str]:
@@ -36,6 +36,7 @@ async def _directories() -> list[str]:
 
 def register_default_collectors() -> None:
     """Register the collectors of every backend that needs no configuration."""
+    register_collector("processes", collect_processes, order=5)
     register_collector("docker", _docker, order=10)
     register_collector("embedded-postgres", _embedded, order=20)
     register_collector("directories", _directories, order=900)

@@ -146,6 +146,39 @@ def run_is_alive(run_id: str) -> bool:
     return started is not None and abs(started - record.process_started) < 1.0
 
 
+def track_process(pid: int) -> None:
+    """Note a helper process (a verifier, a server) so a later run can kill it if this run dies."""
+    folder = current_run().directory() / "processes"
+    folder.mkdir(exist_ok=True)
+    (folder / str(pid)).write_text(str(_process_start(pid) or 0.0))
+
+
+def untrack_process(pid: int) -> None:
+    """Forget a helper process that has ended."""
+    with contextlib.suppress(FileNotFoundError):
+        (current_run().directory() / "processes" / str(pid)).unlink()
+
+
+async def collect_processes() -> list[str]:
+    """Kill the helper processes (and their process groups) that dead runs left running."""
+    removed: list[str] = []
+    for folder in sorted(workdir().glob(f"{NAME_PREFIX}_*/processes")):
+        run_id = run_id_of(folder.parent.name + "_")
+        if run_id is None or run_is_alive(run_id):
+            continue
+        for entry in sorted(folder.iterdir()):
+            started = _process_start(int(entry.name))
+            recorded = float(entry.read_text() or 0)
+            if started is not None and abs(started - recorded) < 1.0:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(int(entry.name), 9)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(int(entry.name), 9)
+                removed.append(f"process {entry.name} of run {run_id}")
+            entry.unlink()
+    return removed
+
+
 LeftoverCollector = Callable[[], Awaitable[list[str]]]
 """Removes the leftovers of dead runs of one resource type; returns a line per removed thing."""
 

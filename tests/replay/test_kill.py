@@ -1,0 +1,112 @@
+"""A replay process killed with SIGKILL leaves nothing behind once the next run collects."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from dataset.models import VerifierRef
+from dataset.store import load_dataset, write_task
+from sandboxes.leftovers import collect_all_leftovers
+from sandboxes.runs import RunRecord, workdir
+from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajectory
+
+ROOT = "${SANDBOX_ROOT}"
+
+SLOW_VERIFIER = """\
+import os, pathlib, time
+pathlib.Path(os.environ["AJ_TEST_MARKERS"], str(os.getpid())).write_text("verifying")
+time.sleep(120)
+"""
+
+
+def slow_dataset(root: Path) -> Path:
+    fs = trajectory("fs-slow", FS_TASK, steps(("create_directory", {"path": f"{ROOT}/x"}, None)))
+    pg = trajectory("pg-slow", PG_TASK, steps(("execute_sql", {"sql": "SELECT 1 AS one"}, None)))
+    build_dataset(root, [fs, pg], (FS_TASK, PG_TASK))
+    dataset = load_dataset(root)
+    for task in dataset.tasks.values():
+        (root / "tasks" / task.id / "verify.py").write_text(SLOW_VERIFIER)
+        write_task(root, task.model_copy(update={"verifier": VerifierRef(timeout_seconds=300)}))
+    return root
+
+
+def child_run_id(pid: int) -> str:
+    for path in (workdir() / "runs").glob("*.json"):
+        record = RunRecord.model_validate_json(path.read_text())
+        if record.pid == pid:
+            return record.run_id
+    raise AssertionError(f"no run record for pid {pid}")
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backend: str) -> None:
+    root = slow_dataset(tmp_path / "ds")
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    environment = {**os.environ, "AJ_TEST_MARKERS": str(markers)}
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentjudge",
+            "replay",
+            str(root),
+            "--backend",
+            backend,
+            "--output",
+            str(tmp_path / "out"),
+            "--jobs",
+            "2",
+        ],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while len(list(markers.iterdir())) < 2:
+            assert child.poll() is None, "the replay ended before both verifiers started"
+            assert time.monotonic() < deadline, "verifiers never started"
+            time.sleep(0.2)
+        run_id = child_run_id(child.pid)
+        verifier_pids = [int(path.name) for path in markers.iterdir()]
+        owned = sorted(workdir().glob(f"aj_{run_id}*"))
+        assert owned, "the replay made no scratch directories"
+        postmasters = [
+            int((path / "postmaster.pid").read_text().split()[0])
+            for path in owned
+            if (path / "postmaster.pid").exists()
+        ]
+        containers = docker_names(run_id) if backend == "docker" else []
+        if backend == "docker":
+            assert containers, "the docker replay made no containers"
+        else:
+            assert postmasters, "the local replay started no embedded Postgres"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+
+    removed = await collect_all_leftovers()
+    assert not list(workdir().glob(f"aj_{run_id}*")), removed
+    assert not any(psutil.pid_exists(pid) for pid in postmasters)
+    assert not any(psutil.pid_exists(pid) for pid in verifier_pids)
+    if backend == "docker":
+        assert docker_names(run_id) == []
+    assert json.dumps(removed)  # every removal is reported as text
+
+
+def docker_names(run_id: str) -> list[str]:
+    import docker
+
+    client = docker.from_env()
+    labelled = client.containers.list(all=True, filters={"label": f"agentjudge.run={run_id}"})
+    return sorted(container.name for container in labelled)

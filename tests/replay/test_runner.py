@@ -1,0 +1,110 @@
+"""Replaying a dataset: the table, problems that do not stop the others, resuming, the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentjudge.cli import app
+from replay.report import FidelityReport
+from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, replay_dataset
+from tests.replay.builders import FS_TASK, MINI, build_dataset, steps, trajectory
+
+ROOT = "${SANDBOX_ROOT}"
+PASS_ID = "fs-meeting-notes-index--sonnet-pass"
+
+
+def fixture_dataset(root: Path) -> Path:
+    mini_pass = json.loads((MINI / "trajectories" / f"{PASS_ID}.json").read_text())
+    diverging = trajectory(
+        "fs-diverging",
+        FS_TASK,
+        steps(("read_text_file", {"path": f"{ROOT}/README.txt"}, "not what the file says")),
+        label="FAIL",
+    )
+    unknown_tool = trajectory(
+        "fs-unknown-tool", FS_TASK, steps(("format_disk", {"path": ROOT}, "ok")), label="FAIL"
+    )
+    build_dataset(root, [diverging, unknown_tool], (FS_TASK,))
+    (root / "trajectories" / f"{PASS_ID}.json").write_text(json.dumps(mini_pass))
+    (root / "trajectories" / "broken-json.json").write_text('{"id": "broken-json", "steps": [')
+    orphan = json.loads((root / "trajectories" / "fs-diverging.json").read_text())
+    orphan.update(id="orphan", task_id="no-such-task")
+    (root / "trajectories" / "orphan.json").write_text(json.dumps(orphan))
+    return root
+
+
+async def test_a_dataset_replays_with_a_table_and_named_problems(tmp_path: Path) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    seen: list[FidelityReport] = []
+    summary = await replay_dataset(root, tmp_path / "out", jobs=2, on_report=seen.append)
+    assert len(seen) == 3
+    (row,) = summary.rows
+    assert (row.domain, row.subdomain) == ("ds", "filesystem")
+    assert (row.trajectories, row.faithful, row.diverged, row.failed) == (3, 1, 1, 1)
+    assert (row.verifier_checked, row.verifier_agrees) == (3, 3)
+    problems = "\n".join(summary.problems)
+    assert "trajectories/broken-json.json" in problems
+    assert "no-such-task" in problems
+    assert "trajectories/fs-unknown-tool.json: step 1" in problems
+    lines = (tmp_path / "out" / REPORT_FILE).read_text().splitlines()
+    assert sorted(json.loads(line)["trajectory_id"] for line in lines) == sorted(
+        [PASS_ID, "fs-diverging", "fs-unknown-tool"]
+    )
+    written = ReplaySummary.model_validate_json((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert written.total.trajectories == 3
+
+
+async def test_a_second_run_resumes_and_a_changed_file_is_replayed_again(tmp_path: Path) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    output = tmp_path / "out"
+    await replay_dataset(root, output, jobs=2)
+    seen: list[FidelityReport] = []
+    again = await replay_dataset(root, output, jobs=2, on_report=seen.append)
+    assert again.resumed == 3
+    assert seen == []
+    assert again.total.faithful == 1
+    # A torn last line (a kill mid-write) is ignored, and only changed files replay again.
+    with (output / REPORT_FILE).open("a") as handle:
+        handle.write('{"trajectory_id": "fs-div')
+    changed = json.loads((root / "trajectories" / "fs-diverging.json").read_text())
+    changed["steps"][0]["observation"]["text"] = (
+        MINI / "tasks" / FS_TASK / "initial" / "README.txt"
+    ).read_text()
+    (root / "trajectories" / "fs-diverging.json").write_text(json.dumps(changed))
+    third = await replay_dataset(root, output, jobs=2, on_report=seen.append)
+    assert [report.trajectory_id for report in seen] == ["fs-diverging"]
+    assert third.resumed == 2
+    assert third.total.faithful == 2
+    fresh = await replay_dataset(root, output, jobs=1, fresh=True)
+    assert fresh.resumed == 0
+
+
+def test_the_replay_command_prints_the_table_and_exits_nonzero_on_divergence(
+    tmp_path: Path,
+) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    result = CliRunner().invoke(app, ["replay", str(root), "--output", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output
+    assert "ds/filesystem" in result.output
+    assert "faithful" in result.output
+    assert "trajectories/broken-json.json" in result.output
+    assert (tmp_path / "o" / SUMMARY_FILE).exists()
+
+
+@pytest.mark.slow
+def test_the_bundled_example_replays_cleanly(tmp_path: Path) -> None:
+    copy = tmp_path / "mini"
+    shutil.copytree(MINI, copy)
+    result = CliRunner().invoke(app, ["replay", str(copy), "--output", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    summary = ReplaySummary.model_validate_json((tmp_path / "o" / SUMMARY_FILE).read_text())
+    by_name = {f"{row.domain}/{row.subdomain}": row for row in summary.rows}
+    assert by_name["ds/filesystem"].faithful == 2
+    assert by_name["ds/postgres"].faithful == 2
+    assert summary.total.verifier_agrees == summary.total.verifier_checked == 4
+    assert summary.total.unsupported == 6  # gui, mobile and search have no replay yet
