@@ -47,36 +47,33 @@ def child_run_id(pid: int) -> str:
     raise AssertionError(f"no run record for pid {pid}")
 
 
-@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
-async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backend: str) -> None:
+def start_slow_replay(tmp_path: Path, backend: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """Start ``agentjudge replay`` on two trajectories and wait until both verifiers hang."""
     root = slow_dataset(tmp_path / "ds")
     markers = tmp_path / "markers"
     markers.mkdir()
     environment = {**os.environ, "AJ_TEST_MARKERS": str(markers)}
+    command = [sys.executable, "-m", "agentjudge", "replay", str(root), "--backend", backend]
+    command += ["--output", str(tmp_path / "out"), "--jobs", "2"]
     child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentjudge",
-            "replay",
-            str(root),
-            "--backend",
-            backend,
-            "--output",
-            str(tmp_path / "out"),
-            "--jobs",
-            "2",
-        ],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    deadline = time.monotonic() + 240
+    while len(list(markers.iterdir())) < 2:
+        if child.poll() is not None or time.monotonic() > deadline:
+            child.kill()
+            raise AssertionError("the replay ended, or its verifiers never started")
+        time.sleep(0.2)
+    return child, markers
+
+
+BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backend: str) -> None:
+    child, markers = start_slow_replay(tmp_path, backend)
     try:
-        deadline = time.monotonic() + 240
-        while len(list(markers.iterdir())) < 2:
-            assert child.poll() is None, "the replay ended before both verifiers started"
-            assert time.monotonic() < deadline, "verifiers never started"
-            time.sleep(0.2)
         run_id = child_run_id(child.pid)
         verifier_pids = [int(path.name) for path in markers.iterdir()]
         owned = sorted(workdir().glob(f"aj_{run_id}*"))
@@ -110,3 +107,22 @@ def docker_names(run_id: str) -> list[str]:
     client = docker.from_env()
     labelled = client.containers.list(all=True, filters={"label": f"agentjudge.run={run_id}"})
     return sorted(container.name for container in labelled)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ctrl_c_removes_everything_without_help(tmp_path: Path, backend: str) -> None:
+    child, markers = start_slow_replay(tmp_path, backend)
+    run_id = child_run_id(child.pid)
+    verifier_pids = [int(path.name) for path in markers.iterdir()]
+    postmasters = [
+        int((path / "postmaster.pid").read_text().split()[0])
+        for path in workdir().glob(f"aj_{run_id}*")
+        if (path / "postmaster.pid").exists()
+    ]
+    child.send_signal(signal.SIGINT)
+    assert child.wait(timeout=120) != 0
+    assert not list(workdir().glob(f"aj_{run_id}*"))
+    assert not (workdir() / "runs" / f"{run_id}.json").exists()
+    assert not any(psutil.pid_exists(pid) for pid in postmasters + verifier_pids)
+    if backend == "docker":
+        assert docker_names(run_id) == []
