@@ -167,7 +167,8 @@ async def database_size(sandbox: Sandbox) -> int:
 
 
 def grid_dataset(root: Path, tree: Path, writes: int = 20) -> None:
-    from dataset.models import Observation, Step, ToolCallAction, Trajectory
+    from dataset.actions import ToolCallAction
+    from dataset.models import Observation, Step, Trajectory
 
     write_manifest(root, Manifest(name="perf-grid"))
     task = tree_task()

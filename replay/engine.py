@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, ToolCallAction, Trajectory
+from dataset.actions import ToolCallAction
+from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
 from mcp_servers.results import ToolArgumentError, ToolResult
 from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
@@ -92,7 +93,7 @@ def known_tool(sandbox: Sandbox, name: str) -> bool:
 
 async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
     """Execute one recorded step and compare its output with the recording."""
-    position = f"{file}: step {step.index} (steps[{step.index - 1}].action)"
+    position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
     action = step.action
     if not isinstance(action, ToolCallAction):
         return StepFidelity(

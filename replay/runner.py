@@ -23,7 +23,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dataset.models import ToolCallAction, Trajectory
+from dataset.actions import ToolCallAction
+from dataset.models import Trajectory
 from dataset.problems import Problem
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset, write_json_atomic
 from replay.engine import replay_trajectory

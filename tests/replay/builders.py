@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from dataset.models import Label, Observation, Step, ToolCallAction, Trajectory
+from dataset.actions import ToolCallAction
+from dataset.models import Label, Observation, Step, Trajectory
 from dataset.store import Manifest, load_dataset, write_manifest, write_trajectory
 
 MINI = Path(__file__).parents[2] / "datasets" / "examples" / "mini"

@@ -7,7 +7,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from dataset.models import AndroidAction, Step, Trajectory
+from dataset.actions import AndroidAction
+from dataset.models import Step, Trajectory
 from dataset.store import Dataset, load_dataset
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
