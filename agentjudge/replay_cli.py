@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
@@ -35,17 +36,20 @@ def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
 
 def print_summary(summary: ReplaySummary, output: Path) -> None:
     """The fidelity table, then every problem on its own line, then where the reports are."""
-    table = Table(title=f"Replay of {summary.dataset}")
+    table = Table(title=f"Replay of {summary.dataset}", box=box.SIMPLE_HEAD)
     for column in (
         "subdomain",
-        "trajectories",
+        "total",
         "faithful",
         "diverged",
         "failed",
-        "not replayable",
-        "verifier agrees",
+        "no replay",
+        "verifier ok",
     ):
-        table.add_column(column, justify="left" if column == "subdomain" else "right")
+        if column == "subdomain":
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, justify="right")
     for row in summary.rows:
         _row(table, row)
     _row(table, summary.total, bold=True)

@@ -12,9 +12,12 @@ to both sides, in order:
    fractions and zone; JavaScript ``Date`` strings; ``datetime.datetime(...)`` reprs) become
    ``<DATETIME>``. Bare dates (``2024-03-04``) are data and are kept.
 4. **UUIDs** become ``<UUID>``.
-5. **File times.** In ``get_file_info`` output the ``created``, ``modified`` and ``accessed``
+5. **Object ids in names.** PostgreSQL (up to 17) names NOT NULL constraints after the schema
+   and table OIDs (``2200_16384_1_not_null``); OIDs depend on the server, so they become
+   ``<OID>_<OID>_1_not_null``.
+6. **File times.** In ``get_file_info`` output the ``created``, ``modified`` and ``accessed``
    lines keep their name only (the replayed file's times are the replay's, by design).
-6. **Order that nothing fixes.** Lines of ``list_directory`` and ``search_files`` output are
+7. **Order that nothing fixes.** Lines of ``list_directory`` and ``search_files`` output are
    sorted (the reference server returns them in directory order); ``directory_tree`` JSON is
    compared with children sorted by name and keys in any order; rows of an SQL result are sorted
    unless the statement that produced them has an ``ORDER BY``.
@@ -51,6 +54,7 @@ _DATETIME_PATTERNS = [
 _UUID_PATTERN = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )
+_NOT_NULL_NAME = re.compile(r"\b\d+_\d+_(\d+_not_null)\b")
 _FILE_TIME_LINE = re.compile(r"^(created|modified|accessed): .*$", re.MULTILINE)
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
 
@@ -71,6 +75,7 @@ def replace_root(text: str, root: str) -> str:
 def _mask(text: str) -> str:
     for pattern in _DATETIME_PATTERNS:
         text = pattern.sub(DATETIME_MARK, text)
+    text = _NOT_NULL_NAME.sub(r"<OID>_<OID>_\1", text)
     return _UUID_PATTERN.sub(UUID_MARK, text)
 
 

@@ -64,10 +64,19 @@ class RunRecord(BaseModel):
 
 
 def _process_start(pid: int) -> float | None:
+    """The start time of a running process; None when it is gone or a zombie (dead, unreaped)."""
     try:
-        return psutil.Process(pid).create_time()
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return process.create_time()
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return None
+
+
+def process_alive(pid: int) -> bool:
+    """True when ``pid`` is a running process (zombies count as dead)."""
+    return _process_start(pid) is not None
 
 
 class Run:
@@ -108,7 +117,15 @@ class Run:
         return path
 
     def finish(self) -> None:
-        """Delete the run record; call after every resource of the run is gone."""
+        """Remove the run's scratch directory if nothing is left in it, then the run record.
+
+        Called at interpreter exit. Anything still in the directory stays for the next run's
+        collection (the record is gone, so this run then counts as dead).
+        """
+        folder = workdir() / f"{NAME_PREFIX}_{self.run_id}"
+        for empty in (folder / "processes", folder):
+            with contextlib.suppress(FileNotFoundError, OSError):
+                empty.rmdir()
         with contextlib.suppress(FileNotFoundError):
             self.record_path.unlink()
 

@@ -717,6 +717,14 @@ def pg_output_inner_join() -> str:
     )
 
 
+def not_null_checks(table_oid: int, columns: int) -> list[JsonValue]:
+    """The CHECK entries PostgreSQL (up to 17) lists for NOT NULL columns, named by OIDs."""
+    return [
+        {"name": f"2200_{table_oid}_{column}_not_null", "type": "CHECK", "columns": []}
+        for column in range(1, columns + 1)
+    ]
+
+
 PG_CUSTOMER_DETAILS: dict[str, JsonValue] = {
     "basic": {"schema": "public", "name": "customers", "type": "table"},
     "columns": [
@@ -727,9 +735,10 @@ PG_CUSTOMER_DETAILS: dict[str, JsonValue] = {
         {"column": "signed_up", "data_type": "date", "is_nullable": "NO", "default": None},
     ],
     "constraints": [
-        {"name": "customers_status_check", "type": "CHECK", "columns": ["status"]},
+        {"name": "customers_status_check", "type": "CHECK", "columns": []},
         {"name": "customers_pkey", "type": "PRIMARY KEY", "columns": ["id"]},
         {"name": "customers_email_key", "type": "UNIQUE", "columns": ["email"]},
+        *not_null_checks(16384, 5),
     ],
     "indexes": [
         {
@@ -754,9 +763,10 @@ PG_ORDER_DETAILS: dict[str, JsonValue] = {
         {"column": "total_cents", "data_type": "integer", "is_nullable": "NO", "default": None},
     ],
     "constraints": [
-        {"name": "orders_total_cents_check", "type": "CHECK", "columns": ["total_cents"]},
-        {"name": "orders_customer_id_fkey", "type": "FOREIGN KEY", "columns": ["customer_id"]},
+        {"name": "orders_total_cents_check", "type": "CHECK", "columns": []},
         {"name": "orders_pkey", "type": "PRIMARY KEY", "columns": ["id"]},
+        {"name": "orders_customer_id_fkey", "type": "FOREIGN KEY", "columns": ["customer_id"]},
+        *not_null_checks(16394, 4),
     ],
     "indexes": [
         {
@@ -843,7 +853,11 @@ def pg_pass_run() -> Trajectory:
             arguments={"sql": "SELECT customer_name, status FROM customers LIMIT 5"},
             call_id="toolu_03",
         ),
-        Observation(text='Error: column "customer_name" does not exist'),
+        Observation(
+            text='Error: column "customer_name" does not exist\n'
+            "LINE 1: SELECT customer_name, status FROM customers LIMIT 5\n"
+            "               ^"
+        ),
         is_error=True,
         reasoning="A quick look at the data before writing the view.",
         timing=clock.span(2.2, 0.1),

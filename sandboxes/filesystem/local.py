@@ -70,7 +70,9 @@ class LocalFileTree(FileTree):
 
     def _host(self, path: str, *, follow: bool = True) -> Path:
         relative = check_relative(path)
-        host = self.base / relative if relative else self.base
+        if not relative:
+            return self.base
+        host = self.base / relative
         if follow:
             resolved = host.resolve()
             if resolved != self.base and self.base not in resolved.parents:
@@ -79,7 +81,7 @@ class LocalFileTree(FileTree):
         parent = host.parent.resolve()
         if parent != self.base and self.base not in parent.parents:
             raise TreePathError(f"{path!r} resolves outside the tree")
-        return parent / host.name if relative else self.base
+        return parent / host.name
 
     def _writable(self) -> None:
         if self.read_only:

@@ -10,13 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from dataset.models import VerifierRef
 from dataset.store import load_dataset, write_task
 from sandboxes.leftovers import collect_all_leftovers
-from sandboxes.runs import RunRecord, workdir
+from sandboxes.runs import RunRecord, process_alive, workdir
 from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajectory
 
 ROOT = "${SANDBOX_ROOT}"
@@ -94,8 +93,8 @@ async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backen
 
     removed = await collect_all_leftovers()
     assert not list(workdir().glob(f"aj_{run_id}*")), removed
-    assert not any(psutil.pid_exists(pid) for pid in postmasters)
-    assert not any(psutil.pid_exists(pid) for pid in verifier_pids)
+    assert not any(process_alive(pid) for pid in postmasters)
+    assert not any(process_alive(pid) for pid in verifier_pids)
     if backend == "docker":
         assert docker_names(run_id) == []
     assert json.dumps(removed)  # every removal is reported as text
@@ -123,6 +122,6 @@ def test_ctrl_c_removes_everything_without_help(tmp_path: Path, backend: str) ->
     assert child.wait(timeout=120) != 0
     assert not list(workdir().glob(f"aj_{run_id}*"))
     assert not (workdir() / "runs" / f"{run_id}.json").exists()
-    assert not any(psutil.pid_exists(pid) for pid in postmasters + verifier_pids)
+    assert not any(process_alive(pid) for pid in postmasters + verifier_pids)
     if backend == "docker":
         assert docker_names(run_id) == []

@@ -138,3 +138,15 @@ def test_top_level_split(text: str, elements: list[str]) -> None:
 @pytest.mark.parametrize("text", ["No results", "[unbalanced", "[{'a': 1]", "Error: x"])
 def test_non_lists_are_not_split(text: str) -> None:
     assert split_top_level(text) is None
+
+
+def test_oids_in_not_null_constraint_names_are_masked() -> None:
+    recorded = "[{'name': '2200_16384_1_not_null', 'type': 'CHECK'}]"
+    replayed = "[{'name': '2200_24577_1_not_null', 'type': 'CHECK'}]"
+    assert normalise_output(recorded, tool="get_object_details") == normalise_output(
+        replayed, tool="get_object_details"
+    )
+    other_column = replayed.replace("_1_not_null", "_2_not_null")
+    assert normalise_output(recorded, tool="get_object_details") != normalise_output(
+        other_column, tool="get_object_details"
+    )
