@@ -46,6 +46,15 @@ def workdir() -> Path:
     return base
 
 
+def runs_registry() -> Path:
+    """Where run records live: one folder for the whole machine, whatever the workdir, so that
+    runs with different scratch directories (e.g. parallel test sessions) never mistake each
+    other for dead."""
+    folder = Path(tempfile.gettempdir()) / "agentjudge-runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 class RunRecord(BaseModel):
     """What a run writes about itself so that others can tell whether it is still alive."""
 
@@ -86,8 +95,7 @@ class Run:
         alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
         self.run_id = run_id or "".join(secrets.choice(alphabet) for _ in range(10))
         self._counter = itertools.count(1)
-        self.record_path = workdir() / "runs" / f"{self.run_id}.json"
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        self.record_path = runs_registry() / f"{self.run_id}.json"
         record = RunRecord(
             run_id=self.run_id,
             pid=os.getpid(),
@@ -152,7 +160,7 @@ def run_is_alive(run_id: str) -> bool:
     """True when the run's record exists and its process is still the one that wrote it."""
     if _current is not None and _current.run_id == run_id:
         return True
-    path = workdir() / "runs" / f"{run_id}.json"
+    path = runs_registry() / f"{run_id}.json"
     try:
         record = RunRecord.model_validate_json(path.read_text())
     except (FileNotFoundError, ValueError):
@@ -219,8 +227,7 @@ async def collect_leftovers() -> list[str]:
             removed.extend(await collector())
         except Exception as error:  # one broken collector must not stop the rest
             removed.append(f"{name}: collection failed: {error}")
-    records = workdir() / "runs"
-    for path in sorted(records.glob("*.json")) if records.exists() else []:
+    for path in sorted(runs_registry().glob("*.json")):
         if not run_is_alive(path.stem):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()

@@ -15,7 +15,7 @@ import pytest
 from dataset.models import VerifierRef
 from dataset.store import load_dataset, write_task
 from sandboxes.leftovers import collect_all_leftovers
-from sandboxes.runs import RunRecord, process_alive, workdir
+from sandboxes.runs import RunRecord, process_alive, runs_registry, workdir
 from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajectory
 
 ROOT = "${SANDBOX_ROOT}"
@@ -39,7 +39,7 @@ def slow_dataset(root: Path) -> Path:
 
 
 def child_run_id(pid: int) -> str:
-    for path in (workdir() / "runs").glob("*.json"):
+    for path in runs_registry().glob("*.json"):
         record = RunRecord.model_validate_json(path.read_text())
         if record.pid == pid:
             return record.run_id
@@ -121,7 +121,7 @@ def test_ctrl_c_removes_everything_without_help(tmp_path: Path, backend: str) ->
     child.send_signal(signal.SIGINT)
     assert child.wait(timeout=120) != 0
     assert not list(workdir().glob(f"aj_{run_id}*"))
-    assert not (workdir() / "runs" / f"{run_id}.json").exists()
+    assert not (runs_registry() / f"{run_id}.json").exists()
     assert not any(process_alive(pid) for pid in postmasters + verifier_pids)
     if backend == "docker":
         assert docker_names(run_id) == []

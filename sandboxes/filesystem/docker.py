@@ -1,0 +1,753 @@
+"""The ``docker`` filesystem backend: the tree lives at ``/sandbox`` inside a container.
+
+Each sandbox is a container of the sandbox image (``sandboxes.docker.images``) that runs ``sleep
+infinity`` without a network. Files move through the Engine's archive API (``put_archive`` /
+``get_archive``); every other operation is one ``exec`` of a small POSIX shell script
+(``_TREE_SCRIPT``) that resolves the path inside the container, checks it stays in the tree and
+reports failures as errno names, which ``DockerFileTree`` raises as the exceptions the local
+backend (``sandboxes.filesystem.local``) would raise. The two backends behave the same.
+
+Freezing turns the container's tree into an image labelled with the run id: by default a one-layer
+image on top of the sandbox image, loaded from the tree's archive (``docker load``; a fraction of
+a second), or with ``freeze_method="commit"`` a ``docker commit`` (seconds on storage drivers that
+diff naively, such as fuse-overlayfs; times rounded to whole seconds). Writable clones are new
+containers of that image; the read-only view is one shared container with a read-only root
+filesystem.
+
+The Engine's archives carry whole-second times only, so whenever a tree leaves a container
+(freeze, export) the exact nanosecond times are re-read with ``find`` and put back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import hashlib
+import io
+import json
+import os
+import posixpath
+import secrets
+import shutil
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import docker
+import docker.errors
+from docker.models.containers import Container
+
+from dataset.models import DirectoryTreeState, EmptyState, Task
+from sandboxes.base import SandboxError
+from sandboxes.docker.images import IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
+from sandboxes.docker.leftovers import run_labels
+from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
+from sandboxes.filesystem.tree import (
+    FileStat,
+    FileTree,
+    ReadOnlyTreeError,
+    TreePathError,
+    check_relative,
+)
+from sandboxes.runs import current_run
+
+ROOT = "/sandbox"
+"""Where the tree lives inside every container."""
+
+FreezeMethod = Literal["load", "commit"]
+"""How a container's tree becomes an image: a loaded one-layer image, or ``docker commit``."""
+
+_SPOOL_BYTES = 32 * 1024 * 1024  # archives above this spill from memory to a temporary file
+
+# Arguments: root, operation, operands. Failures the caller maps to exceptions exit 3 with an
+# errno name as the last line of stderr.
+_TREE_SCRIPT = r"""
+set -u
+R=$1; op=$2; shift 2
+# one NUL-terminated record per entry: type size mode mtime atime ctime path
+F='%y %s %m %T@ %A@ %C@ %P\0'
+fail() { printf '%s\n' "$1" >&2; exit 3; }
+inside() { case $1 in "$R"|"$R"/*) return 0 ;; esac; return 1; }
+canon() {
+    # realpath -m, keeping trailing newlines of names (command substitution strips them)
+    c=$(realpath -m -- "$1" && echo .) || fail ELOOP
+    c=${c%??}
+}
+full() { canon "$R/$1"; inside "$c" || fail ESCAPE; P=$c; }
+lpath() {
+    if [ -z "$1" ]; then P=$R; return; fi
+    case $1 in */*) d=${1%/*} ;; *) d= ;; esac
+    canon "$R/$d"; inside "$c" || fail ESCAPE
+    P=$c/${1##*/}
+}
+exists() { [ -e "$1" ] || [ -L "$1" ]; }
+ancestor() {
+    m=${1%/*}
+    while [ -n "$m" ] && ! exists "$m"; do m=${m%/*}; done
+    [ -n "$m" ] || m=/
+}
+missing() { ancestor "$1"; [ -d "$m" ] && fail ENOENT; fail ENOTDIR; }
+need_dir() { [ -d "$1" ] && return 0; exists "$1" && fail ENOTDIR; missing "$1"; }
+case $op in
+resolve)
+    full "$1"; printf '%s' "$P" ;;
+stat)
+    lpath "$1"; exists "$P" || missing "$P"
+    find "$P" -maxdepth 0 -printf "$F" ;;
+list)
+    full "$1"; need_dir "$P"
+    find "$P" -mindepth 1 -maxdepth 1 -printf "$F" ;;
+walk)
+    full "$1"; [ -d "$P" ] || exit 0
+    find "$P" -mindepth 1 -printf "$F" ;;
+everything)
+    find "$R" -printf "$F" ;;
+read)
+    full "$1"; [ -d "$P" ] && fail EISDIR
+    exists "$P" || missing "$P"
+    printf '%s' "$P" ;;
+write)
+    S=$2
+    trap 'rm -f -- "$S"' EXIT
+    lpath "$1"; t=$P
+    if [ -L "$t" ]; then full "$1"; t=$P; fi
+    [ -d "$t" ] && fail EISDIR
+    need_dir "${t%/*}"
+    if [ -e "$t" ]; then chmod --reference="$t" -- "$S"; fi
+    mv -f -T -- "$S" "$t" ;;
+mkdir)
+    full "$1"; [ -d "$P" ] && exit 0
+    exists "$P" && fail EEXIST
+    ancestor "$P"; [ -d "$m" ] || fail ENOTDIR
+    mkdir -p -- "$P" ;;
+move)
+    lpath "$1"; o=$P; lpath "$2"; t=$P
+    exists "$o" || fail ENOENT
+    exists "$t" && fail EEXIST
+    need_dir "${t%/*}"
+    case $t in "$o"/*) fail EINVAL ;; esac
+    mv -T -- "$o" "$t" ;;
+*)
+    echo "unknown operation $op" >&2; exit 2 ;;
+esac
+"""
+
+_ERRORS: dict[str, type[OSError]] = {
+    "ENOENT": FileNotFoundError,
+    "ENOTDIR": NotADirectoryError,
+    "EEXIST": FileExistsError,
+    "EISDIR": IsADirectoryError,
+}
+
+_KINDS = {"f": "file", "d": "directory", "l": "symlink"}
+
+
+def _ns(text: bytes) -> int:
+    """``find``'s ``%T@`` (seconds with a fraction) as integer nanoseconds."""
+    seconds, _, fraction = text.decode().partition(".")
+    if seconds.startswith("-"):
+        return round(float(text) * 1e9)
+    return int(seconds) * 1_000_000_000 + int((fraction + "000000000")[:9])
+
+
+def _seconds(nanoseconds: int) -> float:
+    # The same arithmetic os.stat uses for st_mtime, so equal times compare equal across backends.
+    seconds, rest = divmod(nanoseconds, 1_000_000_000)
+    return float(seconds) + rest * 1e-9
+
+
+class _Entry:
+    """One ``find`` record."""
+
+    __slots__ = ("accessed", "changed", "kind", "mode", "modified", "relative", "size")
+
+    def __init__(self, record: bytes) -> None:
+        kind, size, mode, modified, accessed, changed, relative = record.split(b" ", 6)
+        self.kind = _KINDS.get(kind.decode(), "other")
+        self.size = int(size)
+        self.mode = int(mode, 8)
+        self.modified = _ns(modified)
+        self.accessed = _ns(accessed)
+        self.changed = _ns(changed)
+        self.relative = relative.decode("utf-8", "surrogateescape")
+
+    def file_stat(self, path: str) -> FileStat:
+        return FileStat(
+            path=path,
+            kind=self.kind,
+            size=self.size,
+            mode=self.mode,
+            modified=_seconds(self.modified),
+            accessed=_seconds(self.accessed),
+            changed=_seconds(self.changed),
+            created=None,
+        )
+
+
+def _entries(output: bytes) -> list[_Entry]:
+    return [_Entry(record) for record in output.split(b"\0") if record]
+
+
+def _join(base: str, name: str) -> str:
+    return f"{base}/{name}" if base and name else base or name
+
+
+def _engine_error(action: str, error: docker.errors.DockerException) -> SandboxError:
+    return SandboxError(f"{action}: {error}")
+
+
+class _ChunkReader(io.RawIOBase):
+    """A file object over an iterator of byte chunks (the Engine's archive stream)."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks: Iterator[bytes] = iter(chunks)
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        while not self._buffer:
+            try:
+                self._buffer = next(self._chunks)
+            except StopIteration:
+                return 0
+        view = memoryview(target)
+        count = min(len(view), len(self._buffer))
+        view[:count] = self._buffer[:count]
+        self._buffer = self._buffer[count:]
+        return count
+
+
+def _pax_time(nanoseconds: int) -> str:
+    seconds, rest = divmod(nanoseconds, 1_000_000_000)
+    return f"{seconds}.{rest:09d}"
+
+
+def _stamp(info: tarfile.TarInfo, modified: int, accessed: int | None = None) -> None:
+    """Give a tar member exact times (tarfile would round them through a float)."""
+    info.mtime = modified // 1_000_000_000
+    headers = dict(info.pax_headers)
+    headers["mtime"] = _pax_time(modified)
+    if accessed is not None:
+        headers["atime"] = _pax_time(accessed)
+    headers.pop("ctime", None)
+    info.pax_headers = headers
+
+
+def _host_tree_archive(source: Path | None, target: IO[bytes]) -> None:
+    """Archive a host directory (or an empty one) as ``sandbox/...`` with exact times and modes.
+
+    Symlinks stay symlinks and hard links stay hard links; owners become root.
+    """
+    base = ROOT.lstrip("/")
+    with tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        if source is None:
+            info = tarfile.TarInfo(base)
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            _stamp(info, time.time_ns())
+            archive.addfile(info)
+            return
+        paths = [source]
+        for directory, names, files in os.walk(source):
+            paths.extend(Path(directory, name) for name in [*names, *files])
+        for path in paths:
+            relative = path.relative_to(source).as_posix()
+            info = archive.gettarinfo(str(path), base if relative == "." else f"{base}/{relative}")
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            status = path.lstat()
+            _stamp(info, status.st_mtime_ns, status.st_atime_ns)
+            if info.isreg():
+                with path.open("rb") as handle:
+                    archive.addfile(info, handle)
+            else:
+                archive.addfile(info)
+
+
+def _extract_filter(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
+    """Refuse members that would land outside the destination; keep modes and links as they are."""
+    parts = member.name.split("/")
+    if member.name.startswith("/") or ".." in parts:
+        raise SandboxError(f"refusing archive member {member.name!r}")
+    if member.islnk() and (member.linkname.startswith("/") or ".." in member.linkname.split("/")):
+        raise SandboxError(f"refusing hard link {member.name!r} -> {member.linkname!r}")
+    return member
+
+
+class DockerFileTree(FileTree):
+    """``FileTree`` over ``/sandbox`` in one container, driven through the Engine API."""
+
+    def __init__(self, container: Container, *, read_only: bool = False) -> None:
+        self.container = container
+        self.root = ROOT
+        self.read_only = read_only
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyTreeError("this tree is a read-only view")
+
+    def _run(self, operation: str, *operands: str) -> bytes:
+        """Run one script operation in the container; raise what the local OS would raise."""
+        try:
+            result = self.container.exec_run(
+                ["sh", "-c", _TREE_SCRIPT, "tree", ROOT, operation, *operands], demux=True
+            )
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"{operation} in container {self.container.name}", error) from error
+        stdout, stderr = result.output
+        if result.exit_code == 0:
+            return stdout or b""
+        message = (stderr or b"").decode("utf-8", "replace").strip()
+        code = message.rsplit("\n", 1)[-1] if result.exit_code == 3 else ""
+        shown = posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT
+        if code == "ESCAPE":
+            raise TreePathError(f"{operands[0]!r} resolves outside the tree")
+        if code in _ERRORS:
+            number = getattr(errno, code)
+            raise _ERRORS[code](number, os.strerror(number), shown)
+        if code in ("EINVAL", "ELOOP"):
+            number = getattr(errno, code)
+            raise OSError(number, os.strerror(number), shown)
+        raise OSError(errno.EIO, f"{operation} failed in {self.container.name}: {message}", shown)
+
+    async def _call(self, operation: str, *operands: str) -> bytes:
+        return await asyncio.to_thread(self._run, operation, *operands)
+
+    async def read_bytes(self, path: str) -> bytes:
+        check_relative(path)
+        resolved = (await self._call("read", path)).decode("utf-8", "surrogateescape")
+        return await asyncio.to_thread(self._fetch, resolved)
+
+    def _fetch(self, resolved: str) -> bytes:
+        try:
+            stream, _ = self.container.get_archive(resolved)
+        except docker.errors.NotFound as error:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), resolved) from error
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"reading {resolved}", error) from error
+        with tarfile.open(fileobj=io.BufferedReader(_ChunkReader(stream)), mode="r|") as archive:
+            for member in archive:
+                handle = archive.extractfile(member)
+                if handle is None:
+                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), resolved)
+                return handle.read()
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), resolved)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        self._writable()
+        check_relative(path)
+        staged = f"w-{secrets.token_hex(8)}"
+        await asyncio.to_thread(self._stage, staged, data)
+        await self._call("write", path, f"{STAGING_DIR}/{staged}")
+
+    def _stage(self, name: str, data: bytes) -> None:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            now = time.time_ns()
+            _stamp(info, now, now)
+            archive.addfile(info, io.BytesIO(data))
+        try:
+            self.container.put_archive(STAGING_DIR, buffer.getvalue())
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"uploading into {self.container.name}", error) from error
+
+    async def make_directory(self, path: str) -> None:
+        self._writable()
+        check_relative(path)
+        await self._call("mkdir", path)
+
+    async def move(self, source: str, destination: str) -> None:
+        self._writable()
+        check_relative(source)
+        check_relative(destination)
+        await self._call("move", source, destination)
+
+    async def stat(self, path: str) -> FileStat:
+        relative = check_relative(path)
+        entries = _entries(await self._call("stat", relative))
+        if len(entries) != 1:
+            raise OSError(errno.EIO, f"unexpected stat output for {relative!r}")
+        return entries[0].file_stat(relative)
+
+    async def list_directory(self, path: str) -> list[FileStat]:
+        relative = check_relative(path)
+        entries = _entries(await self._call("list", relative))
+        found = [entry.file_stat(_join(relative, entry.relative)) for entry in entries]
+        return sorted(found, key=lambda item: item.path)
+
+    async def walk(self, path: str = "") -> list[FileStat]:
+        relative = check_relative(path)
+        entries = _entries(await self._call("walk", relative))
+        found = [entry.file_stat(_join(relative, entry.relative)) for entry in entries]
+        return sorted(found, key=lambda item: item.path)
+
+    async def resolve(self, path: str) -> str:
+        check_relative(path)
+        resolved = (await self._call("resolve", path)).decode("utf-8", "surrogateescape")
+        return "" if resolved == ROOT else resolved[len(ROOT) + 1 :]
+
+    async def times(self) -> dict[str, tuple[int, int]]:
+        """Exact (atime, mtime) in nanoseconds of every entry, the root under ""."""
+        entries = _entries(await self._call("everything"))
+        return {entry.relative: (entry.accessed, entry.modified) for entry in entries}
+
+    async def archive(self, target: IO[bytes]) -> None:
+        """Write the whole tree as a tar (members ``sandbox/...``) with exact times into target."""
+        times = await self.times()
+        await asyncio.to_thread(self._archive, times, target)
+
+    def _archive(self, times: dict[str, tuple[int, int]], target: IO[bytes]) -> None:
+        try:
+            stream, _ = self.container.get_archive(ROOT)
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"archiving the tree of {self.container.name}", error) from error
+        base = ROOT.lstrip("/")
+        source = io.BufferedReader(_ChunkReader(stream))
+        with (
+            tarfile.open(fileobj=source, mode="r|") as reader,
+            tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT) as writer,
+        ):
+            for member in reader:
+                relative = member.name[len(base) + 1 :] if member.name != base else ""
+                if relative in times:
+                    accessed, modified = times[relative]
+                    _stamp(member, modified, accessed)
+                writer.addfile(member, reader.extractfile(member) if member.isreg() else None)
+
+    async def export(self, destination: Path) -> None:
+        if destination.exists() or destination.is_symlink():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(destination))
+        times = await self.times()
+        await asyncio.to_thread(self._export, times, destination)
+
+    def _export(self, times: dict[str, tuple[int, int]], destination: Path) -> None:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=".aj-export-", dir=destination.parent))
+        try:
+            try:
+                stream, _ = self.container.get_archive(ROOT)
+            except docker.errors.DockerException as error:
+                raise _engine_error(f"exporting {self.container.name}", error) from error
+            source = io.BufferedReader(_ChunkReader(stream))
+            with tarfile.open(fileobj=source, mode="r|") as archive:
+                archive.extractall(scratch, filter=_extract_filter)
+            extracted = scratch / ROOT.lstrip("/")
+            # The archive rounds times to whole seconds; put the exact ones back.
+            for relative, (accessed, modified) in times.items():
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(
+                        extracted / relative if relative else extracted,
+                        ns=(accessed, modified),
+                        follow_symlinks=False,
+                    )
+            extracted.rename(destination)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _remove_container(container: Container) -> None:
+    try:
+        container.remove(force=True, v=True)
+    except docker.errors.NotFound:
+        pass
+    except docker.errors.APIError as error:
+        if error.status_code != 409:  # 409: a removal is already under way
+            raise
+
+
+class DockerFilesystemSandbox(FilesystemSandbox):
+    """A container whose ``/sandbox`` is the tree."""
+
+    tree: DockerFileTree
+
+    def __init__(
+        self, provider: DockerFilesystemProvider, container: Container, *, read_only: bool = False
+    ) -> None:
+        self.provider = provider
+        self.container = container
+        self.name = str(container.name)
+        self.read_only = read_only
+        self.tree = DockerFileTree(container, read_only=read_only)
+        self._destroyed = False
+
+    async def freeze(self) -> DockerFilesystemSnapshot:
+        if self.read_only:
+            raise SandboxError(f"sandbox {self.name} is a read-only view and cannot be frozen")
+        if self._destroyed:
+            raise SandboxError(f"sandbox {self.name} was destroyed")
+        name = current_run().new_name("fsnap")
+        if self.provider.freeze_method == "commit":
+            await asyncio.to_thread(self.provider.commit_image, self.container, name)
+        else:
+            await self.provider.load_image(self.tree, name)
+        self._destroyed = True
+        await asyncio.to_thread(_remove_container, self.container)
+        self.provider.forget(self)
+        return self.provider.track_snapshot(DockerFilesystemSnapshot(self.provider, name))
+
+    async def destroy(self) -> None:
+        if self._destroyed or self.read_only:
+            # A read-only view belongs to its snapshot, which removes the container.
+            self._destroyed = True
+            return
+        self._destroyed = True
+        await asyncio.to_thread(_remove_container, self.container)
+        self.provider.forget(self)
+
+
+class DockerFilesystemSnapshot(FilesystemSnapshot):
+    """An image holding the frozen tree; clones are containers of it."""
+
+    def __init__(self, provider: DockerFilesystemProvider, name: str) -> None:
+        self.provider = provider
+        self.name = name
+        self.image = f"{name}:latest"
+        self._view: DockerFilesystemSandbox | None = None
+        self._destroyed = False
+
+    async def clone(self, *, writable: bool = True) -> DockerFilesystemSandbox:
+        if self._destroyed:
+            raise SandboxError(f"snapshot {self.name} was destroyed")
+        if not writable:
+            if self._view is None:
+                container = await asyncio.to_thread(
+                    self.provider.start_container, self.image, "fsview", None, read_only=True
+                )
+                self._view = DockerFilesystemSandbox(self.provider, container, read_only=True)
+            return self._view
+        container = await asyncio.to_thread(self.provider.start_container, self.image, "fs", None)
+        return self.provider.track(DockerFilesystemSandbox(self.provider, container))
+
+    async def destroy(self) -> None:
+        if self._destroyed:
+            return
+        if self._view is not None:
+            await asyncio.to_thread(_remove_container, self._view.container)
+            self._view = None
+        await asyncio.to_thread(self.provider.remove_image, self.image)
+        self._destroyed = True
+        self.provider.forget_snapshot(self)
+
+
+class DockerFilesystemProvider(FilesystemProvider):
+    """Creates filesystem sandboxes as containers of the sandbox image.
+
+    ``image`` defaults to the tag of the current recipe; build it first with
+    ``sandboxes.docker.images.ensure_sandbox_image``.
+    """
+
+    backend = "docker"
+
+    def __init__(self, image: str | None = None, *, freeze_method: FreezeMethod = "load") -> None:
+        self.image = image or sandbox_image_tag()
+        self.freeze_method: FreezeMethod = freeze_method
+        self._client: docker.DockerClient | None = None
+        self._sandboxes: dict[str, DockerFilesystemSandbox] = {}
+        self._snapshots: dict[str, DockerFilesystemSnapshot] = {}
+
+    @property
+    def client(self) -> docker.DockerClient:
+        """The Engine client (made on first use)."""
+        if self._client is None:
+            try:
+                self._client = docker.from_env(timeout=300)
+            except docker.errors.DockerException as error:
+                raise _engine_error("connecting to the Docker engine", error) from error
+        return self._client
+
+    def track(self, sandbox: DockerFilesystemSandbox) -> DockerFilesystemSandbox:
+        """Remember a live sandbox so ``aclose`` can remove it."""
+        self._sandboxes[sandbox.name] = sandbox
+        return sandbox
+
+    def forget(self, sandbox: DockerFilesystemSandbox) -> None:
+        """Drop a destroyed or frozen sandbox from the live set."""
+        self._sandboxes.pop(sandbox.name, None)
+
+    def track_snapshot(self, snapshot: DockerFilesystemSnapshot) -> DockerFilesystemSnapshot:
+        """Remember a live snapshot so ``aclose`` can remove it."""
+        self._snapshots[snapshot.name] = snapshot
+        return snapshot
+
+    def forget_snapshot(self, snapshot: DockerFilesystemSnapshot) -> None:
+        """Drop a destroyed snapshot from the live set."""
+        self._snapshots.pop(snapshot.name, None)
+
+    def start_container(
+        self, image: str, tag: str, tree: IO[bytes] | None, *, read_only: bool = False
+    ) -> Container:
+        """Create and start a container of ``image``, with ``tree`` (a ``/sandbox`` tar) in it."""
+        name = current_run().new_name(tag)
+        try:
+            container = self.client.containers.create(
+                image,
+                command=["sleep", "infinity"],
+                name=name,
+                labels=run_labels("filesystem"),
+                network_mode="none",
+                read_only=read_only,
+                detach=True,
+            )
+        except docker.errors.ImageNotFound as error:
+            raise SandboxError(
+                f"image {image} is missing (build it: python -m sandboxes.docker.images)"
+            ) from error
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"creating container {name}", error) from error
+        try:
+            if tree is not None:
+                tree.seek(0)
+                container.put_archive("/", tree)
+            container.start()
+        except BaseException as error:
+            _remove_container(container)
+            if isinstance(error, docker.errors.DockerException):
+                raise _engine_error(f"starting container {name}", error) from error
+            raise
+        return container
+
+    def commit_image(self, container: Container, name: str) -> None:
+        """Freeze by ``docker commit`` into ``name:latest``, labelled with the run id."""
+        try:
+            container.commit(
+                repository=name,
+                tag="latest",
+                changes=[
+                    f"LABEL {key}={value}"
+                    for key, value in {**run_labels("filesystem"), IMAGE_LABEL: "fsnap"}.items()
+                ],
+            )
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"committing {container.name}", error) from error
+
+    async def load_image(self, tree: DockerFileTree, name: str) -> None:
+        """Freeze by loading ``name:latest``: the sandbox image plus one layer with the tree."""
+        with tempfile.TemporaryFile() as layer:
+            await tree.archive(layer)
+            await asyncio.to_thread(self._load, layer, name)
+
+    def _load(self, layer: IO[bytes], name: str) -> None:
+        try:
+            base = self.client.images.get(self.image).attrs
+        except docker.errors.DockerException as error:
+            raise _engine_error(f"reading image {self.image}", error) from error
+        layer.seek(0)
+        digest = hashlib.sha256()
+        for block in iter(lambda: layer.read(1 << 20), b""):
+            digest.update(block)
+        size = layer.tell()
+        config = dict(base.get("Config") or {})
+        config["Labels"] = {
+            **(config.get("Labels") or {}),
+            **run_labels("filesystem"),
+            IMAGE_LABEL: "fsnap",
+            "agentjudge.name": name,
+        }
+        base_layers: list[str] = list(base["RootFS"]["Layers"])
+        document = json.dumps(
+            {
+                "architecture": base.get("Architecture", "amd64"),
+                "os": base.get("Os", "linux"),
+                "created": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                "config": config,
+                "rootfs": {
+                    "type": "layers",
+                    "diff_ids": [*base_layers, f"sha256:{digest.hexdigest()}"],
+                },
+            }
+        ).encode()
+        config_name = f"{hashlib.sha256(document).hexdigest()}.json"
+        # The base layers are already in the Engine, which loads only layers it lacks: their
+        # files need not be in the archive.
+        manifest = json.dumps(
+            [
+                {
+                    "Config": config_name,
+                    "RepoTags": [f"{name}:latest"],
+                    "Layers": [
+                        *(f"base{index}/layer.tar" for index in range(len(base_layers))),
+                        "tree/layer.tar",
+                    ],
+                }
+            ]
+        ).encode()
+        with tempfile.TemporaryFile() as bundle:
+            with tarfile.open(fileobj=bundle, mode="w") as archive:
+                for member_name, content in ((config_name, document), ("manifest.json", manifest)):
+                    info = tarfile.TarInfo(member_name)
+                    info.size = len(content)
+                    archive.addfile(info, io.BytesIO(content))
+                info = tarfile.TarInfo("tree/layer.tar")
+                info.size = size
+                layer.seek(0)
+                archive.addfile(info, layer)
+            bundle.seek(0)
+            try:
+                self.client.images.load(bundle)
+            except docker.errors.DockerException as error:
+                raise _engine_error(f"loading snapshot image {name}", error) from error
+
+    def remove_image(self, image: str) -> None:
+        """Remove a snapshot image; refuse while clones still use it."""
+        try:
+            self.client.images.remove(image)
+        except docker.errors.ImageNotFound:
+            return
+        except docker.errors.APIError as error:
+            if error.status_code == 409:
+                raise SandboxError(
+                    f"snapshot image {image} is still used by a clone; destroy the clones first"
+                ) from error
+            raise _engine_error(f"removing image {image}", error) from error
+
+    async def create(self, task: Task, task_dir: Path) -> DockerFilesystemSandbox:
+        state = task.initial_state
+        source: Path | None
+        if isinstance(state, DirectoryTreeState):
+            source = task_dir / state.path
+            if not source.is_dir():
+                raise SandboxError(f"task {task.id}: initial tree {source} is not a directory")
+            source = source.resolve()
+        elif isinstance(state, EmptyState):
+            source = None
+        else:
+            raise SandboxError(
+                f"task {task.id}: a filesystem sandbox cannot start from a {state.kind} state"
+            )
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as tree:
+            await asyncio.to_thread(_host_tree_archive, source, tree)
+            container = await asyncio.to_thread(
+                self.start_container,
+                self.image,
+                "fs",
+                tree,
+            )
+        return self.track(DockerFilesystemSandbox(self, container))
+
+    async def aclose(self) -> None:
+        problems: list[str] = []
+        # Clones before snapshots: a snapshot's image cannot go while a container uses it.
+        items: list[DockerFilesystemSandbox | DockerFilesystemSnapshot] = [
+            *self._sandboxes.values(),
+            *self._snapshots.values(),
+        ]
+        for item in items:
+            try:
+                await item.destroy()
+            except (SandboxError, docker.errors.DockerException) as error:
+                problems.append(f"{item.name}: {error}")
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if problems:
+            raise SandboxError("could not remove every Docker sandbox: " + "; ".join(problems))

@@ -1,0 +1,191 @@
+"""The ``docker`` Postgres backend: one container of the sandbox image runs the cluster.
+
+The image carries a cluster initialised at build time (``sandboxes.docker.images``), so ``start``
+only runs a container and waits for the server: about a second. The port is published on
+127.0.0.1 only, at a port the Engine picks; the superuser's password is random per container.
+``stop`` removes the container and with it every database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import ClassVar
+
+import asyncpg
+import docker
+import docker.errors
+from docker.models.containers import Container
+
+from sandboxes.base import SandboxError
+from sandboxes.docker.images import (
+    PASSWORD_ENV,
+    PG_PORT,
+    START_POSTGRES,
+    SUPERUSER,
+    sandbox_image_tag,
+)
+from sandboxes.docker.leftovers import run_labels
+from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
+from sandboxes.runs import current_run
+
+HOST = "127.0.0.1"
+"""The only address the server's port is published on."""
+
+
+class DockerPostgresCluster(PostgresCluster):
+    """A Postgres 15 server in a container, reached through a loopback-only published port."""
+
+    backend: ClassVar[str] = "docker"
+
+    def __init__(self, image: str | None = None, *, ready_timeout: float = 30.0) -> None:
+        """``image`` defaults to the current sandbox image tag (build it first)."""
+        self.image = image or sandbox_image_tag()
+        self.ready_timeout = ready_timeout
+        self.container: Container | None = None
+        """The running container, set by ``start``."""
+        self.startup_seconds: float | None = None
+        """How long the last ``start`` took until the server accepted the admin connection."""
+        self._admin: PostgresConnectionInfo | None = None
+        self._client: docker.DockerClient | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def admin(self) -> PostgresConnectionInfo:
+        """The ``postgres`` superuser (password authentication) on the ``postgres`` database."""
+        if self._admin is None:
+            raise SandboxError("the Docker Postgres cluster is not started")
+        return self._admin
+
+    @property
+    def name(self) -> str | None:
+        """The container's name while the cluster runs."""
+        return None if self.container is None else str(self.container.name)
+
+    async def start(self) -> None:
+        """Run the container and wait until it accepts the admin connection. Idempotent."""
+        async with self._lock:
+            if self.container is not None:
+                return
+            began = time.monotonic()
+            password = secrets.token_hex(16)
+            container, port = await asyncio.to_thread(self._run_container, password)
+            info = PostgresConnectionInfo(
+                host=HOST, port=port, user=SUPERUSER, password=password, database="postgres"
+            )
+            try:
+                await self._wait_ready(container, info, began)
+            except BaseException:
+                await asyncio.to_thread(_remove, container)
+                raise
+            self.container = container
+            self._admin = info
+            self.startup_seconds = time.monotonic() - began
+
+    def _engine(self) -> docker.DockerClient:
+        if self._client is None:
+            try:
+                self._client = docker.from_env(timeout=120)
+            except docker.errors.DockerException as error:
+                raise SandboxError(f"the Docker engine is not reachable: {error}") from error
+        return self._client
+
+    def _run_container(self, password: str) -> tuple[Container, int]:
+        name = current_run().new_name("pg")
+        try:
+            container = self._engine().containers.run(
+                self.image,
+                command=[START_POSTGRES],
+                user=SUPERUSER,
+                name=name,
+                labels=run_labels("postgres"),
+                environment={PASSWORD_ENV: password},
+                ports={f"{PG_PORT}/tcp": (HOST, None)},
+                detach=True,
+            )
+        except docker.errors.ImageNotFound as error:
+            raise SandboxError(
+                f"image {self.image} is missing (build it: python -m sandboxes.docker.images)"
+            ) from error
+        except docker.errors.DockerException as error:
+            raise SandboxError(f"cannot start Postgres container {name}: {error}") from error
+        try:
+            container.reload()
+            bindings = container.attrs["NetworkSettings"]["Ports"][f"{PG_PORT}/tcp"]
+            port = int(bindings[0]["HostPort"])
+        except (docker.errors.DockerException, KeyError, IndexError, TypeError) as error:
+            _remove(container)
+            raise SandboxError(f"Postgres container {name} has no published port") from error
+        return container, port
+
+    async def _wait_ready(
+        self, container: Container, info: PostgresConnectionInfo, began: float
+    ) -> None:
+        deadline = began + self.ready_timeout
+        last: BaseException | None = None
+        while time.monotonic() < deadline:
+            try:
+                conn = await asyncpg.connect(
+                    host=info.host,
+                    port=info.port,
+                    user=info.user,
+                    password=info.password,
+                    database=info.database,
+                    timeout=max(0.5, min(3.0, deadline - time.monotonic())),
+                )
+            except Exception as error:  # refused, reset mid-handshake, "starting up", timeout
+                last = error
+            else:
+                await conn.close()
+                return
+            status = await asyncio.to_thread(_status, container)
+            if status not in ("created", "running"):
+                logs = await asyncio.to_thread(_logs, container)
+                raise SandboxError(
+                    f"Postgres container {container.name} exited ({status}) during start-up:\n"
+                    f"{logs}"
+                )
+            await asyncio.sleep(0.1)
+        logs = await asyncio.to_thread(_logs, container)
+        raise SandboxError(
+            f"Postgres container {container.name} did not accept connections within"
+            f" {self.ready_timeout:.0f} s (last error: {type(last).__name__}: {last});"
+            f" server log:\n{logs}"
+        )
+
+    async def stop(self) -> None:
+        """Remove the container (and its data). Idempotent."""
+        async with self._lock:
+            container, self.container, self._admin = self.container, None, None
+            if container is not None:
+                await asyncio.to_thread(_remove, container)
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+
+def _status(container: Container) -> str:
+    try:
+        container.reload()
+    except docker.errors.NotFound:
+        return "removed"
+    return str(container.status)
+
+
+def _logs(container: Container) -> str:
+    try:
+        text = container.logs(tail=30).decode("utf-8", "replace")
+    except docker.errors.DockerException as error:
+        return f"(logs unavailable: {error})"
+    return str(text).strip()
+
+
+def _remove(container: Container) -> None:
+    try:
+        container.remove(force=True, v=True)
+    except docker.errors.NotFound:
+        pass
+    except docker.errors.APIError as error:
+        if error.status_code != 409:  # 409: a removal is already under way
+            raise

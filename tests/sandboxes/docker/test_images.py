@@ -1,0 +1,140 @@
+"""The locally built sandbox image: tag, cache, contents, and how build steps fail."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from sandboxes.base import SandboxError
+from sandboxes.docker import images
+
+pytestmark = pytest.mark.docker
+
+
+def test_a_cached_image_is_returned_at_once_with_the_same_tag(sandbox_image: str) -> None:
+    started = time.monotonic()
+    again = images.build_sandbox_image()
+    elapsed = time.monotonic() - started
+    assert again == sandbox_image == images.sandbox_image_tag()
+    assert sandbox_image == f"agentjudge/sandbox:{images.recipe_hash()}"
+    assert elapsed < 2.0
+    client = docker.from_env()
+    try:
+        labels = client.images.get(sandbox_image).labels
+    finally:
+        client.close()
+    assert labels[images.IMAGE_LABEL] == "sandbox"
+    assert labels["agentjudge.recipe"] == images.recipe_hash()
+
+
+async def test_the_async_wrapper_returns_the_same_tag(sandbox_image: str) -> None:
+    assert await images.ensure_sandbox_image_async() == sandbox_image
+
+
+def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None:
+    client = docker.from_env()
+    try:
+        output = client.containers.run(
+            sandbox_image,
+            [
+                "sh",
+                "-c",
+                "postgres --version; stat -c '%U %a' $PGDATA; "
+                "for tool in find realpath stat mv ps tar sleep; do command -v $tool; done; "
+                "cat $PGDATA/PG_VERSION; ls /usr/lib/x86_64-linux-gnu | grep -c LLVM || true",
+            ],
+            network_mode="none",
+            remove=True,
+        ).decode()
+    finally:
+        client.close()
+    lines = output.splitlines()
+    assert lines[0].startswith("postgres (PostgreSQL) 15.")
+    assert lines[1] == "postgres 700"
+    assert [line.rsplit("/", 1)[-1] for line in lines[2:9]] == [
+        "find",
+        "realpath",
+        "stat",
+        "mv",
+        "ps",
+        "tar",
+        "sleep",
+    ]
+    assert lines[9] == "15"
+    assert lines[10] == "0"  # LLVM was dropped
+
+
+def test_a_removed_image_is_rebuilt_from_the_cached_root_filesystem(
+    sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Build under another repository name so the shared image stays in place for other tests.
+    monkeypatch.setattr(images, "REPOSITORY", "agentjudge/sandbox-rebuild-test")
+
+    def no_download(*_: object) -> None:
+        raise AssertionError("a cached root filesystem must not be rebuilt")
+
+    monkeypatch.setattr(images, "_build_rootfs", no_download)
+    monkeypatch.setattr(images, "_download", no_download)
+    tag = images.build_sandbox_image()
+    client = docker.from_env()
+    try:
+        assert tag == f"agentjudge/sandbox-rebuild-test:{images.recipe_hash()}"
+        rebuilt, original = client.images.get(tag), client.images.get(sandbox_image)
+        assert rebuilt.attrs["RootFS"]["Layers"] == original.attrs["RootFS"]["Layers"]
+    finally:
+        client.images.remove(tag)
+        client.close()
+
+
+def test_force_rebuilds_and_drops_the_replaced_image(
+    sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(images, "REPOSITORY", "agentjudge/sandbox-force-test")
+    cached = images.cache_directory() / f"sandbox-rootfs-{images.recipe_hash()}.tar"
+    assert cached.exists()
+    steps: list[str] = []
+
+    def download(mirror: str) -> Path:
+        steps.append("download")
+        return Path("/nonexistent/packages.tgz")
+
+    def build_rootfs(packages: Path, mirror: str, rootfs: Path) -> None:
+        steps.append("rootfs")
+        assert rootfs == cached  # rebuilt in place, from the (cached) packages
+
+    monkeypatch.setattr(images, "_download", download)
+    monkeypatch.setattr(images, "_build_rootfs", build_rootfs)
+    client = docker.from_env()
+    tag = images.build_sandbox_image()
+    try:
+        assert steps == []  # the root filesystem was cached: import only
+        first = client.images.get(tag).id
+        assert images.build_sandbox_image(force=True) == tag
+        assert steps == ["download", "rootfs"]
+        assert client.images.get(tag).id != first
+        with pytest.raises(docker.errors.ImageNotFound):
+            client.images.get(first)
+    finally:
+        client.images.remove(tag)
+        client.close()
+
+
+def test_a_failing_step_is_named_with_its_stderr() -> None:
+    with pytest.raises(SandboxError, match=r"step 'initdb' failed \(exit 3\): disk on fire"):
+        images._run("initdb", ["sh", "-c", "echo disk on fire >&2; exit 3"], timeout=10)
+
+
+def test_a_hanging_step_times_out() -> None:
+    started = time.monotonic()
+    with pytest.raises(SandboxError, match=r"step 'debootstrap' timed out"):
+        images._run("debootstrap", ["sleep", "30"], timeout=0.5)
+    assert time.monotonic() - started < 10
+
+
+def test_the_cache_directory_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert images.cache_directory() == tmp_path / "agentjudge"
+    assert (tmp_path / "agentjudge").is_dir()

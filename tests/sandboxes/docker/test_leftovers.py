@@ -1,0 +1,173 @@
+"""Collecting what killed runs left in Docker, and never what live runs or the base image use."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from dataset.models import EmptyState, Task
+from sandboxes.docker.images import IMAGE_LABEL
+from sandboxes.docker.leftovers import collect_docker_leftovers, run_labels
+from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
+from sandboxes.runs import RUN_LABEL, current_run
+
+pytestmark = pytest.mark.docker
+
+CHILD = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from dataset.models import EmptyState, Task
+from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
+from sandboxes.postgres.docker_cluster import DockerPostgresCluster
+from sandboxes.runs import current_run
+
+async def main() -> None:
+    task = Task(id="t", domain="ds", subdomain="filesystem", instruction="i",
+                initial_state=EmptyState())
+    provider = DockerFilesystemProvider(sys.argv[1])
+    live = await provider.create(task, Path(tempfile.gettempdir()))
+    snapshot = await (await provider.create(task, Path(tempfile.gettempdir()))).freeze()
+    clone = await snapshot.clone()
+    view = await snapshot.clone(writable=False)
+    cluster = DockerPostgresCluster(sys.argv[1])
+    await cluster.start()
+    print(json.dumps({
+        "run": current_run().run_id,
+        "containers": [live.name, clone.name, view.name, cluster.name],
+        "images": [snapshot.image],
+    }), flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture
+def engine() -> Iterator[docker.DockerClient]:
+    client = docker.from_env()
+    yield client
+    client.close()
+
+
+def exists(engine: docker.DockerClient, kind: str, name: str) -> bool:
+    collection = {"container": engine.containers, "image": engine.images}[kind]
+    try:
+        collection.get(name)
+    except docker.errors.NotFound:
+        return False
+    return True
+
+
+async def test_a_killed_runs_containers_and_images_are_collected(
+    sandbox_image: str, engine: docker.DockerClient
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, sandbox_image],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line, child.stderr.read() if child.stderr else "child printed nothing"
+        made = json.loads(line)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    run_id = made["run"]
+    assert run_id != current_run().run_id
+    assert all(exists(engine, "container", name) for name in made["containers"])
+    assert all(exists(engine, "image", name) for name in made["images"])
+
+    removed = await collect_docker_leftovers(only_runs={run_id})
+
+    for name in made["containers"]:
+        assert not exists(engine, "container", name), name
+        assert any(name in line for line in removed), name
+    for name in made["images"]:
+        assert not exists(engine, "image", name), name
+        assert any(name in line for line in removed), name
+    assert exists(engine, "image", sandbox_image)  # the base image is never collected
+    assert await collect_docker_leftovers(only_runs={run_id}) == []
+
+
+async def test_a_live_runs_resources_are_kept(
+    sandbox_image: str, engine: docker.DockerClient
+) -> None:
+    task = Task(
+        id="t", domain="ds", subdomain="filesystem", instruction="i", initial_state=EmptyState()
+    )
+    async with DockerFilesystemProvider(sandbox_image) as provider:
+        sandbox = await provider.create(task, Path(__file__).parent)
+        snapshot = await (await provider.create(task, Path(__file__).parent)).freeze()
+        removed = await collect_docker_leftovers(only_runs={current_run().run_id})
+        assert removed == []
+        assert exists(engine, "container", sandbox.name)
+        assert isinstance(snapshot, DockerFilesystemSnapshot)
+        assert exists(engine, "image", snapshot.image)
+
+
+async def test_volumes_and_stray_containers_of_dead_runs_are_collected(
+    sandbox_image: str, engine: docker.DockerClient
+) -> None:
+    dead = "zzzzzzzzz0"  # no record: a dead run
+    labels = {RUN_LABEL: dead}
+    volume = engine.volumes.create(name=f"aj_{dead}_vol_1", labels=labels)
+    container = engine.containers.create(
+        sandbox_image, name=f"aj_{dead}_fs_1", labels=labels, network_mode="none"
+    )
+    # An image labelled like the base image but with a dead run label is still the run's.
+    image = container.commit(
+        repository=f"aj_{dead}_fsnap_1",
+        changes=[f"LABEL {IMAGE_LABEL}=fsnap", f"LABEL {RUN_LABEL}={dead}"],
+    )
+    removed = await collect_docker_leftovers(only_runs={dead})
+    assert sorted(line.split(" (")[0] for line in removed) == sorted(
+        [
+            f"docker container aj_{dead}_fs_1",
+            f"docker image aj_{dead}_fsnap_1:latest",
+            f"docker volume aj_{dead}_vol_1",
+        ]
+    )
+    assert not exists(engine, "container", container.name)
+    assert not exists(engine, "image", image.id)
+    with pytest.raises(docker.errors.NotFound):
+        engine.volumes.get(volume.name)
+
+
+async def test_a_live_process_keeps_its_resources_even_without_a_run_record_here(
+    sandbox_image: str, engine: docker.DockerClient
+) -> None:
+    # Another test session's run: its record lives in that session's work directory, not ours.
+    elsewhere = "zzzzzzzzz1"
+    labels = {**run_labels("filesystem"), RUN_LABEL: elsewhere}
+    container = engine.containers.create(
+        sandbox_image, name=f"aj_{elsewhere}_fs_1", labels=labels, network_mode="none"
+    )
+    try:
+        assert await collect_docker_leftovers(only_runs={elsewhere}) == []
+        assert exists(engine, "container", container.name)
+        # The same labels naming a process that is gone (or younger than recorded) are dead.
+        container.remove(force=True)
+        stale = {**labels, "agentjudge.process-started": "1.0"}
+        container = engine.containers.create(
+            sandbox_image, name=f"aj_{elsewhere}_fs_2", labels=stale, network_mode="none"
+        )
+        removed = await collect_docker_leftovers(only_runs={elsewhere})
+        assert [line.split(" (")[0] for line in removed] == [
+            f"docker container aj_{elsewhere}_fs_2"
+        ]
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            container.remove(force=True)
