@@ -174,7 +174,7 @@ def grid_dataset(root: Path, tree: Path, writes: int = 20) -> None:
     task = tree_task()
     write_task(root, task)
     shutil.copytree(tree, root / "tasks" / task.id / "initial")
-    steps = []
+    steps: list[Step] = []
     for index in range(writes):
         path = f"${{SANDBOX_ROOT}}/dir{index % 20:02d}/report{index}.txt"
         steps.append(

@@ -49,7 +49,7 @@ def trajectory(
         task_id=task_id,
         agent="test-agent",
         steps=recorded,
-        label=None if label is None else Label(value=label, source="verifier", **extra),  # type: ignore[arg-type]
+        label=None if label is None else Label(value=label, source="verifier", **extra),
     )
 
 

@@ -66,9 +66,9 @@ async def test_a_filesystem_verifier_sees_the_sandbox(tmp_path: Path) -> None:
     )
     async with LocalFilesystemProvider() as provider:
         sandbox = await provider.create(task, task_dir)
-        await sandbox.tree.write_bytes("answer.txt", b"41")  # type: ignore[attr-defined]
+        await sandbox.tree.write_bytes("answer.txt", b"41")
         assert not (await run_verifier(task, task_dir, sandbox)).passed
-        await sandbox.tree.write_bytes("answer.txt", b"42")  # type: ignore[attr-defined]
+        await sandbox.tree.write_bytes("answer.txt", b"42")
         run = await run_verifier(task, task_dir, sandbox)
         assert run.passed, run.output
         assert sandbox.name in run.output
