@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
 from sandboxes.base import Sandbox, SandboxProvider, Snapshot
+
+if TYPE_CHECKING:
+    import asyncpg
 
 
 class PostgresConnectionInfo(BaseModel):
@@ -82,6 +86,20 @@ class PostgresSandbox(Sandbox):
     kind: ClassVar[str] = "postgres"
     connection: PostgresConnectionInfo
     """Writable sandboxes: a privileged role. Read-only views: a role that can only read."""
+
+    @abstractmethod
+    def connect(
+        self, statement: str | None = None
+    ) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        """A connection to the sandbox database, as ``async with sandbox.connect(sql) as conn``.
+
+        Each call behaves like a fresh MCP server call: autocommit, no session state left by
+        earlier calls (settings, temporary tables, prepared statements), and a transaction left
+        open when the block ends is rolled back. Pass the SQL text about to run as ``statement``:
+        when it may create, rename or drop roles, the call is serialised with other such calls on
+        the cluster and the roles it creates are attributed to this sandbox, to be dropped with it.
+        ``None`` promises that nothing run through the connection touches roles.
+        """
 
     @abstractmethod
     async def freeze(self) -> PostgresSnapshot:

@@ -106,7 +106,7 @@ def test_list_shows_each_dataset_with_its_status(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("command", "issue"),
-    [(["replay", str(BROKEN)], 3), (["judge", str(BROKEN)], 7), (["report", "results.jsonl"], 7)],
+    [(["judge", str(BROKEN)], 7), (["report", "results.jsonl"], 7)],
 )
 def test_placeholders_say_they_are_not_built_and_exit_non_zero(
     command: list[str], issue: int

@@ -1,0 +1,115 @@
+"""Administrative SQL shared by the Postgres provider and its leftover collector.
+
+Owns identifier and literal quoting, connecting from a ``PostgresConnectionInfo``, the ownership
+comments put on databases and roles, and dropping a database that may be a template or in use.
+Knows nothing about tasks or sandboxes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import time
+from typing import Any
+
+import asyncpg
+
+from sandboxes.base import SandboxError
+from sandboxes.postgres.sandbox import PostgresConnectionInfo
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for a new connection before giving up."""
+
+APPLICATION_NAME = "agentjudge"
+"""The ``application_name`` of the runtime's own administrative connections."""
+
+COMMENT_TAG = "agentjudge"
+"""First word of the comment put on every database and role the runtime owns."""
+
+_COMMENT_FIELD = re.compile(r"(\w+)=(\S+)")
+
+
+def quote_ident(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    """``text`` as a SQL string literal (standard conforming strings)."""
+    if "\x00" in text:
+        raise ValueError("SQL literals cannot contain null bytes")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def connect_arguments(info: PostgresConnectionInfo) -> dict[str, Any]:
+    """Keyword arguments for ``asyncpg.connect`` and ``asyncpg.create_pool``."""
+    return {
+        "host": info.host,
+        "port": info.port,
+        "user": info.user,
+        "password": info.password or None,
+        "database": info.database,
+        "timeout": CONNECT_TIMEOUT,
+    }
+
+
+async def connect(info: PostgresConnectionInfo) -> asyncpg.Connection:
+    """An administrative connection (autocommit, tagged with the runtime's application name)."""
+    return await asyncpg.connect(
+        **connect_arguments(info), server_settings={"application_name": APPLICATION_NAME}
+    )
+
+
+def ownership_comment(**fields: str) -> str:
+    """The comment marking a database or role as the runtime's, with this host's name."""
+    parts = [COMMENT_TAG, *(f"{key}={value}" for key, value in fields.items())]
+    parts.append(f"host={socket.gethostname()}")
+    return " ".join(parts)
+
+
+def parse_ownership_comment(comment: str | None) -> dict[str, str] | None:
+    """The fields of an ownership comment, or None when the comment is not the runtime's."""
+    if not comment or not comment.startswith(COMMENT_TAG + " "):
+        return None
+    return dict(_COMMENT_FIELD.findall(comment))
+
+
+async def server_version(conn: asyncpg.Connection) -> int:
+    """The server's ``server_version_num`` (e.g. 160002)."""
+    return int(await conn.fetchval("SHOW server_version_num"))
+
+
+async def terminate_backends(conn: asyncpg.Connection, database: str, timeout: float) -> None:
+    """End every other session on ``database`` and wait until they are gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = await conn.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = $1 AND pid <> pg_backend_pid()",
+            database,
+        )
+        if not remaining:
+            return
+        if time.monotonic() > deadline:
+            raise SandboxError(
+                f"database {database}: {remaining} session(s) did not end within {timeout:.0f} s"
+            )
+        await asyncio.sleep(0.02)
+
+
+async def drop_database(conn: asyncpg.Connection, database: str, *, timeout: float = 10.0) -> bool:
+    """Drop ``database`` even when it is a template or has sessions; False when it was absent."""
+    row = await conn.fetchrow("SELECT datistemplate FROM pg_database WHERE datname = $1", database)
+    if row is None:
+        return False
+    name = quote_ident(database)
+    if row["datistemplate"]:
+        await conn.execute(f"ALTER DATABASE {name} IS_TEMPLATE false")
+    await conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+    if await server_version(conn) >= 130000:
+        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    else:
+        await terminate_backends(conn, database, timeout)
+        await conn.execute(f"DROP DATABASE IF EXISTS {name}")
+    return True

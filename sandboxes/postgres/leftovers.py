@@ -1,0 +1,169 @@
+"""Garbage collection of what killed runs left in Postgres: databases, roles, embedded servers.
+
+Owns recognising a dead run's resources (by the ``aj_<run id>_`` name prefix, or by the ownership
+comment on a role an agent named) and removing them: databases first, then roles, and for the
+embedded backend the server process and its data directory. A resource whose comment names
+another host is never touched: on a shared server, that host's runs may be alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import time
+from pathlib import Path
+
+import asyncpg
+import psutil
+
+from sandboxes.postgres import admin
+from sandboxes.postgres.embedded import DATA_DIRECTORY_TAG, data_parents, memory_parent
+from sandboxes.postgres.sandbox import PostgresConnectionInfo
+from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive
+
+STOP_TIMEOUT = 5.0
+"""Seconds a killed run's postmaster gets to exit after SIGQUIT before it is SIGKILLed."""
+
+REAP_TIMEOUT = 3.0
+"""Seconds to wait for init to reap an exited postmaster (an orphan: not ours to reap)."""
+
+
+def _dead_run(name: str | None, comment: str | None) -> str | None:
+    """The dead run that owns a resource, or None when it is alive, foreign or not the runtime's.
+
+    ``name`` carries the run id (``aj_<id>_...``); a role an agent named carries it in the
+    ``owner=<database>`` field of its comment instead.
+    """
+    fields = admin.parse_ownership_comment(comment) or {}
+    if fields.get("host", socket.gethostname()) != socket.gethostname():
+        return None
+    run_id = run_id_of(name or "") or run_id_of(fields.get("owner", ""))
+    if run_id is None or run_is_alive(run_id):
+        return None
+    return run_id
+
+
+async def collect_postgres_leftovers(admin_info: PostgresConnectionInfo) -> list[str]:
+    """Drop the databases and roles of dead runs on one server; a line per thing handled."""
+    lines: list[str] = []
+    conn = await admin.connect(admin_info)
+    try:
+        databases = await conn.fetch(
+            "SELECT datname, shobj_description(oid, 'pg_database') AS comment FROM pg_database"
+        )
+        for row in databases:
+            run_id = _dead_run(row["datname"], row["comment"])
+            if run_id is None or row["datname"] == admin_info.database:
+                continue
+            try:
+                await admin.drop_database(conn, row["datname"])
+                lines.append(f"postgres database {row['datname']} (dead run {run_id}): dropped")
+            except (asyncpg.PostgresError, OSError) as error:
+                lines.append(f"postgres database {row['datname']}: not dropped: {error}")
+        roles = await conn.fetch(
+            "SELECT rolname, shobj_description(oid, 'pg_authid') AS comment FROM pg_roles"
+        )
+        for row in roles:
+            name, comment = row["rolname"], row["comment"]
+            fields = admin.parse_ownership_comment(comment)
+            owned = name.startswith(f"{NAME_PREFIX}_") or fields is not None
+            run_id = _dead_run(name, comment) if owned else None
+            if run_id is None:
+                continue
+            try:
+                await conn.execute(f"DROP ROLE IF EXISTS {admin.quote_ident(name)}")
+                lines.append(f"postgres role {name} (dead run {run_id}): dropped")
+            except asyncpg.PostgresError as error:
+                lines.append(f"postgres role {name}: not dropped: {error}")
+    finally:
+        await conn.close()
+    return lines
+
+
+def _postmaster(data_directory: Path) -> psutil.Process | None:
+    """The postmaster serving ``data_directory``, if one still runs."""
+    try:
+        pid = int((data_directory / "postmaster.pid").read_text().split("\n", 1)[0])
+        process = psutil.Process(pid)
+        command = " ".join(process.cmdline())
+    except (OSError, ValueError, psutil.Error):
+        return None
+    # The pid file may be stale and the pid reused: only a postgres serving this directory counts.
+    if "postgres" not in process.name() or str(data_directory.resolve()) not in command:
+        return None
+    return process
+
+
+def _gone(process: psutil.Process, timeout: float) -> bool:
+    """Wait until ``process`` has exited; a zombie nobody reaps counts as exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def _stop_postmaster(process: psutil.Process) -> None:
+    try:
+        children = process.children(recursive=True)
+        process.send_signal(signal.SIGQUIT)  # immediate shutdown: the data is thrown away
+    except psutil.NoSuchProcess:
+        return
+    if not _gone(process, STOP_TIMEOUT):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+        _gone(process, STOP_TIMEOUT)
+    for child in children:
+        if not _gone(child, 1.0):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
+    # Callers checking pid_exists would still see the zombie until init reaps it.
+    deadline = time.monotonic() + REAP_TIMEOUT
+    while psutil.pid_exists(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _collect_embedded_blocking() -> list[str]:
+    lines: list[str] = []
+    found = [
+        path
+        for parent in data_parents()
+        for path in (
+            sorted(parent.glob(f"{NAME_PREFIX}_*_{DATA_DIRECTORY_TAG}_*"))
+            if parent.is_dir()
+            else []
+        )
+    ]
+    for path in found:
+        run_id = run_id_of(path.name)
+        if not path.is_dir() or run_id is None or run_is_alive(run_id):
+            continue
+        process = _postmaster(path)
+        if process is not None:
+            _stop_postmaster(process)
+            lines.append(f"embedded postgres {path} (dead run {run_id}): stopped pid {process.pid}")
+        shutil.rmtree(path, ignore_errors=True)
+        if path.exists():
+            lines.append(f"embedded postgres {path}: not removed")
+        else:
+            lines.append(f"embedded postgres {path} (dead run {run_id}): removed")
+    memory = memory_parent()
+    with contextlib.suppress(OSError):
+        memory.rmdir()  # only succeeds when no server of this work directory is left in it
+    return lines
+
+
+async def collect_embedded_leftovers() -> list[str]:
+    """Stop the embedded servers of dead runs and delete their data; a line per thing handled."""
+    if os.name != "posix":
+        return []
+    return await asyncio.to_thread(_collect_embedded_blocking)

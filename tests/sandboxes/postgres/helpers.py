@@ -1,0 +1,61 @@
+"""Helpers shared by the Postgres sandbox tests: the shop seed, tasks, and server queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dataset.models import EmptyState, SqlSeedState, Task
+from sandboxes.postgres import admin
+from sandboxes.postgres.sandbox import PostgresConnectionInfo
+from sandboxes.runs import current_run
+
+SHOP_SEED = """
+-- a small shop: 3 customers, 2 orders
+CREATE TABLE customers (id integer PRIMARY KEY, name text NOT NULL);
+CREATE TABLE orders (id integer PRIMARY KEY, customer_id integer REFERENCES customers (id));
+CREATE SEQUENCE ticket_seq;
+CREATE VIEW customer_names AS SELECT name FROM customers;
+INSERT INTO customers VALUES (1, 'Ada'), (2, 'Bilal'), (3, 'Chen');
+INSERT INTO orders VALUES (10, 1), (11, 3);
+"""
+"""The seed most tests use (several statements, a view and a sequence)."""
+
+
+async def fetch(info: PostgresConnectionInfo, sql: str, *args: Any) -> list[Any]:
+    """Rows of one query on a fresh administrative connection."""
+    conn = await admin.connect(info)
+    try:
+        return list(await conn.fetch(sql, *args))
+    finally:
+        await conn.close()
+
+
+async def run_owned(info: PostgresConnectionInfo) -> tuple[list[str], list[str]]:
+    """The databases and roles on the server named after this test run (its ``aj_<id>_``)."""
+    prefix = current_run().prefix.replace("_", r"\_") + "%"
+    databases = await fetch(info, "SELECT datname FROM pg_database WHERE datname LIKE $1", prefix)
+    roles = await fetch(
+        info,
+        "SELECT rolname FROM pg_roles WHERE (rolname LIKE $1 AND rolname NOT LIKE '%extadmin%')"
+        " OR shobj_description(oid, 'pg_authid') LIKE 'agentjudge owner=' || $1",
+        prefix,
+    )
+    return [row["datname"] for row in databases], [row["rolname"] for row in roles]
+
+
+def write_task(folder: Path, seed: str | None, task_id: str = "shop") -> tuple[Task, Path]:
+    """A postgres task in ``folder``: seeded from ``seed``, or empty when it is None."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if seed is not None:
+        (folder / "seed.sql").write_text(seed)
+    return (
+        Task(
+            id=task_id,
+            domain="ds",
+            subdomain="postgres",
+            instruction="Look at the shop.",
+            initial_state=SqlSeedState() if seed is not None else EmptyState(),
+        ),
+        folder,
+    )

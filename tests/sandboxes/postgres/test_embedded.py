@@ -1,0 +1,82 @@
+"""The embedded backend: a private server from the pgserver wheel, on a Unix socket only."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+
+from sandboxes.base import SandboxError
+from sandboxes.postgres.embedded import (
+    IN_MEMORY_ENV,
+    EmbeddedPostgresCluster,
+    data_parents,
+    memory_parent,
+)
+from sandboxes.runs import current_run, workdir
+from tests.sandboxes.postgres.helpers import fetch
+
+
+async def test_start_tune_and_stop() -> None:
+    cluster = EmbeddedPostgresCluster(in_memory=False)
+    with pytest.raises(SandboxError, match="not started"):
+        _ = cluster.admin
+    await cluster.start()
+    try:
+        directory, pid = cluster.data_directory, cluster.pid
+        assert directory is not None
+        assert pid is not None
+        assert directory.parent == workdir()
+        assert directory.name.startswith(current_run().prefix + "pg")
+        assert (directory / "PG_VERSION").read_text().strip() == "16"
+        assert psutil.Process(pid).is_running()
+        await cluster.start()  # idempotent: the same server
+        assert cluster.pid == pid
+        settings = {
+            row["name"]: row["setting"]
+            for row in await fetch(
+                cluster.admin,
+                "SELECT name, setting FROM pg_settings WHERE name = ANY($1)",
+                ["listen_addresses", "fsync", "full_page_writes", "synchronous_commit"],
+            )
+        }
+        assert settings == {
+            "listen_addresses": "",  # no TCP at all
+            "fsync": "off",
+            "full_page_writes": "off",
+            "synchronous_commit": "off",
+        }
+        assert cluster.admin.host.startswith("/")
+    finally:
+        await cluster.stop()
+    assert not directory.exists()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    await cluster.stop()  # idempotent
+    with pytest.raises(SandboxError, match="not started"):
+        _ = cluster.admin
+
+
+async def test_untuned_server_keeps_durability() -> None:
+    cluster = EmbeddedPostgresCluster(tuned=False, in_memory=False)
+    await cluster.start()
+    try:
+        rows = await fetch(cluster.admin, "SELECT setting FROM pg_settings WHERE name = 'fsync'")
+        assert rows[0]["setting"] == "on"
+    finally:
+        await cluster.stop()
+
+
+async def test_in_memory_data_lives_in_shared_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(IN_MEMORY_ENV, "1")
+    cluster = EmbeddedPostgresCluster()
+    assert cluster.in_memory
+    assert not EmbeddedPostgresCluster(in_memory=False).in_memory
+    await cluster.start()
+    try:
+        directory = cluster.data_directory
+        assert directory is not None
+        assert directory.parent == memory_parent()
+        assert memory_parent() in data_parents()
+        assert (await fetch(cluster.admin, "SELECT 1 AS one"))[0]["one"] == 1
+    finally:
+        await cluster.stop()
+    assert not directory.exists()
