@@ -186,36 +186,26 @@ def _copy_tree(source: Path, destination: Path) -> None:
 
 def _link_tree(source: Path, destination: Path) -> None:
     """A hard-link farm of ``source``: new directories, each file a new link to the same inode."""
-    source_text = str(source)
-    cut = len(source_text)
-    os.mkdir(destination)
-    shutil.copystat(source, destination)
-    # copystat would make new directories read-only like the frozen ones; restore write bits.
-    os.chmod(destination, 0o755)
-    destination_text = str(destination)
-    for directory, names, files in os.walk(source_text):
-        target_directory = destination_text + directory[cut:]
-        for name in names:
-            target = os.path.join(target_directory, name)
-            origin = os.path.join(directory, name)
-            if os.path.islink(origin):
-                os.symlink(os.readlink(origin), target)
-            else:
-                os.mkdir(target, 0o755)
-        for name in files:
-            origin = os.path.join(directory, name)
-            target = os.path.join(target_directory, name)
-            if os.path.islink(origin):
-                os.symlink(os.readlink(origin), target)
-            else:
-                os.link(origin, target)
-    # Directory mtimes changed while we filled them; restore them bottom-up.
-    for directory, _, _ in os.walk(source_text, topdown=False):
-        source_stat = os.stat(directory)
-        os.utime(
-            destination_text + directory[cut:],
-            ns=(source_stat.st_atime_ns, source_stat.st_mtime_ns),
-        )
+    directories: list[tuple[str, str]] = []
+
+    def link_directory(origin: str, target: str) -> None:
+        os.mkdir(target, 0o755)
+        directories.append((origin, target))
+        with os.scandir(origin) as entries:
+            for entry in entries:
+                inner = f"{target}/{entry.name}"
+                if entry.is_symlink():
+                    os.symlink(os.readlink(entry.path), inner)
+                elif entry.is_dir(follow_symlinks=False):
+                    link_directory(entry.path, inner)
+                else:
+                    os.link(entry.path, inner)
+
+    link_directory(str(source), str(destination))
+    # Filling a directory changed its mtime; give every directory the snapshot's times back.
+    for origin, target in reversed(directories):
+        times = os.stat(origin)
+        os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
 def _set_writable(root: Path, writable: bool) -> None:

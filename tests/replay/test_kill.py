@@ -15,7 +15,8 @@ import pytest
 from dataset.models import VerifierRef
 from dataset.store import load_dataset, write_task
 from sandboxes.leftovers import collect_all_leftovers
-from sandboxes.runs import RunRecord, process_alive, runs_registry, workdir
+from sandboxes.postgres.embedded import data_parents
+from sandboxes.runs import RunRecord, process_alive, runs_registry
 from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajectory
 
 ROOT = "${SANDBOX_ROOT}"
@@ -36,6 +37,19 @@ def slow_dataset(root: Path) -> Path:
         (root / "tasks" / task.id / "verify.py").write_text(SLOW_VERIFIER)
         write_task(root, task.model_copy(update={"verifier": VerifierRef(timeout_seconds=300)}))
     return root
+
+
+def owned_paths(run_id: str) -> list[Path]:
+    """Scratch directories and embedded data directories (on disk or in RAM) of a run."""
+    return sorted(path for parent in data_parents() for path in parent.glob(f"aj_{run_id}*"))
+
+
+def postmaster_pids(paths: list[Path]) -> list[int]:
+    return [
+        int((path / "postmaster.pid").read_text().split()[0])
+        for path in paths
+        if (path / "postmaster.pid").exists()
+    ]
 
 
 def child_run_id(pid: int) -> str:
@@ -75,13 +89,9 @@ async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backen
     try:
         run_id = child_run_id(child.pid)
         verifier_pids = [int(path.name) for path in markers.iterdir()]
-        owned = sorted(workdir().glob(f"aj_{run_id}*"))
+        owned = owned_paths(run_id)
         assert owned, "the replay made no scratch directories"
-        postmasters = [
-            int((path / "postmaster.pid").read_text().split()[0])
-            for path in owned
-            if (path / "postmaster.pid").exists()
-        ]
+        postmasters = postmaster_pids(owned)
         containers = docker_names(run_id) if backend == "docker" else []
         if backend == "docker":
             assert containers, "the docker replay made no containers"
@@ -92,7 +102,7 @@ async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backen
         child.wait()
 
     removed = await collect_all_leftovers()
-    assert not list(workdir().glob(f"aj_{run_id}*")), removed
+    assert not owned_paths(run_id), removed
     assert not any(process_alive(pid) for pid in postmasters)
     assert not any(process_alive(pid) for pid in verifier_pids)
     if backend == "docker":
@@ -113,14 +123,10 @@ def test_ctrl_c_removes_everything_without_help(tmp_path: Path, backend: str) ->
     child, markers = start_slow_replay(tmp_path, backend)
     run_id = child_run_id(child.pid)
     verifier_pids = [int(path.name) for path in markers.iterdir()]
-    postmasters = [
-        int((path / "postmaster.pid").read_text().split()[0])
-        for path in workdir().glob(f"aj_{run_id}*")
-        if (path / "postmaster.pid").exists()
-    ]
+    postmasters = postmaster_pids(owned_paths(run_id))
     child.send_signal(signal.SIGINT)
     assert child.wait(timeout=120) != 0
-    assert not list(workdir().glob(f"aj_{run_id}*"))
+    assert not owned_paths(run_id)
     assert not (runs_registry() / f"{run_id}.json").exists()
     assert not any(process_alive(pid) for pid in postmasters + verifier_pids)
     if backend == "docker":

@@ -78,7 +78,7 @@ async def test_a_killed_runs_embedded_server_is_stopped_and_deleted(
         "embedded",
         str(task_dir),
         f"victim_{secrets.token_hex(4)}",
-        environment={IN_MEMORY_ENV: "1" if in_memory else ""},
+        environment={IN_MEMORY_ENV: "1" if in_memory else "0"},
     )
     directory, postmaster = Path(report["data_directory"]), int(report["postmaster"])
     assert directory.parent == (memory_parent() if in_memory else workdir())
