@@ -228,7 +228,7 @@ async def grid_figures(dataset_root: Path) -> None:
                             environment = await frozen.environment(trajectory.id, writable=writable)
                             assert environment is not None
                             if writable:
-                                await frozen.release(trajectory.id, environment)
+                                await frozen.release_clone(trajectory.id, environment)
                 grid = time.perf_counter() - started
             kind = "writable clones" if writable else "shared read-only view"
             print(

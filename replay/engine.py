@@ -103,64 +103,45 @@ async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
             message=f"{position}: a {action.type} action cannot be replayed in a {sandbox.kind}"
             " sandbox",
         )
-    if not known_tool(sandbox, action.name):
+    writes = tool_writes(sandbox, action.name)
+
+    def failed(message: str) -> StepFidelity:
         return StepFidelity(
-            index=step.index,
-            tool=action.name,
-            status="failed",
-            message=f"{position}.name: unknown tool {action.name!r} for a {sandbox.kind} sandbox",
+            index=step.index, tool=action.name, status="failed", writes=writes, message=message
         )
+
+    if not known_tool(sandbox, action.name):
+        return failed(f"{position}.name: unknown tool {action.name!r} for a {sandbox.kind} sandbox")
     root = sandbox.root if isinstance(sandbox, FilesystemSandbox) else ""
     arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)
-    writes = tool_writes(sandbox, action.name)
     try:
         result = await execute_call(sandbox, action.name, arguments)
     except ToolArgumentError as error:
-        return StepFidelity(
-            index=step.index,
-            tool=action.name,
-            status="failed",
-            writes=writes,
-            message=f"{position}.arguments: {error}",
-        )
+        return failed(f"{position}.arguments: {error}")
     except Exception as error:  # a broken sandbox must fail this step, not the whole run
-        return StepFidelity(
-            index=step.index,
-            tool=action.name,
-            status="failed",
-            writes=writes,
-            message=f"{position}: the call could not run: {type(error).__name__}: {error}",
-        )
-    recorded = step.observation.text if step.observation else None
-    if recorded is None:
-        return StepFidelity(
-            index=step.index,
-            tool=action.name,
-            status="unrecorded",
-            writes=writes,
-            replayed_error=result.is_error,
-        )
-    expected = normalise_output(recorded, tool=action.name, arguments=action.arguments)
-    actual = normalise_output(result.text, tool=action.name, arguments=action.arguments, root=root)
-    if expected == actual and step.is_error == result.is_error:
-        status = "match"
-        diff = None
-    elif expected == actual:
-        status = "diverged"
-        recorded_as = "an error" if step.is_error else "a success"
-        replayed_as = "an error" if result.is_error else "a success"
-        diff = f"same output, but recorded as {recorded_as} and replayed as {replayed_as}"
-    else:
-        status = "diverged"
-        diff = short_diff(expected, actual)
-    return StepFidelity(
+        return failed(f"{position}: the call could not run: {type(error).__name__}: {error}")
+    outcome = StepFidelity(
         index=step.index,
         tool=action.name,
-        status=status,
+        status="unrecorded",
         writes=writes,
-        diff=diff,
         replayed_error=result.is_error,
     )
+    recorded = step.observation.text if step.observation else None
+    if recorded is None:
+        return outcome
+    expected = normalise_output(recorded, tool=action.name, arguments=action.arguments)
+    actual = normalise_output(result.text, tool=action.name, arguments=action.arguments, root=root)
+    if expected != actual:
+        outcome.status, outcome.diff = "diverged", short_diff(expected, actual)
+    elif step.is_error != result.is_error:
+        recorded_as = "an error" if step.is_error else "a success"
+        replayed_as = "an error" if result.is_error else "a success"
+        outcome.status = "diverged"
+        outcome.diff = f"same output, but recorded as {recorded_as} and replayed as {replayed_as}"
+    else:
+        outcome.status = "match"
+    return outcome
 
 
 def explain(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Self
 
 from dataset.store import Dataset
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
-from sandboxes.base import Sandbox, Snapshot
+from sandboxes.base import Releasable, Sandbox, Snapshot
 from sandboxes.providers import ProviderSet
 
 
@@ -29,7 +27,7 @@ class FrozenReplay:
     clones: list[Sandbox] = field(default_factory=list)
 
 
-class FrozenReplays:
+class FrozenReplays(Releasable):
     """Frozen replays of one dataset, made on demand and destroyed together."""
 
     def __init__(self, dataset: Dataset, providers: ProviderSet, *, verify: bool = True) -> None:
@@ -61,7 +59,7 @@ class FrozenReplays:
         """A sandbox for one judge: the shared read-only view, or a private writable clone.
 
         None when the trajectory has no replayable environment (unsupported domain, failed
-        replay). Writable clones are destroyed by ``release`` or ``aclose``.
+        replay). Writable clones are destroyed by ``release_clone`` or ``aclose``.
         """
         frozen = await self.get(trajectory_id)
         if frozen.snapshot is None:
@@ -71,7 +69,7 @@ class FrozenReplays:
             frozen.clones.append(sandbox)
         return sandbox
 
-    async def release(self, trajectory_id: str, sandbox: Sandbox) -> None:
+    async def release_clone(self, trajectory_id: str, sandbox: Sandbox) -> None:
         """Destroy a judge's writable clone as soon as the judge is done."""
         frozen = self._replays.get(trajectory_id)
         if frozen is not None and sandbox in frozen.clones:
@@ -88,13 +86,5 @@ class FrozenReplays:
                 await frozen.snapshot.destroy()
         self._replays.clear()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def release(self) -> None:
         await self.aclose()

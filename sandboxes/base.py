@@ -22,7 +22,26 @@ class SandboxError(Exception):
     """A sandbox could not be created, frozen, cloned or destroyed."""
 
 
-class Sandbox(ABC):
+class Releasable(ABC):
+    """Something ``async with`` releases on the way out, whether the block succeeded or not."""
+
+    @abstractmethod
+    async def release(self) -> None:
+        """Free everything held (``destroy`` or ``aclose`` in the subclasses)."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.release()
+
+
+class Sandbox(Releasable):
     """A live environment that one user (a replay or a judge) works in."""
 
     kind: ClassVar[str]
@@ -46,19 +65,11 @@ class Sandbox(ABC):
     async def destroy(self) -> None:
         """Remove everything this sandbox holds. Safe to call twice."""
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def release(self) -> None:
         await self.destroy()
 
 
-class Snapshot(ABC):
+class Snapshot(Releasable):
     """An immutable state from which judges get clones. Nothing can write to it."""
 
     kind: ClassVar[str]
@@ -81,19 +92,11 @@ class Snapshot(ABC):
     async def destroy(self) -> None:
         """Remove the snapshot and its shared view. Clones must be destroyed first."""
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def release(self) -> None:
         await self.destroy()
 
 
-class SandboxProvider(ABC):
+class SandboxProvider(Releasable):
     """Creates sandboxes of one kind on one backend, and removes all of them on ``aclose``."""
 
     kind: ClassVar[str]
@@ -110,13 +113,5 @@ class SandboxProvider(ABC):
     async def aclose(self) -> None:
         """Destroy every sandbox and snapshot this provider made that is still alive."""
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def release(self) -> None:
         await self.aclose()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from types import TracebackType
 from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict
 
 from dataset.models import Task
-from sandboxes.base import SandboxError, SandboxProvider
+from sandboxes.base import Releasable, SandboxError, SandboxProvider
 
 FilesystemBackend = Literal["local", "docker"]
 PostgresBackend = Literal["embedded", "external", "docker"]
@@ -52,7 +51,7 @@ class BackendChoice(BaseModel):
         return self.filesystem if kind == "filesystem" else self.postgres
 
 
-class ProviderSet:
+class ProviderSet(Releasable):
     """One provider per sandbox kind, started on first use and closed together."""
 
     def __init__(self, choice: BackendChoice | None = None) -> None:
@@ -117,13 +116,5 @@ class ProviderSet:
         if errors:
             raise SandboxError("; ".join(str(error) for error in errors))
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def release(self) -> None:
         await self.aclose()

@@ -44,6 +44,7 @@ from docker.models.containers import Container
 
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
+from sandboxes.docker.containers import remove_container
 from sandboxes.docker.images import IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
@@ -455,16 +456,6 @@ class DockerFileTree(FileTree):
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _remove_container(container: Container) -> None:
-    try:
-        container.remove(force=True, v=True)
-    except docker.errors.NotFound:
-        pass
-    except docker.errors.APIError as error:
-        if error.status_code != 409:  # 409: a removal is already under way
-            raise
-
-
 class DockerFilesystemSandbox(FilesystemSandbox):
     """A container whose ``/sandbox`` is the tree."""
 
@@ -491,7 +482,7 @@ class DockerFilesystemSandbox(FilesystemSandbox):
         else:
             await self.provider.load_image(self.tree, name)
         self._destroyed = True
-        await asyncio.to_thread(_remove_container, self.container)
+        await asyncio.to_thread(remove_container, self.container)
         self.provider.forget(self)
         return self.provider.track_snapshot(DockerFilesystemSnapshot(self.provider, name))
 
@@ -501,7 +492,7 @@ class DockerFilesystemSandbox(FilesystemSandbox):
             self._destroyed = True
             return
         self._destroyed = True
-        await asyncio.to_thread(_remove_container, self.container)
+        await asyncio.to_thread(remove_container, self.container)
         self.provider.forget(self)
 
 
@@ -532,7 +523,7 @@ class DockerFilesystemSnapshot(FilesystemSnapshot):
         if self._destroyed:
             return
         if self._view is not None:
-            await asyncio.to_thread(_remove_container, self._view.container)
+            await asyncio.to_thread(remove_container, self._view.container)
             self._view = None
         await asyncio.to_thread(self.provider.remove_image, self.image)
         self._destroyed = True
@@ -610,7 +601,7 @@ class DockerFilesystemProvider(FilesystemProvider):
                 container.put_archive("/", tree)
             container.start()
         except BaseException as error:
-            _remove_container(container)
+            remove_container(container)
             if isinstance(error, docker.errors.DockerException):
                 raise _engine_error(f"starting container {name}", error) from error
             raise

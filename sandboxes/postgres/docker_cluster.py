@@ -19,6 +19,7 @@ import docker.errors
 from docker.models.containers import Container
 
 from sandboxes.base import SandboxError
+from sandboxes.docker.containers import remove_container
 from sandboxes.docker.images import (
     PASSWORD_ENV,
     PG_PORT,
@@ -77,7 +78,7 @@ class DockerPostgresCluster(PostgresCluster):
             try:
                 await self._wait_ready(container, info, began)
             except BaseException:
-                await asyncio.to_thread(_remove, container)
+                await asyncio.to_thread(remove_container, container)
                 raise
             self.container = container
             self._admin = info
@@ -115,7 +116,7 @@ class DockerPostgresCluster(PostgresCluster):
             bindings = container.attrs["NetworkSettings"]["Ports"][f"{PG_PORT}/tcp"]
             port = int(bindings[0]["HostPort"])
         except (docker.errors.DockerException, KeyError, IndexError, TypeError) as error:
-            _remove(container)
+            remove_container(container)
             raise SandboxError(f"Postgres container {name} has no published port") from error
         return container, port
 
@@ -159,7 +160,7 @@ class DockerPostgresCluster(PostgresCluster):
         async with self._lock:
             container, self.container, self._admin = self.container, None, None
             if container is not None:
-                await asyncio.to_thread(_remove, container)
+                await asyncio.to_thread(remove_container, container)
             if self._client is not None:
                 self._client.close()
                 self._client = None
@@ -179,13 +180,3 @@ def _logs(container: Container) -> str:
     except docker.errors.DockerException as error:
         return f"(logs unavailable: {error})"
     return str(text).strip()
-
-
-def _remove(container: Container) -> None:
-    try:
-        container.remove(force=True, v=True)
-    except docker.errors.NotFound:
-        pass
-    except docker.errors.APIError as error:
-        if error.status_code != 409:  # 409: a removal is already under way
-            raise
