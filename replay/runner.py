@@ -193,7 +193,7 @@ async def replay_dataset(
     if fresh and report_path.exists():
         report_path.unlink()
     earlier = read_reports(report_path)
-    await collect_all_leftovers()
+    await collect_all_leftovers(choice.postgres_dsn if choice.postgres == "external" else None)
 
     reports, pending = _plan(dataset, root, choice, earlier, only)
     resumed = len(reports)
