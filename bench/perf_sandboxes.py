@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable
 from pathlib import Path
 
-from dataset.models import DirectoryTreeState, SqlSeedState, Task
+from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
 from replay.engine import replay_trajectory
 from replay.frozen import FrozenReplays
@@ -256,6 +256,14 @@ async def docker_figures(task_dir: Path, seed_dir: Path) -> None:
 
     ensure_sandbox_image()
     async with DockerFilesystemProvider() as provider:
+        empty = tree_task().model_copy(update={"initial_state": EmptyState()})
+        ready: list[float] = []
+        for _ in range(5):
+            seconds, sandbox = await timed(provider.create(empty, task_dir))
+            ready.append(seconds)
+            assert isinstance(sandbox, Sandbox)
+            await sandbox.destroy()
+        figure("fs[docker] container ready (empty tree)", ready)
         await filesystem_figures(provider, task_dir, "docker")
     starts: list[float] = []
     for _ in range(3):

@@ -23,6 +23,7 @@ from sandboxes.docker.containers import remove_container
 from sandboxes.docker.images import (
     PASSWORD_ENV,
     PG_PORT,
+    PGDATA_DIR,
     START_POSTGRES,
     SUPERUSER,
     sandbox_image_tag,
@@ -30,6 +31,9 @@ from sandboxes.docker.images import (
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
 from sandboxes.runs import current_run
+
+RAM_FOLDER = "/var/lib/agentjudge/ram"
+"""Where an in-memory cluster's tmpfs is mounted inside the container."""
 
 HOST = "127.0.0.1"
 """The only address the server's port is published on."""
@@ -40,9 +44,15 @@ class DockerPostgresCluster(PostgresCluster):
 
     backend: ClassVar[str] = "docker"
 
-    def __init__(self, image: str | None = None, *, ready_timeout: float = 30.0) -> None:
-        """``image`` defaults to the current sandbox image tag (build it first)."""
+    def __init__(
+        self, image: str | None = None, *, ready_timeout: float = 30.0, in_memory: bool = True
+    ) -> None:
+        """``image`` defaults to the current sandbox image tag (build it first). ``in_memory``
+        copies the image's cluster into a tmpfs at start, so databases live in RAM: the
+        container's overlay file system makes every file creation, and so every template clone,
+        several times slower."""
         self.image = image or sandbox_image_tag()
+        self.in_memory = in_memory
         self.ready_timeout = ready_timeout
         self.container: Container | None = None
         """The running container, set by ``start``."""
@@ -95,14 +105,22 @@ class DockerPostgresCluster(PostgresCluster):
     def _run_container(self, password: str) -> tuple[Container, int]:
         name = current_run().new_name("pg")
         try:
+            environment = {PASSWORD_ENV: password}
+            command = [START_POSTGRES]
+            tmpfs: dict[str, str] = {}
+            if self.in_memory:
+                environment["PGDATA"] = f"{RAM_FOLDER}/pgdata"
+                command = ["sh", "-c", f'cp -a {PGDATA_DIR} "$PGDATA" && exec {START_POSTGRES}']
+                tmpfs[RAM_FOLDER] = "mode=1777"
             container = self._engine().containers.run(
                 self.image,
-                command=[START_POSTGRES],
+                command=command,
                 user=SUPERUSER,
                 name=name,
                 labels=run_labels("postgres"),
-                environment={PASSWORD_ENV: password},
+                environment=environment,
                 ports={f"{PG_PORT}/tcp": (HOST, None)},
+                tmpfs=tmpfs,
                 detach=True,
             )
         except docker.errors.ImageNotFound as error:
