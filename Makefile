@@ -10,6 +10,8 @@ TURNS ?= 16
 MODEL ?= $(JUDGE_MODEL)
 MODE ?= all
 RUNS ?= 1
+BACKEND ?= local
+JOBS ?= 4
 PYTEST_ARGS ?=
 
 .PHONY: install test lint replay judge report perf perf-sandboxes images gc clean
@@ -31,7 +33,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 replay: $(STAMP)
-	$(BIN)/agentjudge replay $(DATASET)
+	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
 
 judge: $(STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) $(if $(MODEL),--model $(MODEL),)

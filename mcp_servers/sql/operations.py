@@ -11,6 +11,10 @@ Owns the tool surface (names, parameters, output and error text) of:
 ``execute_sql`` exists in two servers: a call that names ``query`` (and not ``sql``) gets the
 Supabase semantics and output, any other call the ``postgres-mcp`` ones.
 
+This module keeps the argument models, the handlers, the tool table and the entry point; beside
+it, ``statements`` splits scripts, ``driver`` runs them as ``postgres-mcp``'s driver did,
+``values`` turns results into psycopg's values and ``errors`` words failures as psycopg does.
+
 How ``postgres-mcp`` behaves, and how it is reproduced here:
 
 * Its driver runs the whole script with psycopg in one ``execute`` (simple query protocol) inside
@@ -43,20 +47,18 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import unicodedata
 import uuid
-import weakref
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from collections.abc import Callable, Mapping
+from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import asyncpg
 from pydantic import Field, model_validator
 
 from mcp_servers.results import ToolArguments, ToolResult, ToolSpec, call_tool
+from mcp_servers.sql.driver import Outcome, run_query, run_script, sql_literal
+from mcp_servers.sql.errors import SqlFailure, postgres_error_text
 
 # ---------------------------------------------------------------------------------------------
 # Argument models
@@ -160,579 +162,12 @@ class GetTableSchemaArguments(ToolArguments):
 
 
 # ---------------------------------------------------------------------------------------------
-# Splitting scripts into statements
+# postgres-mcp tools
 # ---------------------------------------------------------------------------------------------
-
-_IDENTIFIER_START = re.compile(r"[A-Za-z_\u0080-\U0010ffff]")
-_DOLLAR_TAG = re.compile(r"\$([A-Za-z_\u0080-\U0010ffff][A-Za-z_0-9\u0080-\U0010ffff]*)?\$")
-_WORD = re.compile(r"[A-Za-z_\u0080-\U0010ffff][A-Za-z_0-9$\u0080-\U0010ffff]*")
-_ROUTINE = re.compile(r"^CREATE(?: OR REPLACE)? (?:FUNCTION|PROCEDURE)\b")
-
-
-@dataclass
-class _Statement:
-    start: int
-    end: int
-    words: list[str]
-
-
-def split_statements(script: str) -> list[tuple[int, int]]:  # noqa: PLR0912 - one lexer loop
-    """``(start, end)`` spans of the non-empty statements of ``script``, each ending after its
-    semicolon (or at the end). Comments and whitespace between statements belong to the next
-    one; statements made only of comments are dropped."""
-    spans: list[_Statement] = []
-    current = _Statement(0, 0, [])
-    depth = 0
-    index = 0
-    length = len(script)
-    while index < length:
-        character = script[index]
-        following = script[index + 1] if index + 1 < length else ""
-        if character == "-" and following == "-":
-            newline = script.find("\n", index)
-            index = length if newline == -1 else newline + 1
-        elif character == "/" and following == "*":
-            index = _skip_block_comment(script, index)
-        elif character == "'":
-            escaped = _escape_string_prefix(script, index)
-            current.words.append("'")
-            index = _skip_quoted(script, index, "'", backslashes=escaped)
-        elif character == '"':
-            current.words.append('"')
-            index = _skip_quoted(script, index, '"', backslashes=False)
-        elif (
-            character == "$"
-            and (match := _DOLLAR_TAG.match(script, index))
-            and not (index and _WORD.match(script[index - 1]))
-        ):
-            closing = script.find(match.group(0), match.end())
-            current.words.append("$")
-            index = length if closing == -1 else closing + len(match.group(0))
-        elif character == ";":
-            index += 1
-            if depth == 0:
-                current.end = index
-                if current.words:
-                    spans.append(current)
-                current = _Statement(index, index, [])
-        elif (word := _WORD.match(script, index)) is not None:
-            upper = word.group(0).upper()
-            current.words.append(upper)
-            if _ROUTINE.match(" ".join(current.words)):
-                if upper in ("BEGIN", "CASE"):
-                    depth += 1
-                elif upper == "END" and depth:
-                    depth -= 1
-            index = word.end()
-        else:
-            if not character.isspace():
-                current.words.append(character)
-            index += 1
-    current.end = length
-    if current.words:
-        spans.append(current)
-    return [(statement.start, statement.end) for statement in spans]
-
-
-def _skip_block_comment(script: str, index: int) -> int:
-    depth = 0
-    while index < len(script):
-        if script.startswith("/*", index):
-            depth += 1
-            index += 2
-        elif script.startswith("*/", index):
-            depth -= 1
-            index += 2
-            if depth == 0:
-                return index
-        else:
-            index += 1
-    return index
-
-
-def _escape_string_prefix(script: str, index: int) -> bool:
-    """Whether the quote at ``index`` opens an ``E'...'`` string (backslash escapes)."""
-    if index == 0 or script[index - 1] not in "eE":
-        return False
-    return index < 2 or not _WORD.match(script[index - 2])
-
-
-def _skip_quoted(script: str, index: int, quote: str, *, backslashes: bool) -> int:
-    index += 1
-    while index < len(script):
-        character = script[index]
-        if backslashes and character == "\\":
-            index += 2
-            continue
-        if character == quote:
-            if script.startswith(quote, index + 1):
-                index += 2
-                continue
-            return index + 1
-        index += 1
-    return index
-
-
-# ---------------------------------------------------------------------------------------------
-# Error text as psycopg shows it (libpq's message without the severity)
-# ---------------------------------------------------------------------------------------------
-
-_DISPLAY_SIZE = 60
-_MIN_RIGHT_CUT = 10
-
-
-def _display_width(character: str) -> int:
-    if unicodedata.combining(character) or unicodedata.category(character) == "Cc":
-        return 1
-    return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
-
-
-def _error_position(query: str, position: int) -> list[str]:  # noqa: PLR0912 - libpq's algorithm
-    """libpq's ``LINE n: ...`` excerpt and caret line for a 1-based character position."""
-    location = position - 1
-    if location < 0:
-        return []
-    text = list(query)
-    columns: list[int] = []
-    line = 1
-    begin = 0
-    end = -1
-    column = 0
-    index = 0
-    for index, character in enumerate(text):
-        columns.append(column)
-        if character == "\t":
-            text[index] = " "
-        elif character in "\r\n":
-            if index < location:
-                if character == "\r" or index == 0 or text[index - 1] != "\r":
-                    line += 1
-                begin = index + 1
-            else:
-                end = index
-                break
-        column += _display_width(character)
-    else:
-        index = len(text)
-    if end < 0:
-        end = index
-        columns.append(column)
-    if location > index:
-        return []
-    cut_left = cut_right = False
-    if columns[end] - columns[begin] > _DISPLAY_SIZE:
-        if columns[begin] + _DISPLAY_SIZE >= columns[location] + _MIN_RIGHT_CUT:
-            while columns[end] - columns[begin] > _DISPLAY_SIZE:
-                end -= 1
-            cut_right = True
-        else:
-            while columns[location] + _MIN_RIGHT_CUT < columns[end]:
-                end -= 1
-                cut_right = True
-            while columns[end] - columns[begin] > _DISPLAY_SIZE:
-                begin += 1
-                cut_left = True
-    prefix = f"LINE {line}: " + ("..." if cut_left else "")
-    excerpt = prefix + "".join(text[begin:end]) + ("..." if cut_right else "")
-    caret = " " * (len(prefix) + columns[location] - columns[begin]) + "^"
-    return [excerpt, caret]
-
-
-def _postgres_error_text(error: asyncpg.PostgresError, query: str, offset: int) -> str:
-    """What ``str()`` of the matching psycopg exception says."""
-    fields: dict[str, Any] = error.as_dict()
-    lines = [str(fields.get("message", ""))]
-    position = fields.get("position")
-    internal_query = fields.get("internal_query")
-    if position:
-        lines += _error_position(query, offset + int(position))
-    elif fields.get("internal_position") and internal_query:
-        lines += _error_position(internal_query, int(fields["internal_position"]))
-    for label, key in (("DETAIL", "detail"), ("HINT", "hint"), ("QUERY", "internal_query")):
-        if fields.get(key):
-            lines.append(f"{label}:  {fields[key]}")
-    if fields.get("context"):
-        lines.append(f"CONTEXT:  {fields['context']}")
-    return "\n".join(lines).strip()
-
-
-class _SqlFailure(Exception):  # noqa: N818 - internal carrier of a message, not an error type
-    """A failed statement; ``str()`` is the message psycopg would have raised."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Values as psycopg returns them
-# ---------------------------------------------------------------------------------------------
-
-
-class Range:
-    """Prints like psycopg's ``Range`` (``Range(1, 5, '[)')``, ``Range(empty=True)``)."""
-
-    def __init__(
-        self, lower: Any = None, upper: Any = None, bounds: str = "[)", *, empty: bool = False
-    ):
-        self.lower = lower
-        self.upper = upper
-        self.bounds = "" if empty else bounds
-
-    def __repr__(self) -> str:
-        if not self.bounds:
-            return "Range(empty=True)"
-        return f"Range({self.lower!r}, {self.upper!r}, {self.bounds!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Range) and repr(self) == repr(other)
-
-    def __hash__(self) -> int:
-        return hash(repr(self))
-
-
-class Multirange(list[Range]):
-    """Prints like psycopg's ``Multirange`` (``Multirange([Range(1, 3, '[)')])``)."""
-
-    def __repr__(self) -> str:
-        return f"Multirange({list(self)!r})"
-
-
-_BUILTIN_RANGES = {
-    "int4range": "int4",
-    "int8range": "int8",
-    "numrange": "numeric",
-    "daterange": "date",
-    "tsrange": "timestamp",
-    "tstzrange": "timestamptz",
-}
-_BUILTIN_MULTIRANGES = {
-    name.replace("range", "multirange"): sub for name, sub in _BUILTIN_RANGES.items()
-}
-
-
-def _load_interval(text: str) -> timedelta:
-    match = re.match(
-        r"(?:([-+]?\d+) years? ?)?(?:([-+]?\d+) mons? ?)?(?:([-+]?\d+) days? ?)?"
-        r"(?:([-+])?(\d+):(\d+):(\d+(?:\.\d+)?))?",
-        text,
-    )
-    if not match or not match.group(0):
-        raise _SqlFailure(f"can't parse interval {text!r}")
-    years, months, days, sign, hours, minutes, seconds = match.groups()
-    total_days = 365 * int(years or 0) + 30 * int(months or 0) + int(days or 0)
-    total_seconds = 0
-    micros = 0
-    if hours:
-        total_seconds = 3600 * int(hours) + 60 * int(minutes)
-        micros = round(float(seconds) * 1_000_000)
-        if sign == "-":
-            total_seconds, micros = -total_seconds, -micros
-    return timedelta(days=total_days, seconds=total_seconds, microseconds=micros)
-
-
-def _load_record(text: str) -> tuple[str | None, ...]:
-    """psycopg's text ``record`` loader: a tuple of the fields' text (None for NULL)."""
-    if text == "()":
-        return ()
-    body = text[1:-1]
-    fields: list[str | None] = []
-    last = None
-    for last in re.finditer(r'(,)|"((?:[^"]|"")*)",?|([^",)]+),?', body):
-        if last.group(1):
-            fields.append(None)
-        elif last.group(2) is not None:
-            fields.append(re.sub(r'(["\\])\1', r"\1", last.group(2)))
-        else:
-            fields.append(last.group(3))
-    if last is not None and last.group(0).endswith(","):
-        fields.append(None)
-    return tuple(fields)
-
-
-def _text(value: str) -> str:
-    return value
-
-
-_TEXT_DECODERS: dict[str, Callable[[str], Any]] = {
-    "float4": float,
-    "interval": _load_interval,
-    "record": _load_record,
-    "json": json.loads,
-    "jsonb": json.loads,
-    "uuid": uuid.UUID,
-    **dict.fromkeys(
-        (
-            *("bit", "varbit", "point", "lseg", "path", "box", "polygon", "line", "circle"),
-            *("tid", "xid", "xid8", "cid", "txid_snapshot", "pg_snapshot", "pg_lsn"),
-        ),
-        _text,
-    ),
-}
-"""Built-in types decoded from their text form (psycopg's loader, or text where it has none)."""
-
-_configured: weakref.WeakKeyDictionary[Any, set[tuple[str, str]]] = weakref.WeakKeyDictionary()
-
-
-async def _configure_codecs(connection: Any, attributes: Sequence[Any]) -> bool:
-    """Install the text codecs a result needs; True when any was added (re-prepare then)."""
-    try:
-        done = _configured.setdefault(connection, set())
-    except TypeError:
-        done = set()
-    added = False
-    for attribute in attributes:
-        kind, name, schema = attribute.type.kind, attribute.type.name, attribute.type.schema
-        if kind == "array" and name.endswith("[]"):
-            name = name[:-2]
-            kind = "element"
-        key = (schema, name)
-        if key in done:
-            continue
-        done.add(key)
-        if schema == "pg_catalog" and name in _TEXT_DECODERS:
-            decoder = _TEXT_DECODERS[name]
-        elif schema != "pg_catalog" and kind in ("composite", "element"):
-            decoder = _text
-        else:
-            continue
-        with contextlib.suppress(asyncpg.InterfaceError, ValueError):
-            await connection.set_type_codec(
-                name, schema=schema, encoder=str, decoder=decoder, format="text"
-            )
-            added = True
-    return added
-
-
-def _session_zone(connection: Any) -> Any:
-    name = getattr(connection.get_settings(), "TimeZone", None) or "UTC"
-    try:
-        return ZoneInfo(name)
-    except (KeyError, ValueError, OSError):
-        return UTC
-
-
-def _quote_array_item(item: str) -> str:
-    if item == "" or item.upper() == "NULL" or re.search(r'[{}",\\\s]', item):
-        return '"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return item
-
-
-def _pg_text(value: Any) -> str:
-    """PostgreSQL's text form of a value asyncpg decoded (for types psycopg leaves as text)."""
-    if isinstance(value, list):
-        return (
-            "{"
-            + ",".join(
-                "NULL" if item is None else _quote_array_item(_pg_text(item)) for item in value
-            )
-            + "}"
-        )
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, asyncpg.Range):
-        if value.isempty:
-            return "empty"
-        lower = "" if value.lower is None else _pg_text(value.lower)
-        upper = "" if value.upper is None else _pg_text(value.upper)
-        return f"{'[' if value.lower_inc else '('}{lower},{upper}{']' if value.upper_inc else ')'}"
-    if isinstance(value, asyncpg.Record):
-        return (
-            "("
-            + ",".join(
-                "" if item is None else _quote_array_item(_pg_text(item)) for item in value.values()
-            )
-            + ")"
-        )
-    return str(value)
-
-
-_VECTOR_OIDS = (22, 30)
-"""``int2vector`` and ``oidvector``: asyncpg decodes them as lists, psycopg leaves them as text."""
-
-
-def _convert(  # noqa: PLR0911 - one answer per kind of column
-    value: Any, oid: int, kind: str, name: str, schema: str, zone: Any
-) -> Any:
-    """Turn one asyncpg value of the given column type into what psycopg would return."""
-    if value is None:
-        return None
-    builtin = schema == "pg_catalog"
-    if kind == "array":
-        if not builtin:
-            return _pg_text(value)
-        if oid in _VECTOR_OIDS:
-            return " ".join(str(item) for item in value)
-        element = name[:-2] if name.endswith("[]") else name
-        return _convert_items(value, element, zone)
-    if kind == "range":
-        if builtin and name in _BUILTIN_RANGES:
-            return _range(value, _BUILTIN_RANGES[name], zone)
-        return _pg_text(value)
-    if kind == "multirange":
-        if builtin and name in _BUILTIN_MULTIRANGES:
-            return Multirange(_range(item, _BUILTIN_MULTIRANGES[name], zone) for item in value)
-        return "{" + ",".join(_pg_text(item) for item in value) + "}"
-    return _convert_scalar(value, name, zone)
-
-
-def _convert_items(value: Any, element: str, zone: Any) -> Any:
-    if isinstance(value, list):
-        return [_convert_items(item, element, zone) for item in value]
-    return None if value is None else _convert_scalar(value, element, zone)
-
-
-def _refuse_infinity(value: Any, name: str) -> None:
-    """psycopg cannot load +-infinity dates and timestamps (asyncpg maps them to min / max)."""
-    if isinstance(value, datetime):
-        naive = value.replace(tzinfo=None)
-        kind = "timestamp"
-        too_large, too_small = naive == datetime.max, naive == datetime.min
-    elif isinstance(value, date):
-        kind = "date"
-        too_large, too_small = value == date.max, value == date.min
-    else:
-        return
-    if too_large:
-        raise _SqlFailure(f"{kind} too large (after year 10K): 'infinity'")
-    if too_small:
-        raise _SqlFailure(f"{kind} too small (before year 1): '-infinity'")
-
-
-def _convert_scalar(value: Any, name: str, zone: Any) -> Any:
-    if name in ("date", "timestamp", "timestamptz"):
-        _refuse_infinity(value, name)
-    if name == "timestamptz" and isinstance(value, datetime):
-        return value.astimezone(zone)
-    if name == "char" and isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    if isinstance(value, asyncpg.Range):
-        subtype = _BUILTIN_RANGES.get(name)
-        return _pg_text(value) if subtype is None else _range(value, subtype, zone)
-    if isinstance(value, asyncpg.Record):
-        return _pg_text(value)
-    return value
-
-
-def _range(value: Any, subtype: str, zone: Any) -> Range:
-    if value.isempty:
-        return Range(empty=True)
-    lower = None if value.lower is None else _convert_scalar(value.lower, subtype, zone)
-    upper = None if value.upper is None else _convert_scalar(value.upper, subtype, zone)
-    bounds = ("[" if value.lower_inc else "(") + ("]" if value.upper_inc else ")")
-    return Range(lower, upper, bounds)
-
-
-# ---------------------------------------------------------------------------------------------
-# Running SQL like postgres-mcp's driver
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Outcome:
-    """The last statement's result: column names and converted rows, or no description."""
-
-    rows: list[dict[str, Any]] | None
-
-
-_SPI_ROWS = """
-CREATE FUNCTION pg_temp.aj_statement_rows(statement text) RETURNS SETOF text
-LANGUAGE plpgsql AS $aj$
-DECLARE value text;
-BEGIN
-    FOR value IN EXECUTE statement LOOP
-        RETURN NEXT value;
-    END LOOP;
-END
-$aj$
-"""
-
-
-async def _rows_without_binding(connection: Any, statement_text: str, prepared: Any) -> list[Any]:
-    """Rows of a statement with ``$n`` placeholders, run without parameters as psycopg did.
-
-    Only ``EXPLAIN (GENERIC_PLAN)`` gets that far (anything else fails on its placeholders, with
-    the same error psycopg saw); its single column is read through PL/pgSQL, since the
-    extended protocol would bind values and plan for them.
-    """
-    await connection.execute(statement_text)
-    if len(prepared.get_attributes()) != 1:
-        return []
-    await connection.execute(_SPI_ROWS)
-    texts = await connection.fetch("SELECT pg_temp.aj_statement_rows($1)", statement_text)
-    await connection.execute("DROP FUNCTION pg_temp.aj_statement_rows(text)")
-    decode = _TEXT_DECODERS.get(prepared.get_attributes()[0].type.name, _text)
-    return [(None if record[0] is None else decode(record[0]),) for record in texts]
-
-
-async def _rows_of_last(connection: Any, statement_text: str) -> list[dict[str, Any]] | None:
-    prepared = await connection.prepare(statement_text)
-    if await _configure_codecs(connection, prepared.get_attributes()):
-        prepared = await connection.prepare(statement_text)
-    if prepared.get_parameters():
-        records = await _rows_without_binding(connection, statement_text, prepared)
-    else:
-        records = await prepared.fetch()
-    attributes = prepared.get_attributes()
-    if not attributes:
-        if (prepared.get_statusmsg() or "").startswith("SELECT"):
-            return [{} for _ in records]
-        return None
-    zone = _session_zone(connection)
-    columns = [(a.name, a.type.oid, a.type.kind, a.type.name, a.type.schema) for a in attributes]
-    rows: list[dict[str, Any]] = []
-    for record in records:
-        row: dict[str, Any] = {}
-        values = record.values() if isinstance(record, asyncpg.Record) else record
-        for (column, oid, kind, type_name, schema), value in zip(columns, values, strict=True):
-            row[column] = _convert(value, oid, kind, type_name, schema, zone)
-        rows.append(row)
-    return rows
-
-
-async def run_script(connection: Any, script: str) -> _Outcome:
-    """Run ``script`` as postgres-mcp's driver did: one transaction, committed at the end, the
-    last statement's rows returned. Raises ``_SqlFailure`` with psycopg's message on error."""
-    spans = split_statements(script)
-    if not spans:
-        return _Outcome(None)
-    last_start = spans[-1][0]
-    began = False
-    offset = 0
-    try:
-        await connection.execute("BEGIN")
-        began = True
-        if last_start:
-            await connection.execute(script[:last_start])
-        offset = last_start
-        rows = await _rows_of_last(connection, script[last_start:])
-        if connection.is_in_transaction():
-            await connection.execute("COMMIT")
-        return _Outcome(rows)
-    except asyncpg.PostgresError as error:
-        raise _SqlFailure(_postgres_error_text(error, script, offset)) from None
-    finally:
-        if began and connection.is_in_transaction():
-            with contextlib.suppress(Exception):
-                await connection.execute("ROLLBACK")
-
-
-def _literal(value: str) -> str:
-    """A string as a SQL literal, as psycopg's ``sql.Literal`` would quote it."""
-    quoted = "'" + value.replace("'", "''") + "'"
-    return " E" + quoted.replace("\\", "\\\\") if "\\" in value else quoted
-
-
-async def _query(connection: Any, sql: str, *params: str) -> list[dict[str, Any]]:
-    """Run one of the server's catalog queries (parameters inlined as literals, like it does)."""
-    text = sql.format(*(_literal(param) for param in params)) if params else sql
-    outcome = await run_script(connection, text)
-    return outcome.rows or []
 
 
 def _error(message: str) -> ToolResult:
     return ToolResult(text=f"Error: {message}", is_error=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# postgres-mcp tools
-# ---------------------------------------------------------------------------------------------
 
 
 async def execute_sql(connection: Any, args: ExecuteSqlArguments) -> ToolResult:
@@ -742,7 +177,7 @@ async def execute_sql(connection: Any, args: ExecuteSqlArguments) -> ToolResult:
     script = "all" if args.sql is None else args.sql
     try:
         outcome = await run_script(connection, script)
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _error(str(failure))
     if outcome.rows is None:
         return ToolResult(text="No results")
@@ -766,8 +201,8 @@ _SCHEMAS_SQL = """
 async def list_schemas(connection: Any, args: NoArguments) -> ToolResult:
     """Every schema with its owner and whether it is a system or user schema."""
     try:
-        return ToolResult(text=str(await _query(connection, _SCHEMAS_SQL)))
-    except _SqlFailure as failure:
+        return ToolResult(text=str(await run_query(connection, _SCHEMAS_SQL)))
+    except SqlFailure as failure:
         return _error(str(failure))
 
 
@@ -796,13 +231,13 @@ async def list_objects(connection: Any, args: ListObjectsArguments) -> ToolResul
     try:
         if kind in ("table", "view"):
             table_type = "BASE TABLE" if kind == "table" else "VIEW"
-            rows = await _query(connection, _TABLES_SQL, args.schema_name, table_type)
+            rows = await run_query(connection, _TABLES_SQL, args.schema_name, table_type)
             found: list[dict[str, Any]] = [
                 {"schema": r["table_schema"], "name": r["table_name"], "type": r["table_type"]}
                 for r in rows
             ]
         elif kind == "sequence":
-            rows = await _query(connection, _SEQUENCES_SQL, args.schema_name)
+            rows = await run_query(connection, _SEQUENCES_SQL, args.schema_name)
             found = [
                 {
                     "schema": r["sequence_schema"],
@@ -812,7 +247,7 @@ async def list_objects(connection: Any, args: ListObjectsArguments) -> ToolResul
                 for r in rows
             ]
         elif kind == "extension":
-            rows = await _query(connection, _EXTENSIONS_SQL)
+            rows = await run_query(connection, _EXTENSIONS_SQL)
             found = [
                 {
                     "name": r["extname"],
@@ -823,7 +258,7 @@ async def list_objects(connection: Any, args: ListObjectsArguments) -> ToolResul
             ]
         else:
             return _error(f"Unsupported object type: {kind}")
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _error(str(failure))
     return ToolResult(text=str(found))
 
@@ -868,10 +303,10 @@ async def _relation_details(connection: Any, args: GetObjectDetailsArguments) ->
             "is_nullable": r["is_nullable"],
             "default": r["column_default"],
         }
-        for r in await _query(connection, _COLUMNS_SQL, schema, name)
+        for r in await run_query(connection, _COLUMNS_SQL, schema, name)
     ]
     constraints: dict[str, dict[str, Any]] = {}
-    for row in await _query(connection, _CONSTRAINTS_SQL, schema, name):
+    for row in await run_query(connection, _CONSTRAINTS_SQL, schema, name):
         entry = constraints.setdefault(
             row["constraint_name"], {"type": row["constraint_type"], "columns": []}
         )
@@ -879,7 +314,7 @@ async def _relation_details(connection: Any, args: GetObjectDetailsArguments) ->
             entry["columns"].append(row["column_name"])
     indexes = [
         {"name": r["indexname"], "definition": r["indexdef"]}
-        for r in await _query(connection, _INDEXES_SQL, schema, name)
+        for r in await run_query(connection, _INDEXES_SQL, schema, name)
     ]
     return {
         "basic": {"schema": schema, "name": name, "type": args.object_type},
@@ -897,7 +332,7 @@ async def get_object_details(connection: Any, args: GetObjectDetailsArguments) -
         if kind in ("table", "view"):
             result = await _relation_details(connection, args)
         elif kind == "sequence":
-            rows = await _query(connection, _SEQUENCE_SQL, args.schema_name, args.object_name)
+            rows = await run_query(connection, _SEQUENCE_SQL, args.schema_name, args.object_name)
             result = (
                 {
                     "schema": rows[0]["sequence_schema"],
@@ -910,7 +345,7 @@ async def get_object_details(connection: Any, args: GetObjectDetailsArguments) -
                 else {}
             )
         elif kind == "extension":
-            rows = await _query(connection, _EXTENSION_SQL, args.object_name)
+            rows = await run_query(connection, _EXTENSION_SQL, args.object_name)
             result = (
                 {
                     "name": rows[0]["extname"],
@@ -922,7 +357,7 @@ async def get_object_details(connection: Any, args: GetObjectDetailsArguments) -
             )
         else:
             return _error(f"Unsupported object type: {kind}")
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _error(str(failure))
     return ToolResult(text=str(result))
 
@@ -967,8 +402,8 @@ def _format_plan(plan: Mapping[str, Any]) -> str:
 
 async def _explain(connection: Any, sql: str, options: list[str]) -> ToolResult:
     try:
-        rows = await _query(connection, f"EXPLAIN ({', '.join(options)}) {sql}")
-    except _SqlFailure as failure:
+        rows = await run_query(connection, f"EXPLAIN ({', '.join(options)}) {sql}")
+    except SqlFailure as failure:
         return _error(f"Error executing explain plan: {failure}")
     plans = rows[0]["QUERY PLAN"] if rows else None
     if not isinstance(plans, list) or not plans:
@@ -980,7 +415,7 @@ async def _explain(connection: Any, sql: str, options: list[str]) -> ToolResult:
 
 
 async def _hypopg_installed(connection: Any) -> bool:
-    rows = await _query(
+    rows = await run_query(
         connection, "SELECT extversion FROM pg_extension WHERE extname = {}", "hypopg"
     )
     return bool(rows)
@@ -1000,7 +435,7 @@ async def _explain_hypothetical(
             return _error("Missing 'columns' in index definition")
     statements = [
         "SELECT hypopg_create_index("
-        + _literal(
+        + sql_literal(
             f"CREATE INDEX ON {index['table']} USING {index.get('using', 'btree')} "
             f"({', '.join(_quote_identifier(str(column)) for column in index['columns'])})"
         ).strip()
@@ -1010,7 +445,7 @@ async def _explain_hypothetical(
     script = "; ".join([*statements, f"EXPLAIN (FORMAT JSON) {sql}"])
     try:
         rows = (await run_script(connection, script)).rows or []
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _error(f"Error generating explain plan with hypothetical indexes: {failure}")
     finally:
         with contextlib.suppress(Exception):
@@ -1032,7 +467,7 @@ async def explain_query(  # noqa: PLR0911 - each refusal is the server's own ans
             return _error("Cannot use analyze and hypothetical indexes together")
         try:
             installed = await _hypopg_installed(connection)
-        except _SqlFailure as failure:
+        except SqlFailure as failure:
             return _error(str(failure))
         if not installed:
             return ToolResult(
@@ -1091,11 +526,11 @@ def _supabase_error(message: str) -> ToolResult:
     )
 
 
-async def _supabase_run(connection: Any, query: str) -> _Outcome:
+async def _supabase_run(connection: Any, query: str) -> Outcome:
     try:
         return await run_script(connection, query)
-    except _SqlFailure as failure:
-        raise _SqlFailure(f"Failed to run sql query: ERROR:  {failure}") from None
+    except SqlFailure as failure:
+        raise SqlFailure(f"Failed to run sql query: ERROR:  {failure}") from None
 
 
 async def _supabase_execute_sql(connection: Any, query: str) -> ToolResult:
@@ -1104,7 +539,7 @@ async def _supabase_execute_sql(connection: Any, query: str) -> ToolResult:
     text (an approximation of the hosted API)."""
     try:
         outcome = await _supabase_run(connection, query)
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _supabase_error(str(failure))
     boundary = f"untrusted-data-{uuid.uuid4()}"
     message = (
@@ -1122,7 +557,7 @@ async def apply_migration(connection: Any, args: ApplyMigrationArguments) -> Too
     true}``. (The hosted server also records the migration; that is not reproduced.)"""
     try:
         await _supabase_run(connection, args.query)
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return _supabase_error(str(failure))
     return ToolResult(text=_js_json({"success": True}))
 
@@ -1156,13 +591,15 @@ ORDER BY i.indrelid, array_position(i.indkey::int2[], a.attnum)
 async def list_tables(connection: Any, args: ListTablesArguments) -> ToolResult:
     """Supabase ``list_tables``: tables of the schemas with their columns and primary keys, as
     JSON. The hosted server reads pg-meta; this is a close, not exact, rendering of it."""
-    schemas = "ARRAY[" + ",".join(_literal(schema) for schema in args.schemas) + "]::text[]"
+    schemas = "ARRAY[" + ",".join(sql_literal(schema) for schema in args.schemas) + "]::text[]"
     try:
-        tables = await _query(connection, _LIST_TABLES_SQL.replace("{}", schemas))
+        tables = await run_query(connection, _LIST_TABLES_SQL.replace("{}", schemas))
         ids = "'{" + ",".join(str(table["id"]) for table in tables) + "}'"
-        columns = await _query(connection, _TABLE_COLUMNS_SQL.replace("{}", ids)) if tables else []
-        keys = await _query(connection, _PRIMARY_KEYS_SQL.replace("{}", ids)) if tables else []
-    except _SqlFailure as failure:
+        columns = (
+            await run_query(connection, _TABLE_COLUMNS_SQL.replace("{}", ids)) if tables else []
+        )
+        keys = await run_query(connection, _PRIMARY_KEYS_SQL.replace("{}", ids)) if tables else []
+    except SqlFailure as failure:
         return _supabase_error(f"Failed to run sql query: ERROR:  {failure}")
     result = []
     for table in tables:
@@ -1207,7 +644,7 @@ async def run_raw_sql(connection: Any, args: RunRawSqlArguments) -> ToolResult:
         return await _run_raw_sql_with_params(connection, args)
     try:
         outcome = await run_script(connection, args.query)
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return ToolResult(text=f"Error executing SQL query: {failure}", is_error=True)
     rows = _json_rows(outcome.rows)
     body = {"rows": rows, "rowCount": len(rows)}
@@ -1219,7 +656,7 @@ async def _run_raw_sql_with_params(connection: Any, args: RunRawSqlArguments) ->
         async with connection.transaction():
             records = await connection.fetch(args.query, *args.params)
     except asyncpg.PostgresError as error:
-        message = _postgres_error_text(error, args.query, 0)
+        message = postgres_error_text(error, args.query, 0)
         return ToolResult(text=f"Error executing SQL query: {message}", is_error=True)
     except (asyncpg.InterfaceError, ValueError, TypeError) as error:
         return ToolResult(text=f"Error executing SQL query: {error}", is_error=True)
@@ -1231,7 +668,7 @@ async def _run_raw_sql_with_params(connection: Any, args: RunRawSqlArguments) ->
 async def get_table_schema(connection: Any, args: GetTableSchemaArguments) -> ToolResult:
     """InsForge ``get-table-schema``: the table's columns as indented JSON (shape is a guess)."""
     try:
-        rows = await _query(
+        rows = await run_query(
             connection,
             """
             SELECT column_name, data_type, is_nullable, column_default
@@ -1241,7 +678,7 @@ async def get_table_schema(connection: Any, args: GetTableSchemaArguments) -> To
             """,
             args.table_name,
         )
-    except _SqlFailure as failure:
+    except SqlFailure as failure:
         return ToolResult(text=f"Error getting table schema: {failure}", is_error=True)
     if not rows:
         return ToolResult(

@@ -11,14 +11,8 @@ from typing import Any
 
 import pytest
 
-from mcp_servers.filesystem.operations import (
-    FILESYSTEM_TOOLS,
-    call_filesystem_tool,
-    format_size,
-    glob_match,
-    js_date_string,
-    unified_diff,
-)
+from mcp_servers.filesystem.formatting import js_date_string
+from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
 from mcp_servers.results import ToolArgumentError, ToolResult
 from sandboxes.filesystem.local import LocalFileTree
 
@@ -246,16 +240,6 @@ async def test_edit_file_without_a_match_fails_and_fences_grow_past_backticks(
     assert fenced.text.endswith("````\n\n")
 
 
-def test_unified_diff_marks_missing_final_newlines_and_empty_hunks() -> None:
-    patch = unified_diff("a\nb\nc", "a\nb\nc\nd", "/f")
-    assert patch.endswith(
-        "@@ -1,3 +1,4 @@\n a\n b\n-c\n\\ No newline at end of file\n+c\n+d\n"
-        "\\ No newline at end of file\n"
-    )
-    assert unified_diff("", "new\n", "/f").endswith("@@ -0,0 +1,1 @@\n+new\n")
-    assert unified_diff("same\n", "same\n", "/f").count("\n") == 4
-
-
 async def test_create_directory_makes_parents_and_accepts_existing(
     tree: LocalFileTree, root: Path
 ) -> None:
@@ -298,17 +282,6 @@ async def test_list_directory_with_sizes_formats_and_sorts(tree: LocalFileTree, 
     first_lines = by_size.text.split("\n")[:2]
     assert first_lines[0].startswith("[DIR] docs")  # a directory's own size (4096) counts here
     assert first_lines[1].startswith("[FILE] Big.bin")
-
-
-def test_format_size_rounds_like_javascript_to_fixed() -> None:
-    assert [format_size(size) for size in (0, 1023, 1024, 1152, 10**6, 5 * 1024**4)] == [
-        "0 B",
-        "1023 B",
-        "1.00 KB",
-        "1.13 KB",
-        "976.56 KB",
-        "5.00 TB",
-    ]
 
 
 async def test_directory_tree_is_indented_json_with_excludes(tree: LocalFileTree) -> None:
@@ -358,19 +331,6 @@ async def test_search_files_matches_globs_relative_to_the_search_root(
     assert nothing.text == "No matches found"
 
 
-def test_glob_match_follows_minimatch_with_dot() -> None:
-    assert glob_match("b.md", "*.md")
-    assert not glob_match("a/b.md", "*.md")
-    assert glob_match("a/b.md", "**/*.md")
-    assert glob_match(".hidden", "*")
-    assert glob_match("a.ts", "*.{js,ts}")
-    assert glob_match("f2", "f{1..3}")
-    assert not glob_match("abc", "a[!b]c")
-    assert glob_match("abd", "!abc")
-    assert not glob_match("a", "a/**")
-    assert glob_match("x/node_modules/y", "**/node_modules/**")
-
-
 async def test_get_file_info_reports_stat_fields(tree: LocalFileTree, root: Path) -> None:
     os.chmod(root / "notes.txt", 0o640)
     os.utime(root / "notes.txt", (0, 1709550000))
@@ -393,17 +353,6 @@ async def test_get_file_info_reports_stat_fields(tree: LocalFileTree, root: Path
     assert info["isDirectory"] == "false"
     assert info["permissions"] == "640"
     assert (await call(tree, "get_file_info", path=".")).text.split("\n")[4] == "isDirectory: true"
-
-
-def test_js_date_string_matches_date_to_string_in_utc(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TZ", "UTC")
-    import time
-
-    time.tzset()
-    assert js_date_string(0) == "Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)"
-    assert js_date_string(1709550000.9) == (
-        "Mon Mar 04 2024 11:00:00 GMT+0000 (Coordinated Universal Time)"
-    )
 
 
 async def test_list_allowed_directories_names_the_root(tree: LocalFileTree) -> None:

@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 
 from mcp_servers.results import ToolArgumentError, ToolResult
-from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool, split_statements
+from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
 from replay.normalise import normalise_output
 
 MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"
@@ -123,26 +123,6 @@ def test_the_table_covers_every_server_and_marks_writers() -> None:
     assert writers == {"execute_sql", "explain_query", "apply_migration", "run-raw-sql"}
     properties = SQL_TOOLS["get-table-schema"].arguments.model_json_schema()["properties"]
     assert "tableName" in properties
-
-
-def test_split_statements_respects_quotes_comments_and_atomic_bodies() -> None:
-    script = (
-        "SELECT 'a;b'; SELECT E'c\\';d'; SELECT $x$ ; $x$; SELECT \"q;\"; -- c;\n"
-        "/* a /* nested; */ ; */ SELECT 1; ;  "
-        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT 2; END; "
-        "SELECT $1"
-    )
-    parts = [script[start:end].strip() for start, end in split_statements(script)]
-    assert parts == [
-        "SELECT 'a;b';",
-        "SELECT E'c\\';d';",
-        "SELECT $x$ ; $x$;",
-        'SELECT "q;";',
-        "-- c;\n/* a /* nested; */ ; */ SELECT 1;",
-        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT 2; END;",
-        "SELECT $1",
-    ]
-    assert split_statements("  -- nothing\n /* here */ ") == []
 
 
 async def test_execute_sql_returns_the_last_statements_rows(dsn: str) -> None:
