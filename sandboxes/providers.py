@@ -67,6 +67,10 @@ class ProviderSet(Releasable):
             return self._providers[kind]
 
     async def _start(self, kind: str) -> SandboxProvider:
+        if self.choice.label(kind) == "docker":
+            from sandboxes.docker.images import ensure_sandbox_image_async
+
+            await ensure_sandbox_image_async()  # builds it once (minutes), then cached by tag
         if kind == "filesystem":
             if self.choice.filesystem == "docker":
                 from sandboxes.filesystem.docker import DockerFilesystemProvider

@@ -46,6 +46,9 @@ from sandboxes.base import SandboxError
 
 logger = logging.getLogger(__name__)
 
+BUILD_COMMAND = "make images (agentjudge sandboxes build-images)"
+"""How a person builds the image; quoted by errors about a missing image."""
+
 REPOSITORY = "agentjudge/sandbox"
 """The image repository; the tag is the recipe hash."""
 

@@ -45,7 +45,7 @@ from docker.models.containers import Container
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
 from sandboxes.docker.containers import remove_container
-from sandboxes.docker.images import IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
+from sandboxes.docker.images import BUILD_COMMAND, IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
 from sandboxes.filesystem.tree import (
@@ -590,9 +590,7 @@ class DockerFilesystemProvider(FilesystemProvider):
                 detach=True,
             )
         except docker.errors.ImageNotFound as error:
-            raise SandboxError(
-                f"image {image} is missing (build it: python -m sandboxes.docker.images)"
-            ) from error
+            raise SandboxError(f"image {image} is missing (build it: {BUILD_COMMAND})") from error
         except docker.errors.DockerException as error:
             raise _engine_error(f"creating container {name}", error) from error
         try:

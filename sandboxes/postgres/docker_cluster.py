@@ -21,6 +21,7 @@ from docker.models.containers import Container
 from sandboxes.base import SandboxError
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.images import (
+    BUILD_COMMAND,
     PASSWORD_ENV,
     PG_PORT,
     PGDATA_DIR,
@@ -125,7 +126,7 @@ class DockerPostgresCluster(PostgresCluster):
             )
         except docker.errors.ImageNotFound as error:
             raise SandboxError(
-                f"image {self.image} is missing (build it: python -m sandboxes.docker.images)"
+                f"image {self.image} is missing (build it: {BUILD_COMMAND})"
             ) from error
         except docker.errors.DockerException as error:
             raise SandboxError(f"cannot start Postgres container {name}: {error}") from error
