@@ -2,10 +2,13 @@
 
 Measures, on this machine:
 - filesystem sandbox create+destroy, and per-judge clone (hard-link farm; full copy for scale),
-  for a 1,000-file / 50 MB tree;
+  for a 1,000-file / 50 MB tree (each create starts after ``os.sync()``: on this VM's disk the
+  writeback of the previous 50 MB copy otherwise lands on the next one and triples it);
 - Postgres per-judge clone of a ~25 MB database vs restoring it from its SQL seed (same run);
 - grid preparation for one trajectory (6 turn budgets x 2 modes x 3 runs = 36 judge runs) relative
-  to a single replay: read-only judges share the frozen view, writable judges get private clones;
+  to a single replay: one replay + freeze, then an environment for each of the 18 agent-mode
+  judges (LLM-mode judges need none): the shared read-only view, or 18 private writable clones
+  (their teardown, after the judges, is printed separately);
 - replay throughput (trajectories/s) at ``--jobs 1`` and ``--jobs 4``;
 - Docker backends (with ``--docker``): container-ready latency for filesystem and Postgres;
 - peak resident memory of this process and its children.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import shutil
@@ -99,6 +103,7 @@ async def filesystem_figures(provider: SandboxProvider, task_dir: Path, label: s
     create: list[float] = []
     destroy: list[float] = []
     for _ in range(5):
+        os.sync()  # the previous iteration's 50 MB of writeback must not land on this one
         seconds, sandbox = await timed(provider.create(task, task_dir))
         create.append(seconds)
         assert isinstance(sandbox, Sandbox)
@@ -219,6 +224,7 @@ async def grid_figures(dataset_root: Path) -> None:
         single = statistics.median(singles)
         for writable in (False, True):
             async with FrozenReplays(dataset, providers, verify=False) as frozen:
+                environments = []
                 started = time.perf_counter()
                 for _budget in TURN_BUDGETS:
                     for mode in MODES:
@@ -227,13 +233,17 @@ async def grid_figures(dataset_root: Path) -> None:
                                 continue  # LLM-as-judge reads the trajectory only
                             environment = await frozen.environment(trajectory.id, writable=writable)
                             assert environment is not None
-                            if writable:
-                                await frozen.release_clone(trajectory.id, environment)
+                            environments.append(environment)
                 grid = time.perf_counter() - started
-            kind = "writable clones" if writable else "shared read-only view"
+                started = time.perf_counter()
+                for environment in environments if writable else []:
+                    await frozen.release_clone(trajectory.id, environment)
+                teardown = time.perf_counter() - started
+            kind = "18 writable clones" if writable else "shared read-only view"
             print(
                 f"{'grid prep, 36 runs, ' + kind:<58} {grid * 1000:8.1f} ms"
                 f"   = {grid / single:.2f} x single replay ({single * 1000:.1f} ms)"
+                + (f"; teardown after the judges {teardown * 1000:.0f} ms" if writable else "")
             )
 
 
