@@ -9,7 +9,8 @@ Measures, on this machine:
   to a single replay: one replay + freeze, then an environment for each of the 18 agent-mode
   judges (LLM-mode judges need none): the shared read-only view, or 18 private writable clones
   (their teardown, after the judges, is printed separately);
-- replay throughput (trajectories/s) at ``--jobs 1`` and ``--jobs 4``;
+- replay throughput (trajectories/s, verifiers included) at ``--jobs 1`` and ``--jobs 4`` on 24
+  copies of the bundled example's filesystem and Postgres trajectories;
 - Docker backends (with ``--docker``): container-ready latency for filesystem and Postgres;
 - peak resident memory of this process and its children.
 """
@@ -247,6 +248,26 @@ async def grid_figures(dataset_root: Path) -> None:
             )
 
 
+MINI = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "mini"
+
+
+def throughput_dataset(root: Path, copies: int = 6) -> None:
+    """The bundled example's DS tasks (a small tree, a small database, both with verifiers) and
+    ``copies`` renamed copies of each of their four recorded trajectories."""
+    from dataset.store import load_dataset
+
+    mini = load_dataset(MINI)
+    write_manifest(root, Manifest(name="perf-throughput"))
+    for task in mini.tasks.values():
+        if task.domain == "ds":
+            shutil.copytree(mini.task_dir(task.id), root / "tasks" / task.id)
+    for trajectory in mini.trajectories.values():
+        if mini.tasks[trajectory.task_id].domain == "ds":
+            for copy in range(copies):
+                renamed = trajectory.model_copy(update={"id": f"{trajectory.id}--copy{copy}"})
+                write_trajectory(root, renamed)
+
+
 async def throughput_figures(dataset_root: Path, output: Path) -> None:
     for jobs in (1, 4):
         started = time.perf_counter()
@@ -317,7 +338,9 @@ async def main(use_docker: bool) -> None:
         grid_root = base / "grid-dataset"
         grid_dataset(grid_root, task_dir / "initial")
         await grid_figures(grid_root)
-        await throughput_figures(grid_root, base / "reports")
+        throughput_root = base / "throughput-dataset"
+        throughput_dataset(throughput_root)
+        await throughput_figures(throughput_root, base / "reports")
 
         if use_docker:
             await docker_figures(task_dir, seed_dir)
