@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import importlib.util
 import os
 import shutil
@@ -47,10 +46,9 @@ SHARED_MEMORY = Path("/dev/shm")
 
 
 def memory_parent() -> Path:
-    """The RAM-backed folder for data directories; one per work directory, so that collecting
-    leftovers under one work directory never touches another's servers."""
-    digest = hashlib.sha256(str(workdir().resolve()).encode()).hexdigest()[:10]
-    return SHARED_MEMORY / f"agentjudge-{digest}"
+    """The RAM-backed folder for data directories, shared by every run on the machine: runs
+    are told apart by the run ids in the directory names (see ``sandboxes.runs``)."""
+    return SHARED_MEMORY / "agentjudge"
 
 
 def data_parents() -> list[Path]:
