@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from replay.engine import replay_trajectory
 from replay.normalise import sql_text
 from replay.report import FidelityReport
 from sandboxes.leftovers import collect_all_leftovers
+from sandboxes.postgres.provider import may_touch_roles
 from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
 
 REPORT_FILE = "fidelity.jsonl"
@@ -39,7 +39,6 @@ REPORT_FILE = "fidelity.jsonl"
 SUMMARY_FILE = "summary.json"
 """The ``ReplaySummary`` of the last run."""
 
-_ROLE_STATEMENT = re.compile(r"\b(role|user|group)\b", re.IGNORECASE)
 
 
 class SubdomainRow(BaseModel):
@@ -130,7 +129,7 @@ def summarise(
 def _manages_roles(trajectory: Trajectory) -> bool:
     return any(
         isinstance(step.action, ToolCallAction)
-        and _ROLE_STATEMENT.search(sql_text(step.action.arguments))
+        and may_touch_roles(sql_text(step.action.arguments))
         for step in trajectory.steps
     )
 
