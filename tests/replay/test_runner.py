@@ -108,3 +108,42 @@ def test_the_bundled_example_replays_cleanly(tmp_path: Path) -> None:
     assert by_name["ds/postgres"].faithful == 2
     assert summary.total.verifier_agrees == summary.total.verifier_checked == 4
     assert summary.total.unsupported == 6  # gui, mobile and search have no replay yet
+
+
+async def test_imported_mcpmark_runs_replay_and_hand_made_outputs_are_caught(
+    tmp_path: Path,
+) -> None:
+    from dataset.importers.mcpmark import import_mcpmark
+
+    fixtures = Path(__file__).parents[1] / "fixtures" / "mcpmark"
+    root = tmp_path / "imported"
+    import_mcpmark(
+        [fixtures / "results"],
+        root,
+        tasks_root=fixtures / "tasks",
+        environments_root=fixtures / "environments",
+    )
+    summary = await replay_dataset(root, tmp_path / "out", jobs=2)
+    reports: dict[str, FidelityReport] = {}
+    for line in (tmp_path / "out" / REPORT_FILE).read_text().splitlines():
+        report = FidelityReport.model_validate_json(line)
+        # ids read <service>__<category>__<task>__<model>__<exp>__run-N
+        parts = report.trajectory_id.split("__")
+        reports[f"{parts[2]}#{parts[-1].removeprefix('run-')}"] = report
+    # Filesystem runs: absolute backup paths were rewritten on import, so they replay exactly.
+    for key in ("rename_drafts#1", "merge_todo_lists#1", "merge_todo_lists#2"):
+        assert reports[key].verdict == "faithful", reports[key].steps
+    assert summary.rows[0].verifier_agrees == summary.rows[0].verifier_checked == 2
+    # The Postgres fixture's outputs were written by hand in a simplified shape: replay must
+    # point at exactly those steps, not at the SQL queries that were recorded faithfully.
+    bookshop = reports["top_customers#1"]
+    assert bookshop.verdict == "diverged"
+    assert bookshop.diverged_steps == [1, 3]
+    assert {step.tool for step in bookshop.steps if step.status == "diverged"} == {
+        "list_schemas",
+        "get_object_details",
+    }
+    # A run whose initial database was not available cannot be replayed, and says why.
+    payroll = reports["raise_salaries#1"]
+    assert payroll.verdict == "failed"
+    assert any("external state" in problem for problem in payroll.problems)
