@@ -36,7 +36,9 @@ from replay.engine import replay_trajectory
 from replay.frozen import FrozenReplays
 from replay.runner import replay_dataset
 from sandboxes.base import Sandbox, SandboxProvider
+from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.providers import BackendChoice, ProviderSet
+from sandboxes.runs import WORKDIR_ENV, workdir
 
 TURN_BUDGETS = (1, 2, 4, 8, 16, 32)
 MODES = ("agent", "llm")
@@ -113,14 +115,19 @@ async def filesystem_figures(provider: SandboxProvider, task_dir: Path, label: s
     figure(f"fs[{label}] create from the 1,000-file/50 MB tree", create)
     figure(f"fs[{label}] destroy", destroy)
     snapshot = await (await provider.create(task, task_dir)).freeze()
+    handles: list[float] = []
     clones: list[float] = []
     made: list[Sandbox] = []
     for _ in range(20):
-        seconds, clone = await timed(snapshot.clone(writable=True))
-        clones.append(seconds)
-        assert isinstance(clone, Sandbox)
+        started = time.perf_counter()
+        clone = await snapshot.clone(writable=True)
+        handles.append(time.perf_counter() - started)
+        assert isinstance(clone, FilesystemSandbox)
+        await clone.tree.write_bytes("judge-note.txt", b"a judge wrote this")
+        clones.append(time.perf_counter() - started)
         made.append(clone)
-    figure(f"fs[{label}] per-judge writable clone", clones)
+    figure(f"fs[{label}] per-judge writable clone, until its first write", handles)
+    figure(f"fs[{label}] per-judge writable clone + first write", clones)
     for clone in made:
         await clone.destroy()
     views = [(await timed(snapshot.clone(writable=False)))[0] for _ in range(20)]
@@ -223,7 +230,12 @@ async def grid_figures(dataset_root: Path) -> None:
             )
             singles.append(seconds)
         single = statistics.median(singles)
-        for writable in (False, True):
+        scenarios = [
+            ("shared read-only view", False, False),
+            ("18 writable clones, never written", True, False),
+            ("18 writable clones, each written once", True, True),
+        ]
+        for name, writable, writes in scenarios:
             async with FrozenReplays(dataset, providers, verify=False) as frozen:
                 environments = []
                 started = time.perf_counter()
@@ -233,16 +245,17 @@ async def grid_figures(dataset_root: Path) -> None:
                             if mode == "llm":
                                 continue  # LLM-as-judge reads the trajectory only
                             environment = await frozen.environment(trajectory.id, writable=writable)
-                            assert environment is not None
+                            assert isinstance(environment, FilesystemSandbox)
+                            if writes:
+                                await environment.tree.write_bytes("judge.txt", b"note")
                             environments.append(environment)
                 grid = time.perf_counter() - started
                 started = time.perf_counter()
                 for environment in environments if writable else []:
                     await frozen.release_clone(trajectory.id, environment)
                 teardown = time.perf_counter() - started
-            kind = "18 writable clones" if writable else "shared read-only view"
             print(
-                f"{'grid prep, 36 runs, ' + kind:<58} {grid * 1000:8.1f} ms"
+                f"{'grid prep, 36 runs, ' + name:<58} {grid * 1000:8.1f} ms"
                 f"   = {grid / single:.2f} x single replay ({single * 1000:.1f} ms)"
                 + (f"; teardown after the judges {teardown * 1000:.0f} ms" if writable else "")
             )
@@ -320,7 +333,17 @@ async def main(use_docker: bool) -> None:
         from sandboxes.filesystem.local import LocalFilesystemProvider
 
         async with LocalFilesystemProvider() as provider:
-            await filesystem_figures(provider, task_dir, "local")
+            place = "RAM" if workdir().is_relative_to("/dev/shm") else "disk"
+            await filesystem_figures(provider, task_dir, f"local, {place}")
+        # The same on disk: where the scratch space goes when /dev/shm is small or absent.
+        on_disk = Path(tempfile.mkdtemp(prefix="aj-perf-disk-"))
+        os.environ[WORKDIR_ENV] = str(on_disk)
+        try:
+            async with LocalFilesystemProvider() as provider:
+                await filesystem_figures(provider, task_dir, "local, disk")
+        finally:
+            del os.environ[WORKDIR_ENV]
+            shutil.rmtree(on_disk, ignore_errors=True)
         async with LocalFilesystemProvider(clone_method="copy") as provider:
             snapshot = await (await provider.create(tree_task(), task_dir)).freeze()
             copies = []

@@ -40,7 +40,6 @@ SUMMARY_FILE = "summary.json"
 """The ``ReplaySummary`` of the last run."""
 
 
-
 class SubdomainRow(BaseModel):
     """One row of the replay table."""
 
@@ -128,8 +127,7 @@ def summarise(
 
 def _manages_roles(trajectory: Trajectory) -> bool:
     return any(
-        isinstance(step.action, ToolCallAction)
-        and may_touch_roles(sql_text(step.action.arguments))
+        isinstance(step.action, ToolCallAction) and may_touch_roles(sql_text(step.action.arguments))
         for step in trajectory.steps
     )
 

@@ -47,7 +47,7 @@ async def run_verifier(task: Task, task_dir: Path, sandbox: Sandbox) -> Verifier
     export: Path | None = None
     if isinstance(sandbox, FilesystemSandbox):
         if isinstance(sandbox.tree, LocalFileTree):
-            environment["FILESYSTEM_TEST_DIR"] = sandbox.tree.root
+            environment["FILESYSTEM_TEST_DIR"] = str(await sandbox.tree.host_directory())
         else:
             export = Path(
                 tempfile.mkdtemp(prefix=current_run().prefix, dir=current_run().directory())

@@ -3,7 +3,8 @@
 Creation copies the task's initial tree (``shutil.copytree`` with ``copy2``: contents, modes and
 modification times; symlinks stay symlinks). Freezing renames the directory into the snapshot and
 drops its write permission bits. A writable clone is a *hard-link farm*: new directories, with every
-file hard-linked to the snapshot's. That is safe because ``LocalFileTree`` never writes an existing
+file hard-linked to the snapshot's, built on the clone's first write (until then it reads the
+snapshot: ``LazyCloneTree``). That is safe because ``LocalFileTree`` never writes an existing
 inode: writes go to a temporary file renamed over the target. Anything else that writes into a
 clone (a verifier, a shell) must do the same or use a ``copy`` clone instead. The read-only view is
 the snapshot's own directory.
@@ -67,6 +68,10 @@ class LocalFileTree(FileTree):
         self.base = root.resolve()
         self.root = str(self.base)
         self.read_only = read_only
+
+    async def host_directory(self) -> Path:
+        """The host directory that holds this tree (for a verifier's ``FILESYSTEM_TEST_DIR``)."""
+        return self.base
 
     def _host(self, path: str, *, follow: bool = True) -> Path:
         relative = check_relative(path)
@@ -180,6 +185,51 @@ class LocalFileTree(FileTree):
         await asyncio.to_thread(_copy_tree, self.base, destination)
 
 
+class LazyCloneTree(LocalFileTree):
+    """A writable clone that costs nothing until its first write.
+
+    Until then every read goes to the frozen snapshot (same content); the first write builds the
+    hard-link farm at ``target`` and the tree moves there. ``root`` is ``target`` from the start,
+    so the paths its users see never change. Judges that may write but never do cost no clone.
+    """
+
+    def __init__(self, snapshot: Path, target: Path) -> None:
+        super().__init__(snapshot)
+        self.target = target.resolve()
+        self.root = str(self.target)
+        self._materialised = False
+        self._lock = asyncio.Lock()
+
+    async def materialise(self) -> None:
+        """Build the private copy now (idempotent)."""
+        async with self._lock:
+            if self._materialised:
+                return
+            try:
+                await asyncio.to_thread(_link_tree, self.base, self.target)
+            except BaseException:
+                await asyncio.to_thread(remove_tree, self.target)
+                raise
+            self.base = self.target
+            self._materialised = True
+
+    async def host_directory(self) -> Path:
+        await self.materialise()  # a verifier may write in place: never hand out the snapshot
+        return self.base
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        await self.materialise()
+        await super().write_bytes(path, data)
+
+    async def make_directory(self, path: str) -> None:
+        await self.materialise()
+        await super().make_directory(path)
+
+    async def move(self, source: str, destination: str) -> None:
+        await self.materialise()
+        await super().move(source, destination)
+
+
 def _copy_tree(source: Path, destination: Path) -> None:
     shutil.copytree(source, destination, symlinks=True, copy_function=shutil.copy2)
 
@@ -232,13 +282,18 @@ class LocalFilesystemSandbox(FilesystemSandbox):
     """A host directory owned by one user."""
 
     def __init__(
-        self, provider: LocalFilesystemProvider, directory: Path, *, read_only: bool = False
+        self,
+        provider: LocalFilesystemProvider,
+        directory: Path,
+        *,
+        read_only: bool = False,
+        tree: LocalFileTree | None = None,
     ) -> None:
         self.provider = provider
         self.directory = directory
         self.name = directory.name
         self.read_only = read_only
-        self.tree = LocalFileTree(directory, read_only=read_only)
+        self.tree: LocalFileTree = tree or LocalFileTree(directory, read_only=read_only)
         self._destroyed = False
 
     async def freeze(self) -> LocalFilesystemSnapshot:
@@ -280,12 +335,12 @@ class LocalFilesystemSnapshot(FilesystemSnapshot):
                 self._view = LocalFilesystemSandbox(self.provider, self.directory, read_only=True)
             return self._view
         target = self.provider.run_directory / current_run().new_name("fs")
+        if self.provider.clone_method == "link":
+            lazy = LazyCloneTree(self.directory, target)
+            return self.provider.track(LocalFilesystemSandbox(self.provider, target, tree=lazy))
         try:
-            if self.provider.clone_method == "link":
-                await asyncio.to_thread(_link_tree, self.directory, target)
-            else:
-                await asyncio.to_thread(_copy_tree, self.directory, target)
-                await asyncio.to_thread(_set_writable, target, True)
+            await asyncio.to_thread(_copy_tree, self.directory, target)
+            await asyncio.to_thread(_set_writable, target, True)
         except BaseException:
             await asyncio.to_thread(remove_tree, target)
             raise

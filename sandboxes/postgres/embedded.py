@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
-from sandboxes.runs import current_run, workdir
+from sandboxes.runs import SHARED_MEMORY, current_run, workdir
 
 DATA_DIRECTORY_TAG = "pg"
 """Data directories are named ``aj_<run id>_pg_<n>`` inside the work directory."""
@@ -41,9 +41,6 @@ writable, else on disk; ``1``: RAM, or fail; ``0``: disk. Sandboxes are throwawa
 clones in RAM are several times faster where creating files on disk is slow (measured on this
 machine: ~380 ms per 36 MB clone on ext4, ~50 ms in RAM), at the cost of memory."""
 
-SHARED_MEMORY = Path("/dev/shm")
-"""The RAM-backed file system used by ``IN_MEMORY_ENV``."""
-
 
 def memory_parent() -> Path:
     """The RAM-backed folder for data directories, shared by every run on the machine: runs
@@ -53,7 +50,7 @@ def memory_parent() -> Path:
 
 def data_parents() -> list[Path]:
     """Every folder an embedded data directory of this work directory may live in."""
-    return [workdir(), memory_parent()]
+    return list(dict.fromkeys([workdir(), memory_parent()]))
 
 
 def wheel_binaries() -> Path | None:

@@ -228,6 +228,7 @@ async def test_closing_the_provider_after_an_error_removes_everything(
             kept = await fresh(provider, task_dir)
             snapshot = await kept.freeze()
             clone = await snapshot.clone()
+            await clone.tree.write_bytes("judge.txt", b"written")  # builds the clone
             for item in (sandbox, clone):
                 assert isinstance(item, LocalFilesystemSandbox)
                 directories.append(item.directory)
@@ -241,15 +242,37 @@ async def test_closing_the_provider_after_an_error_removes_everything(
     assert not any(path.exists() for path in directories)
 
 
-async def test_link_clones_cost_no_copy_and_writes_break_the_link(task_dir: Path) -> None:
+async def test_link_clones_cost_nothing_until_the_first_write(task_dir: Path) -> None:
     from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
 
     async with LocalFilesystemProvider() as provider:
         snapshot = await (await fresh(provider, task_dir)).freeze()
         clone = await snapshot.clone()
         assert isinstance(clone, LocalFilesystemSandbox)
-        frozen_file = snapshot.directory / "docs" / "a.txt"  # type: ignore[attr-defined]
-        assert (clone.directory / "docs" / "a.txt").stat().st_ino == frozen_file.stat().st_ino
+        frozen = snapshot.directory  # type: ignore[attr-defined]
+        assert not clone.directory.exists()  # nothing built yet...
+        assert await clone.tree.read_bytes("docs/deep/b.md") == b"# bee\n"  # ...yet it reads
+        assert clone.root == str(clone.directory.resolve())  # and its root never changes
         await clone.tree.write_bytes("docs/a.txt", b"changed")
-        assert (clone.directory / "docs" / "a.txt").stat().st_ino != frozen_file.stat().st_ino
-        assert frozen_file.read_bytes() == b"alpha\n"
+        assert clone.directory.is_dir()
+        written = clone.directory / "docs" / "a.txt"
+        untouched = clone.directory / "docs" / "deep" / "b.md"
+        assert written.stat().st_ino != (frozen / "docs" / "a.txt").stat().st_ino
+        assert untouched.stat().st_ino == (frozen / "docs" / "deep" / "b.md").stat().st_ino
+        assert (frozen / "docs" / "a.txt").read_bytes() == b"alpha\n"
+        assert await clone.tree.read_bytes("docs/a.txt") == b"changed"
+        await clone.destroy()
+        assert not clone.directory.exists()
+
+
+async def test_a_verifier_on_an_unwritten_clone_gets_a_private_copy(task_dir: Path) -> None:
+    from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
+
+    async with LocalFilesystemProvider() as provider:
+        snapshot = await (await fresh(provider, task_dir)).freeze()
+        clone = await snapshot.clone()
+        assert isinstance(clone, LocalFilesystemSandbox)
+        directory = await clone.tree.host_directory()
+        assert directory == clone.directory.resolve()
+        assert directory != snapshot.directory.resolve()  # type: ignore[attr-defined]
+        assert (directory / "top.csv").read_bytes() == b"x,y\n1,2\n"
