@@ -13,6 +13,7 @@ replayed one at a time: two of them creating the same role at once would fail ea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -24,7 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dataset.actions import ToolCallAction
 from dataset.models import Trajectory
-from dataset.problems import Problem
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset, write_json_atomic
 from replay.engine import replay_trajectory
 from replay.normalise import sql_text
@@ -200,25 +200,20 @@ async def replay_dataset(
 
     async def replay_one(trajectory: Trajectory, digest: str) -> None:
         task = dataset.tasks[trajectory.task_id]
-        lock = (
+        # Taken before a job slot, so a replay waiting for its task's turn holds no slot.
+        exclusive: contextlib.AbstractAsyncContextManager[object] = (
             task_locks.setdefault(task.id, asyncio.Lock())
             if sandbox_kind(task) == "postgres" and _manages_roles(trajectory)
-            else None
+            else contextlib.nullcontext()
         )
-        async with semaphore:
-            if lock is not None:
-                await lock.acquire()
-            try:
-                result = await replay_trajectory(
-                    trajectory,
-                    task,
-                    dataset.task_dir(task.id),
-                    providers,
-                    file=f"{TRAJECTORIES_DIR}/{trajectory.id}.json",
-                )
-            finally:
-                if lock is not None:
-                    lock.release()
+        async with exclusive, semaphore:
+            result = await replay_trajectory(
+                trajectory,
+                task,
+                dataset.task_dir(task.id),
+                providers,
+                file=f"{TRAJECTORIES_DIR}/{trajectory.id}.json",
+            )
         result.report.trajectory_sha256 = digest
         reports[trajectory.id] = result.report
         await writer.append(result.report)
@@ -245,8 +240,3 @@ async def replay_dataset(
     summary.seconds = loop.time() - started
     write_json_atomic(output / SUMMARY_FILE, json.loads(summary.model_dump_json()))
     return summary
-
-
-def problem_lines(problems: list[Problem]) -> list[str]:
-    """Dataset problems as the one-line strings reports use."""
-    return [str(problem) for problem in problems]

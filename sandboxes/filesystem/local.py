@@ -1,13 +1,14 @@
 """The ``local`` filesystem backend: a private directory under the run's scratch directory.
 
 Creation copies the task's initial tree (``shutil.copytree`` with ``copy2``: contents, modes and
-modification times; symlinks stay symlinks). Freezing renames the directory into the snapshot and
-drops its write permission bits. A writable clone is a *hard-link farm*: new directories, with every
-file hard-linked to the snapshot's, built on the clone's first write (until then it reads the
-snapshot: ``LazyCloneTree``). That is safe because ``LocalFileTree`` never writes an existing
-inode: writes go to a temporary file renamed over the target. Anything else that writes into a
-clone (a verifier, a shell) must do the same or use a ``copy`` clone instead. The read-only view is
-the snapshot's own directory.
+modification times; symlinks stay symlinks). Freezing renames the directory into the snapshot;
+nothing writes to a snapshot afterwards. A writable clone is, by default, an *overlay mount*: the
+snapshot is the read-only lower layer and the kernel copies a file up on its first write, so the
+clone costs O(1) and any writer is safe. Where mounting is not allowed (not root), the clone is a
+*hard-link farm* built on its first write (until then it reads the snapshot: ``LazyCloneTree``),
+which is safe because ``LocalFileTree`` never writes an existing inode: writes go to a temporary
+file renamed over the target. A verifier (or anything else that may write in place) on such a
+clone gets the farm built first. The read-only view is the snapshot's own directory.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, Literal
 
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
+from sandboxes.filesystem.overlay import mount_overlay, mounts_below, overlay_supported, unmount
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
 from sandboxes.filesystem.tree import (
     FileStat,
@@ -34,8 +36,9 @@ from sandboxes.filesystem.tree import (
 )
 from sandboxes.runs import current_run
 
-CloneMethod = Literal["link", "copy"]
-"""How writable clones are made: a hard-link farm (fast) or a full copy (safe for any writer)."""
+CloneMethod = Literal["overlay", "link", "copy"]
+"""How writable clones are made: an overlay mount (O(1), safe for any writer; needs root), a
+hard-link farm built on the first write (safe for writers that replace files), or a full copy."""
 
 
 def _kind(mode: int) -> str:
@@ -252,17 +255,28 @@ def _link_tree(source: Path, destination: Path) -> None:
                     os.link(entry.path, inner)
 
     link_directory(str(source), str(destination))
-    # Filling a directory changed its mtime; give every directory the snapshot's times back.
+    # Filling a directory changed its mtime; give every directory the snapshot's times and mode.
     for origin, target in reversed(directories):
         times = os.stat(origin)
+        os.chmod(target, times.st_mode & 0o7777)
         os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
-def _set_writable(root: Path, writable: bool) -> None:
-    """Add or remove the write bits of every directory (files keep theirs: links share inodes)."""
+def _mount_clone(snapshot: Path, layers: Path, merged: Path) -> None:
+    """An overlay of ``snapshot`` at ``merged``, its writes kept in ``layers``."""
+    layers.mkdir()
+    (layers / "upper").mkdir()
+    (layers / "work").mkdir()
+    merged.mkdir()
+    mount_overlay(snapshot, layers / "upper", layers / "work", merged)
+
+
+def _make_directories_writable(root: Path) -> None:
+    """Give every directory its owner's write bit (an agent may have removed it)."""
     for directory, _, _ in os.walk(root):
         mode = os.stat(directory).st_mode & 0o7777
-        os.chmod(directory, (mode | 0o200) if writable else (mode & ~0o222))
+        if not mode & 0o200:
+            os.chmod(directory, mode | 0o200)
 
 
 def remove_tree(root: Path) -> None:
@@ -274,7 +288,7 @@ def remove_tree(root: Path) -> None:
         os.chmod(os.path.dirname(path), 0o700)
         function(path)
 
-    _set_writable(root, True)
+    _make_directories_writable(root)
     shutil.rmtree(root, onerror=make_writable)
 
 
@@ -288,9 +302,13 @@ class LocalFilesystemSandbox(FilesystemSandbox):
         *,
         read_only: bool = False,
         tree: LocalFileTree | None = None,
+        layers: Path | None = None,
     ) -> None:
         self.provider = provider
         self.directory = directory
+        self.layers = layers
+        """For an overlay clone: the folder of its upper and work layers (``directory`` is the
+        mount point)."""
         self.name = directory.name
         self.read_only = read_only
         self.tree: LocalFileTree = tree or LocalFileTree(directory, read_only=read_only)
@@ -302,10 +320,16 @@ class LocalFilesystemSandbox(FilesystemSandbox):
         if self._destroyed:
             raise SandboxError(f"sandbox {self.name} was destroyed")
         frozen = self.provider.run_directory / current_run().new_name("fsnap")
-        await asyncio.to_thread(os.rename, self.directory, frozen)
-        await asyncio.to_thread(_set_writable, frozen, False)
-        self._destroyed = True
-        self.provider.forget(self)
+        if self.layers is not None:
+            # A mount point cannot be renamed: copy the merged view out, then drop the overlay.
+            await asyncio.to_thread(_copy_tree, self.directory, frozen)
+            await self.destroy()
+        else:
+            if isinstance(self.tree, LazyCloneTree):
+                await self.tree.materialise()
+            await asyncio.to_thread(os.rename, self.directory, frozen)
+            self._destroyed = True
+            self.provider.forget(self)
         return self.provider.track_snapshot(LocalFilesystemSnapshot(self.provider, frozen))
 
     async def destroy(self) -> None:
@@ -313,12 +337,15 @@ class LocalFilesystemSandbox(FilesystemSandbox):
             self._destroyed = True
             return
         self._destroyed = True
+        if self.layers is not None:
+            await asyncio.to_thread(unmount, self.directory)
+            await asyncio.to_thread(remove_tree, self.layers)
         await asyncio.to_thread(remove_tree, self.directory)
         self.provider.forget(self)
 
 
 class LocalFilesystemSnapshot(FilesystemSnapshot):
-    """A frozen host directory (directories without write permission)."""
+    """A frozen host directory: nothing writes to it (views refuse writes, clones copy up)."""
 
     def __init__(self, provider: LocalFilesystemProvider, directory: Path) -> None:
         self.provider = provider
@@ -335,16 +362,23 @@ class LocalFilesystemSnapshot(FilesystemSnapshot):
                 self._view = LocalFilesystemSandbox(self.provider, self.directory, read_only=True)
             return self._view
         target = self.provider.run_directory / current_run().new_name("fs")
-        if self.provider.clone_method == "link":
+        method = self.provider.clone_method
+        if method == "link":
             lazy = LazyCloneTree(self.directory, target)
             return self.provider.track(LocalFilesystemSandbox(self.provider, target, tree=lazy))
+        layers = target.with_name(target.name + ".layers") if method == "overlay" else None
         try:
-            await asyncio.to_thread(_copy_tree, self.directory, target)
-            await asyncio.to_thread(_set_writable, target, True)
+            if layers is not None:
+                await asyncio.to_thread(_mount_clone, self.directory, layers, target)
+            else:
+                await asyncio.to_thread(_copy_tree, self.directory, target)
         except BaseException:
+            if layers is not None:
+                await asyncio.to_thread(unmount, target)
+                await asyncio.to_thread(remove_tree, layers)
             await asyncio.to_thread(remove_tree, target)
             raise
-        return self.provider.track(LocalFilesystemSandbox(self.provider, target))
+        return self.provider.track(LocalFilesystemSandbox(self.provider, target, layers=layers))
 
     async def destroy(self) -> None:
         if self._destroyed:
@@ -359,9 +393,13 @@ class LocalFilesystemProvider(FilesystemProvider):
 
     backend = "local"
 
-    def __init__(self, *, clone_method: CloneMethod = "link") -> None:
-        self.clone_method: CloneMethod = clone_method
+    def __init__(self, *, clone_method: CloneMethod | None = None) -> None:
+        """``clone_method`` defaults to ``overlay`` where this process may mount one, else
+        ``link``."""
         self.run_directory = current_run().directory()
+        if clone_method is None:
+            clone_method = "overlay" if overlay_supported(self.run_directory) else "link"
+        self.clone_method: CloneMethod = clone_method
         self._sandboxes: dict[str, LocalFilesystemSandbox] = {}
         self._snapshots: dict[str, LocalFilesystemSnapshot] = {}
 
@@ -419,6 +457,9 @@ async def collect_local_leftovers() -> list[str]:
         run_id = run_id_of(path.name + "_")
         if run_id is None or run_is_alive(run_id) or not path.is_dir():
             continue
+        for mount_point in mounts_below(path):
+            await asyncio.to_thread(unmount, mount_point)
+            removed.append(f"overlay mount {mount_point}")
         await asyncio.to_thread(remove_tree, path)
         removed.append(f"directory {path}")
     return removed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -245,7 +246,7 @@ async def test_closing_the_provider_after_an_error_removes_everything(
 async def test_link_clones_cost_nothing_until_the_first_write(task_dir: Path) -> None:
     from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
 
-    async with LocalFilesystemProvider() as provider:
+    async with LocalFilesystemProvider(clone_method="link") as provider:
         snapshot = await (await fresh(provider, task_dir)).freeze()
         clone = await snapshot.clone()
         assert isinstance(clone, LocalFilesystemSandbox)
@@ -268,7 +269,7 @@ async def test_link_clones_cost_nothing_until_the_first_write(task_dir: Path) ->
 async def test_a_verifier_on_an_unwritten_clone_gets_a_private_copy(task_dir: Path) -> None:
     from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
 
-    async with LocalFilesystemProvider() as provider:
+    async with LocalFilesystemProvider(clone_method="link") as provider:
         snapshot = await (await fresh(provider, task_dir)).freeze()
         clone = await snapshot.clone()
         assert isinstance(clone, LocalFilesystemSandbox)
@@ -276,3 +277,96 @@ async def test_a_verifier_on_an_unwritten_clone_gets_a_private_copy(task_dir: Pa
         assert directory == clone.directory.resolve()
         assert directory != snapshot.directory.resolve()  # type: ignore[attr-defined]
         assert (directory / "top.csv").read_bytes() == b"x,y\n1,2\n"
+
+
+@pytest.mark.parametrize("method", ["overlay", "link", "copy"])
+async def test_every_local_clone_method_isolates_and_keeps_times(
+    task_dir: Path, method: Literal["overlay", "link", "copy"]
+) -> None:
+    from sandboxes.filesystem.local import LocalFilesystemProvider, LocalFilesystemSandbox
+
+    async with LocalFilesystemProvider(clone_method=method) as provider:
+        snapshot = await (await fresh(provider, task_dir)).freeze()
+        first, second = await snapshot.clone(), await snapshot.clone()
+        assert isinstance(first, LocalFilesystemSandbox)
+        await first.tree.write_bytes("docs/a.txt", b"one")
+        await first.tree.make_directory("docs/deep/new")
+        assert await second.tree.read_bytes("docs/a.txt") == b"alpha\n"
+        assert (await second.tree.stat("docs/deep")).modified == pytest.approx(OLD, abs=1)
+        assert (await first.tree.stat("top.csv")).modified == pytest.approx(OLD, abs=1)
+        if method != "link":
+            # Overlays and copies are safe even for a writer that rewrites a file in place.
+            host = await first.tree.host_directory()
+            with (host / "top.csv").open("r+b") as handle:
+                handle.write(b"IN PLACE")
+            assert await second.tree.read_bytes("top.csv") == b"x,y\n1,2\n"
+            frozen = snapshot.directory  # type: ignore[attr-defined]
+            assert (frozen / "top.csv").read_bytes() == b"x,y\n1,2\n"
+        await first.destroy()
+        await second.destroy()
+        assert not first.directory.exists()
+        if method == "overlay":
+            from sandboxes.filesystem.overlay import mounts_below
+
+            assert first.layers is not None
+            assert not first.layers.exists()
+            assert mounts_below(provider.run_directory) == []
+
+
+async def test_the_default_local_clone_is_an_overlay_where_mounting_works(task_dir: Path) -> None:
+    from sandboxes.filesystem.local import LocalFilesystemProvider
+    from sandboxes.filesystem.overlay import mounts_below, overlay_supported
+
+    async with LocalFilesystemProvider() as provider:
+        expected = "overlay" if overlay_supported(provider.run_directory) else "link"
+        assert provider.clone_method == expected
+        snapshot = await (await fresh(provider, task_dir)).freeze()
+        clone = await snapshot.clone()
+        if expected == "overlay":
+            assert clone.directory.resolve() in mounts_below(provider.run_directory)  # type: ignore[attr-defined]
+
+
+CHILD = """
+import asyncio, sys, time
+from pathlib import Path
+from dataset.models import DirectoryTreeState, Task
+from sandboxes.filesystem.local import LocalFilesystemProvider
+
+async def main():
+    provider = LocalFilesystemProvider()
+    task = Task(id="t", domain="ds", subdomain="filesystem", instruction="x",
+                initial_state=DirectoryTreeState())
+    snapshot = await (await provider.create(task, Path(sys.argv[1]))).freeze()
+    clone = await snapshot.clone()
+    await clone.tree.write_bytes("judge.txt", b"x")
+    print(provider.run_directory, flush=True)
+    time.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_killed_runs_trees_and_overlay_mounts_are_collected(task_dir: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from sandboxes.filesystem.overlay import mounts_below
+    from sandboxes.leftovers import collect_all_leftovers
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(task_dir)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        run_directory = Path(child.stdout.readline().strip())
+        assert run_directory.is_dir()
+        had_mounts = bool(mounts_below(run_directory))
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    removed = await collect_all_leftovers()
+    assert not run_directory.exists(), removed
+    assert mounts_below(run_directory) == []
+    if had_mounts:
+        assert any(line.startswith("overlay mount") for line in removed)
