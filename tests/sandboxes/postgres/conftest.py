@@ -17,11 +17,11 @@ import pytest
 
 from dataset.models import Task
 from sandboxes.postgres import admin
-from sandboxes.postgres.embedded import SHARED_MEMORY, EmbeddedPostgresCluster
+from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.external import ExternalPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider
 from sandboxes.postgres.sandbox import PostgresCluster
-from sandboxes.runs import current_run
+from sandboxes.runs import SHARED_MEMORY, current_run
 from tests.sandboxes.postgres.helpers import SHOP_SEED, fetch, run_owned, write_task
 
 
