@@ -85,7 +85,7 @@ def replay(
     ] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
     output: Annotated[
-        Path | None, typer.Option(help="Report folder (default runs/replay/<dataset>-<backend>).")
+        Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
     ] = None,
     fresh: Annotated[
         bool, typer.Option(help="Ignore reports of an earlier run and replay everything.")

@@ -10,12 +10,14 @@ import pytest
 from typer.testing import CliRunner
 
 from agentjudge.cli import app
+from dataset.store import load_dataset
 from replay.report import FidelityReport
-from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, replay_dataset
-from tests.replay.builders import FS_TASK, MINI, build_dataset, steps, trajectory
+from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, read_reports, replay_dataset
+from tests.replay.builders import FS_TASK, MINI, PG_TASK, build_dataset, steps, trajectory
 
 ROOT = "${SANDBOX_ROOT}"
 PASS_ID = "fs-meeting-notes-index--sonnet-pass"
+PG_PASS_ID = "pg-active-customers-view--sonnet-pass"
 
 
 def fixture_dataset(root: Path) -> Path:
@@ -147,3 +149,32 @@ async def test_imported_mcpmark_runs_replay_and_hand_made_outputs_are_caught(
     payroll = reports["raise_salaries#1"]
     assert payroll.verdict == "failed"
     assert any("external state" in problem for problem in payroll.problems)
+
+
+async def test_replay_into_an_external_server_given_by_dsn(tmp_path: Path) -> None:
+    from sandboxes.postgres.embedded import EmbeddedPostgresCluster
+    from sandboxes.providers import BackendChoice
+
+    server = EmbeddedPostgresCluster()  # stands for any server the user already runs
+    await server.start()
+    try:
+        root = tmp_path / "ds"
+        recorded = load_dataset(MINI).trajectories[PG_PASS_ID]
+        build_dataset(root, [recorded], (PG_TASK,))
+        choice = BackendChoice.for_backend("local", server.admin.dsn)
+        assert choice.postgres == "external"
+        summary = await replay_dataset(root, tmp_path / "out", choice=choice)
+        assert (summary.total.faithful, summary.total.verifier_agrees) == (1, 1)
+        report = read_reports(tmp_path / "out" / REPORT_FILE)[PG_PASS_ID]
+        assert report.backend == "external"
+        # Nothing of the replay is left in the user's server.
+        import asyncpg
+
+        connection = await asyncpg.connect(server.admin.dsn)
+        try:
+            names = await connection.fetch("SELECT datname FROM pg_database")
+        finally:
+            await connection.close()
+        assert not [row["datname"] for row in names if row["datname"].startswith("aj_")]
+    finally:
+        await server.stop()
