@@ -504,27 +504,30 @@ class DockerFilesystemSnapshot(FilesystemSnapshot):
         self.name = name
         self.image = f"{name}:latest"
         self._view: DockerFilesystemSandbox | None = None
+        self._view_lock = asyncio.Lock()  # concurrent first readers must not start two views
         self._destroyed = False
 
     async def clone(self, *, writable: bool = True) -> DockerFilesystemSandbox:
         if self._destroyed:
             raise SandboxError(f"snapshot {self.name} was destroyed")
         if not writable:
-            if self._view is None:
-                container = await asyncio.to_thread(
-                    self.provider.start_container, self.image, "fsview", None, read_only=True
-                )
-                self._view = DockerFilesystemSandbox(self.provider, container, read_only=True)
-            return self._view
+            async with self._view_lock:
+                if self._view is None:
+                    container = await asyncio.to_thread(
+                        self.provider.start_container, self.image, "fsview", None, read_only=True
+                    )
+                    self._view = DockerFilesystemSandbox(self.provider, container, read_only=True)
+                return self._view
         container = await asyncio.to_thread(self.provider.start_container, self.image, "fs", None)
         return self.provider.track(DockerFilesystemSandbox(self.provider, container))
 
     async def destroy(self) -> None:
         if self._destroyed:
             return
-        if self._view is not None:
-            await asyncio.to_thread(remove_container, self._view.container)
-            self._view = None
+        async with self._view_lock:
+            if self._view is not None:
+                await asyncio.to_thread(remove_container, self._view.container)
+                self._view = None
         await asyncio.to_thread(self.provider.remove_image, self.image)
         self._destroyed = True
         self.provider.forget_snapshot(self)

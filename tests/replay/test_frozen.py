@@ -1,0 +1,87 @@
+"""Replay once, judge many: one replay per trajectory, shared views, private writable clones."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import replay.frozen
+from dataset.store import load_dataset
+from replay.frozen import FrozenReplays
+from sandboxes.filesystem.sandbox import FilesystemSandbox
+from sandboxes.postgres.sandbox import PostgresSandbox
+from sandboxes.providers import ProviderSet
+from tests.replay.builders import MINI
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+FS_PASS = "fs-meeting-notes-index--sonnet-pass"
+PG_PASS = "pg-active-customers-view--sonnet-pass"
+
+
+@pytest.fixture
+def replay_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Counts the replays ``FrozenReplays`` starts (the real replay still runs)."""
+    calls: list[str] = []
+    real = replay.frozen.replay_trajectory
+
+    async def counting(trajectory: Any, *arguments: Any, **options: Any) -> Any:
+        calls.append(trajectory.id)
+        return await real(trajectory, *arguments, **options)
+
+    monkeypatch.setattr(replay.frozen, "replay_trajectory", counting)
+    return calls
+
+
+async def test_many_concurrent_judges_share_one_replay(
+    providers: ProviderSet, replay_calls: list[str]
+) -> None:
+    async with FrozenReplays(load_dataset(MINI), providers) as frozen:
+        views = await asyncio.gather(
+            *(frozen.environment(FS_PASS, writable=False) for _ in range(8))
+        )
+        assert replay_calls == [FS_PASS]
+        assert all(view is views[0] for view in views)
+        first = await frozen.get(FS_PASS)
+        assert first.report.verdict == "faithful"
+        assert first.report.verifier is not None
+        assert first.report.verifier.agrees
+
+
+async def test_a_judges_writes_reach_neither_the_frozen_state_nor_other_judges(
+    providers: ProviderSet,
+) -> None:
+    async with FrozenReplays(load_dataset(MINI), providers) as frozen:
+        one = await frozen.environment(FS_PASS, writable=True)
+        two = await frozen.environment(FS_PASS, writable=True)
+        view = await frozen.environment(FS_PASS, writable=False)
+        assert isinstance(one, FilesystemSandbox)
+        assert isinstance(two, FilesystemSandbox)
+        assert isinstance(view, FilesystemSandbox)
+        replayed = await view.tree.read_bytes("index.md")
+        await one.tree.write_bytes("index.md", b"tampered by judge one")
+        assert await two.tree.read_bytes("index.md") == replayed
+        assert await view.tree.read_bytes("index.md") == replayed
+        later = await frozen.environment(FS_PASS, writable=True)
+        assert isinstance(later, FilesystemSandbox)
+        assert await later.tree.read_bytes("index.md") == replayed
+
+        db_one = await frozen.environment(PG_PASS, writable=True)
+        db_view = await frozen.environment(PG_PASS, writable=False)
+        assert isinstance(db_one, PostgresSandbox)
+        assert isinstance(db_view, PostgresSandbox)
+        async with db_one.connect() as connection:
+            await connection.execute("DROP VIEW active_customers")
+        async with db_view.connect() as connection:
+            count = await connection.fetchval("SELECT count(*) FROM active_customers")
+        assert count == 7
+        await frozen.release_clone(FS_PASS, one)
+        await frozen.release_clone(FS_PASS, one)  # a second release is harmless
+
+
+async def test_domains_without_replay_get_no_environment(providers: ProviderSet) -> None:
+    async with FrozenReplays(load_dataset(MINI), providers) as frozen:
+        assert await frozen.environment("word-memo-q4-update--c13-pass", writable=False) is None
+        assert (await frozen.get("word-memo-q4-update--c13-pass")).report.verdict == ("unsupported")
