@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import replay.engine
 import replay.frozen
 from dataset.store import load_dataset
 from replay.frozen import FrozenReplays
@@ -25,7 +26,7 @@ PG_PASS = "pg-active-customers-view--sonnet-pass"
 def replay_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Counts the replays ``FrozenReplays`` starts (the real replay still runs)."""
     calls: list[str] = []
-    real = replay.frozen.replay_trajectory
+    real = replay.engine.replay_trajectory
 
     async def counting(trajectory: Any, *arguments: Any, **options: Any) -> Any:
         calls.append(trajectory.id)
