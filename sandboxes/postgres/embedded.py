@@ -9,6 +9,7 @@ data), stopping it and deleting its data. Leftovers of killed runs are removed b
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import importlib.util
 import os
@@ -72,6 +73,20 @@ def _import_pgserver() -> Any:
     return pgserver
 
 
+def _start_configured(pgserver: Any, path: Path) -> Any:
+    """Start a server whose dynamic shared memory lives in its data directory.
+
+    By default Postgres keeps it in ``/dev/shm/PostgreSQL.*``, which a ``kill -9`` leaks; as
+    mmap'd files under ``pg_dynshmem`` it goes with the directory. The setting only takes effect
+    at start, so the first start writes it and a second start (about 0.3 s) applies it.
+    """
+    first = pgserver.get_server(path, cleanup_mode="stop")
+    first.psql("ALTER SYSTEM SET dynamic_shared_memory_type = 'mmap';")
+    first.cleanup()
+    atexit.unregister(first._cleanup)  # stopped already; its exit hook must not run again
+    return pgserver.get_server(path, cleanup_mode="delete")
+
+
 class EmbeddedPostgresCluster(PostgresCluster):
     """A Postgres 16 server run from the pgserver wheel, reachable only through a Unix socket."""
 
@@ -126,7 +141,7 @@ class EmbeddedPostgresCluster(PostgresCluster):
                 parent.mkdir(exist_ok=True)
             path = parent / current_run().new_name(DATA_DIRECTORY_TAG)
             try:
-                server = pgserver.get_server(path, cleanup_mode="delete")
+                server = _start_configured(pgserver, path)
             except Exception as error:
                 shutil.rmtree(path, ignore_errors=True)
                 raise SandboxError(f"embedded Postgres did not start in {path}: {error}") from error
