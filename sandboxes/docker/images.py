@@ -390,10 +390,30 @@ def build_sandbox_image(force: bool = False) -> str:
                 # The tag moved to the new image: drop the old one unless a container uses it.
                 with contextlib.suppress(docker.errors.APIError):
                     client.images.remove(previous)
+            _prune_other_recipes(client, tag)
             logger.info("built %s in %.0f s", tag, time.monotonic() - started)
             return tag
     finally:
         client.close()
+
+
+def _prune_other_recipes(client: docker.DockerClient, keep: str) -> list[str]:
+    """Remove sandbox images of earlier recipes (and their cached root filesystems) that no
+    container uses; return the removed tags."""
+    removed: list[str] = []
+    for image in client.images.list(name=REPOSITORY):
+        for tag in image.tags:
+            if tag == keep:
+                continue
+            try:
+                client.images.remove(tag)
+            except docker.errors.APIError:
+                continue  # still used by a container: kept until that is gone
+            removed.append(tag)
+            recipe = tag.rsplit(":", 1)[-1]
+            (cache_directory() / f"sandbox-rootfs-{recipe}.tar").unlink(missing_ok=True)
+            logger.info("removed the image of an earlier recipe: %s", tag)
+    return removed
 
 
 async def build_sandbox_image_async(force: bool = False) -> str:

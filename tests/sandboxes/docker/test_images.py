@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -138,3 +139,23 @@ def test_the_cache_directory_follows_xdg(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert images.cache_directory() == tmp_path / "agentjudge"
     assert (tmp_path / "agentjudge").is_dir()
+
+
+def test_images_of_earlier_recipes_are_pruned_with_their_cache(
+    sandbox_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    client = docker.from_env()
+    old_tag = f"{images.REPOSITORY}:0ldrecipe000"
+    client.images.get(sandbox_image).tag(images.REPOSITORY, "0ldrecipe000")
+    cached = images.cache_directory() / "sandbox-rootfs-0ldrecipe000.tar"
+    cached.write_bytes(b"an old root filesystem")
+    try:
+        assert images._prune_other_recipes(client, sandbox_image) == [old_tag]
+        assert old_tag not in [tag for image in client.images.list() for tag in image.tags]
+        assert not cached.exists()
+        assert client.images.get(sandbox_image) is not None  # the current one stays
+    finally:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            client.images.remove(old_tag)  # only when the prune failed
+        client.close()
