@@ -32,8 +32,8 @@ NAME_PREFIX = "aj"
 RUN_LABEL = "agentjudge.run"
 """The Docker label that carries the run id of a container, image or volume."""
 
-RUN_ID_PATTERN = re.compile(r"^aj_([a-z0-9]{10})_")
-"""Matches a resource name and captures its run id."""
+RUN_ID_PATTERN = re.compile(r"^aj_([a-z0-9]{10})(?:_|$)")
+"""Matches a resource name (or a run's own folder, ``aj_<id>``) and captures its run id."""
 
 WORKDIR_ENV = "AGENTJUDGE_WORKDIR"
 """Environment variable that moves the runtime's scratch space (see ``workdir``)."""
@@ -99,7 +99,7 @@ class RunRecord(BaseModel):
     """When the run wrote its record."""
 
 
-def _process_start(pid: int) -> float | None:
+def process_start_time(pid: int) -> float | None:
     """The start time of a running process; None when it is gone or a zombie (dead, unreaped)."""
     try:
         process = psutil.Process(pid)
@@ -112,7 +112,14 @@ def _process_start(pid: int) -> float | None:
 
 def process_alive(pid: int) -> bool:
     """True when ``pid`` is a running process (zombies count as dead)."""
-    return _process_start(pid) is not None
+    return process_start_time(pid) is not None
+
+
+def is_same_process(pid: int, started: float) -> bool:
+    """True when ``pid`` still runs and is the process that started at ``started`` (a pid that
+    was reused by a younger process does not count)."""
+    actual = process_start_time(pid)
+    return actual is not None and abs(actual - started) < 1.0
 
 
 class Run:
@@ -126,7 +133,7 @@ class Run:
         record = RunRecord(
             run_id=self.run_id,
             pid=os.getpid(),
-            process_started=_process_start(os.getpid()) or time.time(),
+            process_started=process_start_time(os.getpid()) or time.time(),
             hostname=socket.gethostname(),
             started_at=time.time(),
         )
@@ -147,9 +154,12 @@ class Run:
 
     def directory(self) -> Path:
         """This run's private scratch directory (created on first use)."""
-        path = workdir() / f"{NAME_PREFIX}_{self.run_id}"
+        path = self._folder()
         path.mkdir(mode=0o700, exist_ok=True)
         return path
+
+    def _folder(self) -> Path:
+        return workdir() / f"{NAME_PREFIX}_{self.run_id}"
 
     def finish(self) -> None:
         """Remove the run's scratch directory if nothing is left in it, then the run record.
@@ -157,7 +167,7 @@ class Run:
         Called at interpreter exit. Anything still in the directory stays for the next run's
         collection (the record is gone, so this run then counts as dead).
         """
-        folder = workdir() / f"{NAME_PREFIX}_{self.run_id}"
+        folder = self._folder()
         for empty in (folder / "processes", folder):
             with contextlib.suppress(FileNotFoundError, OSError):
                 empty.rmdir()
@@ -194,15 +204,14 @@ def run_is_alive(run_id: str) -> bool:
         return False
     if record.hostname != socket.gethostname():
         return True  # another machine's run: not ours to judge
-    started = _process_start(record.pid)
-    return started is not None and abs(started - record.process_started) < 1.0
+    return is_same_process(record.pid, record.process_started)
 
 
 def track_process(pid: int) -> None:
     """Note a helper process (a verifier, a server) so a later run can kill it if this run dies."""
     folder = current_run().directory() / "processes"
     folder.mkdir(exist_ok=True)
-    (folder / str(pid)).write_text(str(_process_start(pid) or 0.0))
+    (folder / str(pid)).write_text(str(process_start_time(pid) or 0.0))
 
 
 def untrack_process(pid: int) -> None:
@@ -215,13 +224,11 @@ async def collect_processes() -> list[str]:
     """Kill the helper processes (and their process groups) that dead runs left running."""
     removed: list[str] = []
     for folder in sorted(workdir().glob(f"{NAME_PREFIX}_*/processes")):
-        run_id = run_id_of(folder.parent.name + "_")
+        run_id = run_id_of(folder.parent.name)
         if run_id is None or run_is_alive(run_id):
             continue
         for entry in sorted(folder.iterdir()):
-            started = _process_start(int(entry.name))
-            recorded = float(entry.read_text() or 0)
-            if started is not None and abs(started - recorded) < 1.0:
+            if is_same_process(int(entry.name), float(entry.read_text() or 0)):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(entry.name), 9)
                 with contextlib.suppress(ProcessLookupError, PermissionError):

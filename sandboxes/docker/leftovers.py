@@ -18,10 +18,15 @@ from collections.abc import Collection
 
 import docker
 import docker.errors
-import psutil
 
 from sandboxes.docker.images import REPOSITORY
-from sandboxes.runs import RUN_LABEL, current_run, run_is_alive
+from sandboxes.runs import (
+    RUN_LABEL,
+    current_run,
+    is_same_process,
+    process_start_time,
+    run_is_alive,
+)
 
 HOST_LABEL = "agentjudge.host"
 PID_LABEL = "agentjudge.pid"
@@ -31,10 +36,7 @@ STARTED_LABEL = "agentjudge.process-started"
 def run_labels(kind: str) -> dict[str, str]:
     """The labels every container and image of this run carries (``kind``: what it is)."""
     pid = os.getpid()
-    try:
-        started = psutil.Process(pid).create_time()
-    except psutil.Error:
-        started = 0.0
+    started = process_start_time(pid) or 0.0
     return {
         RUN_LABEL: current_run().run_id,
         HOST_LABEL: socket.gethostname(),
@@ -53,10 +55,9 @@ def _process_alive(labels: dict[str, str]) -> bool:
         return True  # another machine's run
     try:
         pid, started = int(labels[PID_LABEL]), float(labels[STARTED_LABEL])
-        actual = psutil.Process(pid).create_time()
-    except (KeyError, ValueError, psutil.Error):
+    except (KeyError, ValueError):
         return False
-    return abs(actual - started) < 1.0
+    return is_same_process(pid, started)
 
 
 def _dead(labels: dict[str, str] | None, only: Collection[str] | None) -> str | None:

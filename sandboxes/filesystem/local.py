@@ -34,7 +34,7 @@ from sandboxes.filesystem.tree import (
     TreePathError,
     check_relative,
 )
-from sandboxes.runs import current_run
+from sandboxes.runs import current_run, run_id_of, run_is_alive, workdir
 
 CloneMethod = Literal["overlay", "link", "copy"]
 """How writable clones are made: an overlay mount (O(1), safe for any writer; needs root), a
@@ -450,11 +450,9 @@ class LocalFilesystemProvider(FilesystemProvider):
 
 async def collect_local_leftovers() -> list[str]:
     """Delete the scratch directories (``<workdir>/aj_<id>*``) of runs that are no longer alive."""
-    from sandboxes.runs import run_id_of, run_is_alive, workdir
-
     removed: list[str] = []
     for path in sorted(workdir().glob("aj_*")):
-        run_id = run_id_of(path.name + "_")
+        run_id = run_id_of(path.name)
         if run_id is None or run_is_alive(run_id) or not path.is_dir():
             continue
         for mount_point in mounts_below(path):

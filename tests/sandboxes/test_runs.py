@@ -16,6 +16,7 @@ def test_names_carry_the_run_id_and_are_unique() -> None:
     first, second = run.new_name("db"), run.new_name("db")
     assert first != second
     assert run_id_of(first) == run.run_id
+    assert run_id_of(run.directory().name) == run.run_id  # the run's own folder, aj_<id>
     assert first.startswith(f"aj_{run.run_id}_db_")
     assert len(first) <= 63  # a Postgres identifier
 
@@ -27,7 +28,7 @@ def test_bad_name_tags_are_refused(tag: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["aj_short_db_1", "postgres", "xx_abcdefghij_db_1", "aj_ABCDEFGHIJ_x"]
+    "name", ["aj_short_db_1", "aj_abcdefghijk", "postgres", "xx_abcdefghij_db_1", "aj_ABCDEFGHIJ_x"]
 )
 def test_foreign_names_have_no_run_id(name: str) -> None:
     assert run_id_of(name) is None
