@@ -43,6 +43,7 @@ import docker
 import docker.errors
 
 from sandboxes.base import SandboxError
+from sandboxes.filesystem.overlay import mounts_below
 
 logger = logging.getLogger(__name__)
 
@@ -230,25 +231,15 @@ def _build_lock() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _mounts_below(directory: Path) -> list[str]:
-    prefix = str(directory.resolve()) + "/"
-    mounts: list[str] = []
-    with open("/proc/mounts") as table:
-        for line in table:
-            point = line.split()[1].encode().decode("unicode_escape")
-            if point.startswith(prefix):
-                mounts.append(point)
-    return sorted(mounts, reverse=True)
-
-
 def _remove_build_directory(directory: Path) -> None:
     # A failed debootstrap can leave /proc or /sys mounted inside the target: never delete
     # through a mount.
-    for point in _mounts_below(directory):
+    for point in mounts_below(directory):
         subprocess.run(["umount", "-l", point], capture_output=True, timeout=60, check=False)
-    remaining = _mounts_below(directory)
+    remaining = mounts_below(directory)
     if remaining:
-        logger.warning("leaving %s in place: still mounted: %s", directory, ", ".join(remaining))
+        shown = ", ".join(map(str, remaining))
+        logger.warning("leaving %s in place: still mounted: %s", directory, shown)
         return
     shutil.rmtree(directory, ignore_errors=True)
 
