@@ -18,7 +18,7 @@ from typing import Any
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
-from mcp_servers.results import ToolArgumentError, ToolResult
+from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
 from replay.normalise import normalise_output, sql_text
 from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
@@ -78,17 +78,10 @@ async def execute_call(sandbox: Sandbox, name: str, arguments: dict[str, Any]) -
     raise ToolArgumentError(f"no tools for a {sandbox.kind} sandbox")
 
 
-def tool_writes(sandbox: Sandbox, name: str) -> bool:
-    """Whether the tool may change state (every SQL text tool may)."""
+def tool_spec(sandbox: Sandbox, name: str) -> ToolSpec[Any] | None:
+    """The tool ``name`` of the server that serves this kind of sandbox, if it has one."""
     table = FILESYSTEM_TOOLS if isinstance(sandbox, FilesystemSandbox) else SQL_TOOLS
-    spec = table.get(name)
-    return bool(spec and spec.writes)
-
-
-def known_tool(sandbox: Sandbox, name: str) -> bool:
-    """Whether the sandbox's tool table has ``name``."""
-    table = FILESYSTEM_TOOLS if isinstance(sandbox, FilesystemSandbox) else SQL_TOOLS
-    return name in table
+    return table.get(name)
 
 
 async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
@@ -103,14 +96,15 @@ async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
             message=f"{position}: a {action.type} action cannot be replayed in a {sandbox.kind}"
             " sandbox",
         )
-    writes = tool_writes(sandbox, action.name)
+    spec = tool_spec(sandbox, action.name)
+    writes = spec is not None and spec.writes  # every SQL text tool may write
 
     def failed(message: str) -> StepFidelity:
         return StepFidelity(
             index=step.index, tool=action.name, status="failed", writes=writes, message=message
         )
 
-    if not known_tool(sandbox, action.name):
+    if spec is None:
         return failed(f"{position}.name: unknown tool {action.name!r} for a {sandbox.kind} sandbox")
     root = sandbox.root if isinstance(sandbox, FilesystemSandbox) else ""
     arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)

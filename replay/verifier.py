@@ -14,7 +14,6 @@ import contextlib
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -49,10 +48,7 @@ async def run_verifier(task: Task, task_dir: Path, sandbox: Sandbox) -> Verifier
         if isinstance(sandbox.tree, LocalFileTree):
             environment["FILESYSTEM_TEST_DIR"] = str(await sandbox.tree.host_directory())
         else:
-            export = Path(
-                tempfile.mkdtemp(prefix=current_run().prefix, dir=current_run().directory())
-            )
-            shutil.rmtree(export)
+            export = current_run().directory() / current_run().new_name("verify")
             await sandbox.tree.export(export)
             environment["FILESYSTEM_TEST_DIR"] = str(export)
     elif isinstance(sandbox, PostgresSandbox):
