@@ -73,15 +73,22 @@ def _import_pgserver() -> Any:
     return pgserver
 
 
-def _start_configured(pgserver: Any, path: Path) -> Any:
-    """Start a server whose dynamic shared memory lives in its data directory.
+def _start_configured(pgserver: Any, path: Path, settings: dict[str, str]) -> Any:
+    """Start a server with ``settings`` written to its configuration.
 
-    By default Postgres keeps it in ``/dev/shm/PostgreSQL.*``, which a ``kill -9`` leaks; as
-    mmap'd files under ``pg_dynshmem`` it goes with the directory. The setting only takes effect
-    at start, so the first start writes it and a second start (about 0.3 s) applies it.
+    Always included: dynamic shared memory in the data directory. By default Postgres keeps it in
+    ``/dev/shm/PostgreSQL.*``, which a ``kill -9`` leaks; as mmap'd files under ``pg_dynshmem``
+    it goes with the directory. That setting only takes effect at start, so the first start
+    writes every setting and a second start (about 0.3 s) applies them all.
     """
+    wanted = {"dynamic_shared_memory_type": "mmap", **settings}
     first = pgserver.get_server(path, cleanup_mode="stop")
-    first.psql("ALTER SYSTEM SET dynamic_shared_memory_type = 'mmap';")
+    first.psql(
+        "".join(
+            f"ALTER SYSTEM SET {name} = {admin.quote_literal(value)};\n"
+            for name, value in wanted.items()
+        )
+    )
     first.cleanup()
     atexit.unregister(first._cleanup)  # stopped already; its exit hook must not run again
     return pgserver.get_server(path, cleanup_mode="delete")
@@ -124,14 +131,12 @@ class EmbeddedPostgresCluster(PostgresCluster):
 
     async def start(self) -> None:
         """Start the server (about a second: initdb, then pg_ctl start). Idempotent."""
-        started = await asyncio.to_thread(self._start_blocking)
-        if started and self.tuned:
-            await self._tune()
+        await asyncio.to_thread(self._start_blocking)
 
-    def _start_blocking(self) -> bool:
+    def _start_blocking(self) -> None:
         with self._lock:
             if self._server is not None:
-                return False
+                return
             pgserver = _import_pgserver()
             parent = workdir()
             if self.in_memory:
@@ -141,7 +146,7 @@ class EmbeddedPostgresCluster(PostgresCluster):
                 parent.mkdir(exist_ok=True)
             path = parent / current_run().new_name(DATA_DIRECTORY_TAG)
             try:
-                server = _start_configured(pgserver, path)
+                server = _start_configured(pgserver, path, THROWAWAY_SETTINGS if self.tuned else {})
             except Exception as error:
                 shutil.rmtree(path, ignore_errors=True)
                 raise SandboxError(f"embedded Postgres did not start in {path}: {error}") from error
@@ -155,16 +160,6 @@ class EmbeddedPostgresCluster(PostgresCluster):
                 password="",
                 database="postgres",
             )
-            return True
-
-    async def _tune(self) -> None:
-        conn = await admin.connect(self.admin)
-        try:
-            for name, value in THROWAWAY_SETTINGS.items():
-                await conn.execute(f"ALTER SYSTEM SET {name} = {admin.quote_literal(value)}")
-            await conn.execute("SELECT pg_reload_conf()")
-        finally:
-            await conn.close()
 
     async def stop(self) -> None:
         """Stop the server and delete its data directory. Idempotent."""
