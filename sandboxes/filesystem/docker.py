@@ -543,11 +543,10 @@ class DockerFilesystemProvider(FilesystemProvider):
     backend = "docker"
 
     def __init__(self, image: str | None = None, *, freeze_method: FreezeMethod = "load") -> None:
+        super().__init__()
         self.image = image or sandbox_image_tag()
         self.freeze_method: FreezeMethod = freeze_method
         self._client: docker.DockerClient | None = None
-        self._sandboxes: dict[str, DockerFilesystemSandbox] = {}
-        self._snapshots: dict[str, DockerFilesystemSnapshot] = {}
 
     @property
     def client(self) -> docker.DockerClient:
@@ -558,24 +557,6 @@ class DockerFilesystemProvider(FilesystemProvider):
             except docker.errors.DockerException as error:
                 raise _engine_error("connecting to the Docker engine", error) from error
         return self._client
-
-    def track(self, sandbox: DockerFilesystemSandbox) -> DockerFilesystemSandbox:
-        """Remember a live sandbox so ``aclose`` can remove it."""
-        self._sandboxes[sandbox.name] = sandbox
-        return sandbox
-
-    def forget(self, sandbox: DockerFilesystemSandbox) -> None:
-        """Drop a destroyed or frozen sandbox from the live set."""
-        self._sandboxes.pop(sandbox.name, None)
-
-    def track_snapshot(self, snapshot: DockerFilesystemSnapshot) -> DockerFilesystemSnapshot:
-        """Remember a live snapshot so ``aclose`` can remove it."""
-        self._snapshots[snapshot.name] = snapshot
-        return snapshot
-
-    def forget_snapshot(self, snapshot: DockerFilesystemSnapshot) -> None:
-        """Drop a destroyed snapshot from the live set."""
-        self._snapshots.pop(snapshot.name, None)
 
     def start_container(
         self, image: str, tag: str, tree: IO[bytes] | None, *, read_only: bool = False
@@ -729,11 +710,7 @@ class DockerFilesystemProvider(FilesystemProvider):
     async def aclose(self) -> None:
         problems: list[str] = []
         # Clones before snapshots: a snapshot's image cannot go while a container uses it.
-        items: list[DockerFilesystemSandbox | DockerFilesystemSnapshot] = [
-            *self._sandboxes.values(),
-            *self._snapshots.values(),
-        ]
-        for item in items:
+        for item in self.live():
             try:
                 await item.destroy()
             except (SandboxError, docker.errors.DockerException) as error:

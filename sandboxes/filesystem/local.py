@@ -396,30 +396,11 @@ class LocalFilesystemProvider(FilesystemProvider):
     def __init__(self, *, clone_method: CloneMethod | None = None) -> None:
         """``clone_method`` defaults to ``overlay`` where this process may mount one, else
         ``link``."""
+        super().__init__()
         self.run_directory = current_run().directory()
         if clone_method is None:
             clone_method = "overlay" if overlay_supported(self.run_directory) else "link"
         self.clone_method: CloneMethod = clone_method
-        self._sandboxes: dict[str, LocalFilesystemSandbox] = {}
-        self._snapshots: dict[str, LocalFilesystemSnapshot] = {}
-
-    def track(self, sandbox: LocalFilesystemSandbox) -> LocalFilesystemSandbox:
-        """Remember a live sandbox so ``aclose`` can remove it."""
-        self._sandboxes[sandbox.name] = sandbox
-        return sandbox
-
-    def forget(self, sandbox: LocalFilesystemSandbox) -> None:
-        """Drop a destroyed or frozen sandbox from the live set."""
-        self._sandboxes.pop(sandbox.name, None)
-
-    def track_snapshot(self, snapshot: LocalFilesystemSnapshot) -> LocalFilesystemSnapshot:
-        """Remember a live snapshot so ``aclose`` can remove it."""
-        self._snapshots[snapshot.name] = snapshot
-        return snapshot
-
-    def forget_snapshot(self, snapshot: LocalFilesystemSnapshot) -> None:
-        """Drop a destroyed snapshot from the live set."""
-        self._snapshots.pop(snapshot.name, None)
 
     async def create(self, task: Task, task_dir: Path) -> LocalFilesystemSandbox:
         state = task.initial_state
@@ -442,10 +423,8 @@ class LocalFilesystemProvider(FilesystemProvider):
         return self.track(LocalFilesystemSandbox(self, target))
 
     async def aclose(self) -> None:
-        for sandbox in list(self._sandboxes.values()):
-            await sandbox.destroy()
-        for snapshot in list(self._snapshots.values()):
-            await snapshot.destroy()
+        for item in self.live():
+            await item.destroy()
 
 
 async def collect_local_leftovers() -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from sandboxes.base import Sandbox, SandboxProvider, Snapshot
 from sandboxes.filesystem.tree import FileTree
@@ -36,7 +36,37 @@ class FilesystemSnapshot(Snapshot):
         """A private copy or the shared read-only view (see ``Snapshot.clone``)."""
 
 
+SandboxT = TypeVar("SandboxT", bound=FilesystemSandbox)
+SnapshotT = TypeVar("SnapshotT", bound=FilesystemSnapshot)
+
+
 class FilesystemProvider(SandboxProvider):
-    """Creates filesystem sandboxes on one backend."""
+    """Creates filesystem sandboxes on one backend, and keeps the live ones for ``aclose``."""
 
     kind: ClassVar[str] = "filesystem"
+
+    def __init__(self) -> None:
+        self._sandboxes: dict[str, FilesystemSandbox] = {}
+        self._snapshots: dict[str, FilesystemSnapshot] = {}
+
+    def track(self, sandbox: SandboxT) -> SandboxT:
+        """Remember a live sandbox so ``aclose`` can remove it."""
+        self._sandboxes[sandbox.name] = sandbox
+        return sandbox
+
+    def forget(self, sandbox: FilesystemSandbox) -> None:
+        """Drop a destroyed or frozen sandbox from the live set."""
+        self._sandboxes.pop(sandbox.name, None)
+
+    def track_snapshot(self, snapshot: SnapshotT) -> SnapshotT:
+        """Remember a live snapshot so ``aclose`` can remove it."""
+        self._snapshots[snapshot.name] = snapshot
+        return snapshot
+
+    def forget_snapshot(self, snapshot: FilesystemSnapshot) -> None:
+        """Drop a destroyed snapshot from the live set."""
+        self._snapshots.pop(snapshot.name, None)
+
+    def live(self) -> list[FilesystemSandbox | FilesystemSnapshot]:
+        """Everything still to destroy, clones before the snapshots they may depend on."""
+        return [*self._sandboxes.values(), *self._snapshots.values()]
