@@ -34,6 +34,7 @@ import re
 from typing import Any
 
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER
+from mcp_servers.sql.statements import split_statements
 
 DATETIME_MARK = "<DATETIME>"
 """What every date-time becomes."""
@@ -164,5 +165,10 @@ def sql_text(arguments: dict[str, Any]) -> str:
 
 
 def _last_statement(sql: str) -> str:
-    parts = [part for part in sql.split(";") if part.strip()]
-    return parts[-1] if parts else sql
+    """The statement whose rows a script returns (the SQL tools' own splitter: quotes, dollar
+    quotes and comments may hold semicolons)."""
+    spans = split_statements(sql)
+    if not spans:
+        return sql
+    start, end = spans[-1]
+    return sql[start:end]

@@ -150,3 +150,18 @@ def test_oids_in_not_null_constraint_names_are_masked() -> None:
     assert normalise_output(recorded, tool="get_object_details") != normalise_output(
         other_column, tool="get_object_details"
     )
+
+
+def test_only_the_last_statement_decides_and_semicolons_in_strings_do_not_split() -> None:
+    one = "[{'id': 1}, {'id': 2}]"
+    two = "[{'id': 2}, {'id': 1}]"
+    # ORDER BY in an earlier statement does not order the rows the last one returns.
+    earlier = {"sql": "SELECT 1 ORDER BY 1; SELECT id FROM t"}
+    assert normalise_output(one, tool="execute_sql", arguments=earlier) == normalise_output(
+        two, tool="execute_sql", arguments=earlier
+    )
+    # A semicolon inside a comment is not a statement boundary: the ORDER BY still counts.
+    quoted = {"sql": "SELECT id FROM t ORDER BY id -- oldest first; as asked"}
+    assert normalise_output(one, tool="execute_sql", arguments=quoted) != normalise_output(
+        two, tool="execute_sql", arguments=quoted
+    )
