@@ -28,9 +28,6 @@ from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive
 STOP_TIMEOUT = 5.0
 """Seconds a killed run's postmaster gets to exit after SIGQUIT before it is SIGKILLed."""
 
-REAP_TIMEOUT = 3.0
-"""Seconds to wait for init to reap an exited postmaster (an orphan: not ours to reap)."""
-
 
 def _dead_run(name: str | None, comment: str | None) -> str | None:
     """The dead run that owns a resource, or None when it is alive, foreign or not the runtime's.
@@ -126,10 +123,6 @@ def _stop_postmaster(process: psutil.Process) -> None:
         if not _gone(child, 1.0):
             with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
-    # Callers checking pid_exists would still see the zombie until init reaps it.
-    deadline = time.monotonic() + REAP_TIMEOUT
-    while psutil.pid_exists(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def _collect_embedded_blocking() -> list[str]:

@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import IN_MEMORY_ENV, EmbeddedPostgresCluster, memory_parent
 from sandboxes.postgres.leftovers import collect_embedded_leftovers, collect_postgres_leftovers
 from sandboxes.postgres.provider import ClusterPostgresProvider
-from sandboxes.runs import workdir
+from sandboxes.runs import process_alive, workdir
 from tests.sandboxes.postgres.helpers import SHOP_SEED, fetch, write_task
 
 CHILD = Path(__file__).with_name("killed_run.py")
@@ -45,13 +44,6 @@ async def run_and_kill(
         process.kill()
         await process.wait()
     return report
-
-
-def alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 async def names_present(
@@ -82,12 +74,12 @@ async def test_a_killed_runs_embedded_server_is_stopped_and_deleted(
     )
     directory, postmaster = Path(report["data_directory"]), int(report["postmaster"])
     assert directory.parent == (memory_parent() if in_memory else workdir())
-    assert alive(postmaster)  # a postmaster outlives the run that started it
+    assert process_alive(postmaster)  # a postmaster outlives the run that started it
     assert directory.is_dir()
     lines = await collect_embedded_leftovers()
     assert f"embedded postgres {directory} (dead run {report['run_id']}): removed" in lines
     assert any(f"stopped pid {postmaster}" in line for line in lines)
-    assert not alive(postmaster)
+    assert not process_alive(postmaster)
     assert not directory.exists()
     assert await collect_embedded_leftovers() == []
 
