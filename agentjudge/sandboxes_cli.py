@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Annotated
 
 import typer
@@ -39,7 +40,13 @@ def build_images(
 ) -> None:
     """Build the Docker image the `docker` backends use (debootstrap + docker import), or say
     which tag is already cached."""
+    from sandboxes.base import SandboxError
     from sandboxes.docker.images import build_sandbox_image
 
-    tag = build_sandbox_image(force=force)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")  # build progress
+    try:
+        tag = build_sandbox_image(force=force)
+    except SandboxError as error:
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(1) from error
     console.print(f"sandbox image: {tag}", markup=False)

@@ -12,10 +12,7 @@ and ``docker import`` it. The package tarball and the packed root filesystem are
 ``~/.cache/agentjudge/`` (``$XDG_CACHE_HOME`` respected), so rebuilding a removed image costs only
 the import, and ``force`` rebuilds without downloading again.
 
-Build from the command line::
-
-    agentjudge sandboxes build-images            # once the CLI exposes it
-    .venv/bin/python -m sandboxes.docker.images [--force]
+Build from the command line: ``make images``, or ``agentjudge sandboxes build-images [--force]``.
 
 The Postgres superuser is ``postgres``; TCP connections need a password, which each container gets
 from ``PASSWORD_ENV`` at start (``START_POSTGRES`` sets it, then runs the server).
@@ -23,7 +20,6 @@ from ``PASSWORD_ENV`` at start (``START_POSTGRES`` sets it, then runs the server
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import fcntl
@@ -33,7 +29,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -420,21 +415,3 @@ def ensure_sandbox_image() -> str:
 async def ensure_sandbox_image_async() -> str:
     """``ensure_sandbox_image`` in a worker thread."""
     return await asyncio.to_thread(ensure_sandbox_image)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m sandboxes.docker.images [--force]``: build the image, print its tag."""
-    parser = argparse.ArgumentParser(description="Build the agentjudge sandbox Docker image.")
-    parser.add_argument("--force", action="store_true", help="rebuild even if the image exists")
-    arguments = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    try:
-        print(build_sandbox_image(force=arguments.force))
-    except SandboxError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
