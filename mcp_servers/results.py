@@ -77,6 +77,14 @@ class ToolSpec(Generic[ContextT]):
     """True when the tool may change the sandbox's state."""
     description: str
     """What the tool does, worded for a model choosing tools."""
+    destructive: bool = False
+    """True when a writing tool may overwrite or remove what was there (MCP ``destructiveHint``);
+    False for tools that only add. Ignored for tools that do not write."""
+    idempotent: bool = False
+    """True when repeating the call with the same arguments changes nothing more (MCP
+    ``idempotentHint``)."""
+    title: str | None = None
+    """A short human-readable name for clients that show one."""
 
 
 def parse_arguments(spec: ToolSpec[Any], arguments: Mapping[str, Any]) -> ToolArguments:
