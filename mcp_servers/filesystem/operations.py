@@ -477,8 +477,18 @@ def _spec(
     description: str,
     *,
     writes: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
 ) -> ToolSpec[FileTree]:
-    return ToolSpec(name, arguments, _guarded(handler), writes, description)
+    return ToolSpec(
+        name,
+        arguments,
+        _guarded(handler),
+        writes,
+        description,
+        destructive=destructive,
+        idempotent=idempotent,
+    )
 
 
 FILESYSTEM_TOOLS: dict[str, ToolSpec[FileTree]] = {
@@ -520,6 +530,8 @@ FILESYSTEM_TOOLS: dict[str, ToolSpec[FileTree]] = {
             "Create a new file or completely overwrite an existing file with new content. "
             "Only works within allowed directories.",
             writes=True,
+            destructive=True,
+            idempotent=True,
         ),
         _spec(
             "edit_file",
@@ -530,6 +542,7 @@ FILESYSTEM_TOOLS: dict[str, ToolSpec[FileTree]] = {
             "the changes; with dryRun the file is left unchanged. Only works within allowed "
             "directories.",
             writes=True,
+            destructive=True,
         ),
         _spec(
             "create_directory",
@@ -538,6 +551,7 @@ FILESYSTEM_TOOLS: dict[str, ToolSpec[FileTree]] = {
             "Create a directory, including missing parents; succeeds silently if it already "
             "exists. Only works within allowed directories.",
             writes=True,
+            idempotent=True,
         ),
         _spec(
             "list_directory",
@@ -568,6 +582,7 @@ FILESYSTEM_TOOLS: dict[str, ToolSpec[FileTree]] = {
             "Move or rename a file or directory. Fails if the destination exists. Both paths "
             "must be within allowed directories.",
             writes=True,
+            destructive=True,
         ),
         _spec(
             "search_files",

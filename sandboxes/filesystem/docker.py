@@ -94,6 +94,13 @@ ancestor() {
 }
 missing() { ancestor "$1"; [ -d "$m" ] && fail ENOENT; fail ENOTDIR; }
 need_dir() { [ -d "$1" ] && return 0; exists "$1" && fail ENOTDIR; missing "$1"; }
+# a regular file whose hard links are not all names inside the tree must not be read
+own_links() {
+    [ -f "$1" ] || return 0
+    n=$(stat -c %h -- "$1"); [ "$n" -gt 1 ] || return 0
+    k=$(find "$R" -samefile "$1" -printf x | wc -c)
+    [ "$k" -ge "$n" ] || fail LINKED
+}
 case $op in
 resolve)
     full "$1"; printf '%s' "$P" ;;
@@ -111,6 +118,7 @@ everything)
 read)
     full "$1"; [ -d "$P" ] && fail EISDIR
     exists "$P" || missing "$P"
+    own_links "$P"
     printf '%s' "$P" ;;
 write)
     S=$2
@@ -310,6 +318,10 @@ class DockerFileTree(FileTree):
         shown = posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT
         if code == "ESCAPE":
             raise TreePathError(f"{operands[0]!r} resolves outside the tree")
+        if code == "LINKED":
+            raise TreePathError(
+                f"{operands[0]!r} is a hard link to a file that also has a name outside the tree"
+            )
         if code in _ERRORS:
             number = getattr(errno, code)
             raise _ERRORS[code](number, os.strerror(number), shown)

@@ -96,7 +96,26 @@ class LocalFileTree(FileTree):
             raise ReadOnlyTreeError("this tree is a read-only view")
 
     async def read_bytes(self, path: str) -> bytes:
-        return await asyncio.to_thread(self._host(path).read_bytes)
+        return await asyncio.to_thread(self._read, path, self._host(path))
+
+    def _read(self, path: str, host: Path) -> bytes:
+        with open(host, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat_module.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                if not self._links_accounted_for(info):
+                    raise TreePathError(
+                        f"{path!r} is a hard link to a file that also has a name outside the tree"
+                    )
+            return handle.read()
+
+    def _links_accounted_for(self, info: os.stat_result) -> bool:
+        """Whether every hard link of a multiply-linked file is a name inside this tree."""
+        found = 0
+        for directory, _, files in os.walk(self.base):
+            for name in files:
+                other = os.lstat(os.path.join(directory, name))
+                found += (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino)
+        return found >= info.st_nlink
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         self._writable()
@@ -198,10 +217,26 @@ class LazyCloneTree(LocalFileTree):
 
     def __init__(self, snapshot: Path, target: Path) -> None:
         super().__init__(snapshot)
+        self.snapshot = self.base
         self.target = target.resolve()
         self.root = str(self.target)
         self._materialised = False
         self._lock = asyncio.Lock()
+        self._snapshot_inodes: set[tuple[int, int]] | None = None
+
+    def _links_accounted_for(self, info: os.stat_result) -> bool:
+        # The farms of this and other clones link the snapshot's files: an inode the frozen
+        # snapshot names is the tree's own content, wherever its other links are.
+        if self._snapshot_inodes is None:
+            inodes: set[tuple[int, int]] = set()
+            for directory, _, files in os.walk(self.snapshot):
+                for name in files:
+                    other = os.lstat(os.path.join(directory, name))
+                    inodes.add((other.st_dev, other.st_ino))
+            self._snapshot_inodes = inodes
+        if (info.st_dev, info.st_ino) in self._snapshot_inodes:
+            return True
+        return super()._links_accounted_for(info)
 
     async def materialise(self) -> None:
         """Build the private copy now (idempotent)."""

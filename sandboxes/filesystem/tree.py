@@ -3,7 +3,10 @@
 Paths given to a ``FileTree`` are *relative* POSIX paths inside the sandbox ("" is the root, no
 ``..``, no leading ``/``); tool layers (MCP servers, replay) translate and police the absolute
 paths an agent used before calling in. Backends still refuse any path that is not relative and
-normal, and any symlink whose target leaves the tree, so a bug upstream cannot escape.
+normal, and any symlink whose target leaves the tree, so a bug upstream cannot escape. A regular
+file with hard links is read only when all of its links are names inside the tree (or, for a
+clone, inside the snapshot it shares files with): a link planted to a file outside would otherwise
+leak that file's content.
 
 Writes never modify an existing file in place: ``write_bytes`` writes a temporary file and renames
 it over the target. Clones of a frozen tree rely on this (they share unchanged files with it).
@@ -78,7 +81,10 @@ class FileTree(ABC):
 
     @abstractmethod
     async def read_bytes(self, path: str) -> bytes:
-        """The content of a regular file (symlinks inside the tree are followed)."""
+        """The content of a regular file (symlinks inside the tree are followed).
+
+        Raises ``TreePathError`` for a file that is also linked from outside the tree.
+        """
 
     @abstractmethod
     async def write_bytes(self, path: str, data: bytes) -> None:
