@@ -18,7 +18,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
-import mcp.types as types
+from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
@@ -112,7 +112,9 @@ class ToolServer(Generic[ContextT]):
             return error_result(f"Error: invalid arguments for {error}")
         except Exception as error:  # a bug or an infrastructure failure: report, keep serving
             logger.exception("tool %s failed", name)
-            return error_result(f"Error: {name} failed unexpectedly: {type(error).__name__}: {error}")
+            return error_result(
+                f"Error: {name} failed unexpectedly: {type(error).__name__}: {error}"
+            )
         return call_result(result)
 
     def server(self) -> Server[Any]:

@@ -101,11 +101,11 @@ class LocalFileTree(FileTree):
     def _read(self, path: str, host: Path) -> bytes:
         with open(host, "rb") as handle:
             info = os.fstat(handle.fileno())
-            if stat_module.S_ISREG(info.st_mode) and info.st_nlink > 1:
-                if not self._links_accounted_for(info):
-                    raise TreePathError(
-                        f"{path!r} is a hard link to a file that also has a name outside the tree"
-                    )
+            shared = stat_module.S_ISREG(info.st_mode) and info.st_nlink > 1
+            if shared and not self._links_accounted_for(info):
+                raise TreePathError(
+                    f"{path!r} is a hard link to a file that also has a name outside the tree"
+                )
             return handle.read()
 
     def _links_accounted_for(self, info: os.stat_result) -> bool:

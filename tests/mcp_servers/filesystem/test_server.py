@@ -14,9 +14,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import mcp.types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 
 from dataset.models import DirectoryTreeState, Task
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS
@@ -110,8 +109,9 @@ async def test_lists_the_fourteen_tools_with_public_parameters_and_annotations(
         assert annotations is not None
         assert annotations.read_only_hint is (name not in WRITERS), name
         assert annotations.open_world_hint is False
-        assert tool.description and len(tool.description) > 40, name
-    assert tools["write_file"].annotations and tools["write_file"].annotations.destructive_hint
+        assert len(tool.description or "") > 40, name
+    assert tools["write_file"].annotations
+    assert tools["write_file"].annotations.destructive_hint
     assert tools["create_directory"].annotations
     assert tools["create_directory"].annotations.destructive_hint is False
 
@@ -127,12 +127,14 @@ async def test_reading_tools_return_the_trees_content(clone: FilesystemSandbox) 
 
         media = await client.call_tool("read_media_file", {"path": "pixel.png"})
         images = [block for block in media.content if isinstance(block, types.ImageContent)]
-        assert not media.is_error and len(images) == 1
+        assert not media.is_error
+        assert len(images) == 1
         assert images[0].mime_type == "image/png"
         assert base64.b64decode(images[0].data) == await tree.read_bytes("pixel.png")
 
         both = await call(client, "read_multiple_files", paths=["docs/a.md", "docs/c.txt"])
-        assert await read(tree, "docs/a.md") in both and await read(tree, "docs/c.txt") in both
+        assert await read(tree, "docs/a.md") in both
+        assert await read(tree, "docs/c.txt") in both
 
         listing = await call(client, "list_directory", path="docs")
         entries = await tree.list_directory("docs")
@@ -188,7 +190,8 @@ async def test_writing_tools_change_the_clone(clone: FilesystemSandbox) -> None:
             edits=[{"oldText": "alpha", "newText": "omega"}],
             dryRun=True,
         )
-        assert "-alpha" in preview and "+omega" in preview
+        assert "-alpha" in preview
+        assert "+omega" in preview
         assert await read(tree, "docs/a.md") == "# A\nalpha\n"
         await call(
             client, "edit_file", path="docs/a.md", edits=[{"oldText": "alpha", "newText": "omega"}]
@@ -206,7 +209,8 @@ async def test_writing_tools_change_the_clone(clone: FilesystemSandbox) -> None:
         refused = await client.call_tool(
             "move_file", {"source": "notes.txt", "destination": "made/c.txt"}
         )
-        assert refused.is_error and "Destination already exists" in text_of(refused)
+        assert refused.is_error
+        assert "Destination already exists" in text_of(refused)
         assert await read(tree, "notes.txt") == "one\ntwo\nthree\nfour\n"
 
 
@@ -218,7 +222,8 @@ async def test_read_only_server_has_no_writing_tools_and_cannot_write(
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert names == set(FILESYSTEM_TOOLS) - WRITERS
         refused = await client.call_tool("write_file", {"path": "x.txt", "content": "no"})
-        assert refused.is_error and "unknown tool 'write_file'" in text_of(refused)
+        assert refused.is_error
+        assert "unknown tool 'write_file'" in text_of(refused)
     with pytest.raises(FileNotFoundError):
         await tree.stat("x.txt")
 
@@ -240,11 +245,14 @@ async def test_bad_arguments_come_back_as_errors_naming_the_parameter(
 ) -> None:
     async with Client(filesystem_server(clone.tree).server()) as client:
         missing = await client.call_tool("read_text_file", {})
-        assert missing.is_error and "path" in text_of(missing)
+        assert missing.is_error
+        assert "path" in text_of(missing)
         typed = await client.call_tool("read_multiple_files", {"paths": "notes.txt"})
-        assert typed.is_error and "paths" in text_of(typed)
+        assert typed.is_error
+        assert "paths" in text_of(typed)
         absent = await client.call_tool("read_text_file", {"path": "nope.txt"})
-        assert absent.is_error and "ENOENT" in text_of(absent)
+        assert absent.is_error
+        assert "ENOENT" in text_of(absent)
         # the session survives every failure
         assert await call(client, "read_text_file", path="notes.txt", head=1) == "one"
 
@@ -260,7 +268,8 @@ async def test_standalone_server_over_stdio(tmp_path: Path) -> None:
         assert await call(client, "read_text_file", path="hello.txt") == "hello over stdio\n"
         await call(client, "write_file", path="sub.txt", content="written")
         outside = await client.call_tool("read_text_file", {"path": "../../etc/passwd"})
-        assert outside.is_error and "Access denied" in text_of(outside)
+        assert outside.is_error
+        assert "Access denied" in text_of(outside)
     assert (root / "sub.txt").read_text() == "written"
 
     read_only = StdioServerParameters(
