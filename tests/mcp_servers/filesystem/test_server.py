@@ -72,6 +72,7 @@ async def clone(provider: FilesystemProvider, task_dir: Path) -> AsyncIterator[F
     snapshot = await (await provider.create(make_task(), task_dir)).freeze()
     async with snapshot:
         sandbox = await snapshot.clone(writable=True)
+        assert isinstance(sandbox, FilesystemSandbox)
         async with sandbox:
             yield sandbox
 
@@ -234,6 +235,7 @@ async def test_a_read_only_view_serves_only_reading_tools(
     snapshot = await (await provider.create(make_task(), task_dir)).freeze()
     async with snapshot:
         view = await snapshot.clone(writable=False)
+        assert isinstance(view, FilesystemSandbox)
         async with Client(filesystem_server(view.tree).server()) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert not names & WRITERS
