@@ -172,6 +172,8 @@ async def _read(tree: FileTree, target: Resolved, syscall: str = "open") -> byte
         raise os_failure(error, "read", target.absolute) from None
     except OSError as error:
         raise os_failure(error, syscall, target.absolute) from None
+    except TreePathError as error:  # e.g. a file hard-linked from outside the tree
+        raise ToolError(f"Access denied - {error}") from None
 
 
 def _ok(text: str) -> ToolResult:

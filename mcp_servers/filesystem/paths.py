@@ -13,7 +13,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from mcp_servers.filesystem.errors import ToolError, node_error
+from mcp_servers.filesystem.errors import ToolError, node_error, os_failure
 from sandboxes.filesystem.local import LocalFileTree
 from sandboxes.filesystem.tree import FileStat, FileTree, TreePathError
 
@@ -87,6 +87,12 @@ def _escape_message(tree: FileTree, relative: str, absolute: str) -> str:
 
 async def validate(tree: FileTree, requested: str) -> Resolved:
     root = tree.root
+    if "\x00" in requested:
+        # Checked before normalising, which could drop the component holding the byte.
+        shown = requested.replace("\x00", "\\0")
+        raise ToolError(
+            f"Access denied - path outside allowed directories: {shown} contains a null byte"
+        )
     expanded = _expand_home(requested)
     if re.match(r"^[A-Za-z]:(?:[\\/]|$)", expanded):
         raise ToolError(f"Access denied - Windows-style path received on a POSIX host: {requested}")
@@ -103,6 +109,8 @@ async def validate(tree: FileTree, requested: str) -> Resolved:
         resolved = await tree.resolve(relative)
     except TreePathError:
         raise ToolError(_escape_message(tree, relative, absolute)) from None
+    except OSError as error:  # a name or path too long, a symlink loop
+        raise os_failure(error, "realpath", absolute) from None
     try:
         stat = await tree.stat(resolved)
     except FileNotFoundError:
@@ -110,6 +118,8 @@ async def validate(tree: FileTree, requested: str) -> Resolved:
         return Resolved(join_path(root, resolved), resolved, None)
     except NotADirectoryError:
         raise ToolError(node_error("ENOTDIR", "realpath", absolute)) from None
+    except OSError as error:
+        raise os_failure(error, "realpath", absolute) from None
     return Resolved(join_path(root, resolved), resolved, stat)
 
 

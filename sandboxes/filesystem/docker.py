@@ -153,6 +153,9 @@ _ERRORS: dict[str, type[OSError]] = {
     "EISDIR": IsADirectoryError,
 }
 
+_WORDED_ERRORS = (errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EROFS)
+"""Failures of coreutils inside the script, recognised by the message they print."""
+
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
 
@@ -328,6 +331,9 @@ class DockerFileTree(FileTree):
         if code in ("EINVAL", "ELOOP"):
             number = getattr(errno, code)
             raise OSError(number, os.strerror(number), shown)
+        for number in _WORDED_ERRORS:  # a tool in the script failed: recognise its strerror
+            if os.strerror(number) in message:
+                raise OSError(number, os.strerror(number), shown)
         raise OSError(errno.EIO, f"{operation} failed in {self.container.name}: {message}", shown)
 
     async def _call(self, operation: str, *operands: str) -> bytes:
