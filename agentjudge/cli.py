@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentjudge import datasets_cli, replay_cli, sandboxes_cli
+from agentjudge import datasets_cli, replay_cli, sandboxes_cli, serve_cli
 from agentjudge.console import console, print_problems
 
 __all__ = ["app", "main"]
@@ -21,6 +21,7 @@ app = typer.Typer(
 app.add_typer(datasets_cli.app, name="datasets")
 app.add_typer(sandboxes_cli.app, name="sandboxes")
 app.command()(replay_cli.replay)
+app.command()(serve_cli.serve)
 
 
 def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:

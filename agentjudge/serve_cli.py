@@ -1,0 +1,177 @@
+"""``agentjudge serve``: serve one trajectory's environment (or its record) to any MCP client.
+
+Stdout carries the MCP protocol, so everything this command says goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+
+from dataset.problems import DatasetError
+from dataset.store import load_dataset
+
+ServedKind = Literal["filesystem", "sql", "trajectory"]
+
+DEFAULT_DATASET = Path("datasets/examples/mini")
+
+_log = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    _log.print(f"error: {message}", markup=False)
+    return typer.Exit(2)
+
+
+@contextlib.asynccontextmanager
+async def _environment(
+    dataset_root: Path,
+    trajectory_id: str,
+    kind: ServedKind,
+    *,
+    backend: Literal["local", "docker"],
+    dsn: str | None,
+    writable: bool,
+    verify: bool,
+) -> AsyncIterator[Any]:
+    """Replay the trajectory, freeze its final state and hand out a view (or a private clone)."""
+    from replay.frozen import FrozenReplays
+    from sandboxes.filesystem.sandbox import FilesystemSandbox
+    from sandboxes.leftovers import collect_all_leftovers
+    from sandboxes.postgres.sandbox import PostgresSandbox
+    from sandboxes.providers import BackendChoice, ProviderSet
+
+    dataset = load_dataset(dataset_root, partial=True)
+    if trajectory_id not in dataset.trajectories:
+        raise _fail(f"{dataset_root}: no trajectory {trajectory_id!r} (or it failed validation)")
+    await collect_all_leftovers(dsn)
+    async with (
+        ProviderSet(BackendChoice.for_backend(backend, dsn)) as providers,
+        FrozenReplays(dataset, providers, verify=verify) as replays,
+    ):
+        _log.print(f"replaying {trajectory_id} ...", markup=False)
+        frozen = await replays.get(trajectory_id)
+        report = frozen.report
+        _log.print(f"replay: {report.verdict}", markup=False)
+        sandbox = await replays.environment(trajectory_id, writable=writable)
+        if sandbox is None:
+            problems = "; ".join(report.problems) or "its domain has no replay"
+            raise _fail(f"{trajectory_id} has no environment to serve: {problems}")
+        wanted = FilesystemSandbox if kind == "filesystem" else PostgresSandbox
+        if not isinstance(sandbox, wanted):
+            raise _fail(f"{trajectory_id} left a {sandbox.kind} environment, not one for {kind}")
+        try:
+            yield sandbox
+        finally:
+            if writable:
+                await replays.release_clone(trajectory_id, sandbox)
+
+
+async def _serve(
+    kind: ServedKind,
+    trajectory_id: str,
+    dataset_root: Path,
+    *,
+    backend: Literal["local", "docker"],
+    dsn: str | None,
+    writable: bool,
+    verify: bool,
+) -> None:
+    from mcp_servers.serving import serve_stdio
+
+    if kind == "trajectory":
+        from mcp_servers.trajectory.loading import load_trajectory_file, trajectory_file_in_dataset
+
+        loaded = load_trajectory_file(trajectory_file_in_dataset(dataset_root, trajectory_id))
+        await serve_stdio(loaded.server().server())
+        return
+    async with _environment(
+        dataset_root,
+        trajectory_id,
+        kind,
+        backend=backend,
+        dsn=dsn,
+        writable=writable,
+        verify=verify,
+    ) as sandbox:
+        if kind == "filesystem":
+            from mcp_servers.filesystem.server import filesystem_server
+
+            tools: Any = filesystem_server(sandbox.tree, read_only=not writable)
+            where = sandbox.tree.root
+        else:
+            from mcp_servers.sql.server import sql_server
+
+            tools = sql_server(sandbox, access="unrestricted" if writable else "read-only")
+            where = sandbox.name
+        mode = "a private writable clone" if writable else "the read-only view"
+        _log.print(
+            f"serving {kind} tools over stdio on {mode} of {trajectory_id} ({where})",
+            markup=False,
+        )
+        try:
+            await serve_stdio(tools.server())
+        finally:
+            if kind == "sql":
+                await tools.context.aclose()
+
+
+def serve(
+    kind: Annotated[
+        ServedKind,
+        typer.Argument(help="filesystem | sql: the replayed final state; trajectory: the record."),
+    ],
+    trajectory_id: Annotated[str, typer.Argument(help="The trajectory to serve.")],
+    dataset: Annotated[
+        Path, typer.Option(help="The dataset holding the trajectory.")
+    ] = DEFAULT_DATASET,
+    backend: Annotated[
+        Literal["local", "docker"],
+        typer.Option(help="`local`: host directories and embedded Postgres; `docker`: containers."),
+    ] = "local",
+    dsn: Annotated[
+        str | None, typer.Option(help="Use this Postgres server instead of the embedded one.")
+    ] = None,
+    writable: Annotated[
+        bool,
+        typer.Option(
+            "--writable",
+            help="Serve a private writable clone with the writing tools (default: read-only).",
+        ),
+    ] = False,
+    verify: Annotated[
+        bool, typer.Option(help="Run the task's verifier after replaying (slower).")
+    ] = False,
+) -> None:
+    """Serve a trajectory's environment over stdio, for any MCP client.
+
+    `filesystem` and `sql` replay the trajectory into a sandbox, freeze the state the agent left,
+    and serve its read-only view (or, with --writable, a private clone that the writing tools may
+    change; the frozen state never changes). `trajectory` serves the recorded steps
+    (VIEW_TRAJECTORY_STEP, trajectory_overview) without replaying. Everything is cleaned up when
+    the client disconnects. Example client configuration: command `agentjudge`, arguments
+    `serve filesystem fs-meeting-notes-index--pass --dataset datasets/examples/mini`.
+    """
+    try:
+        asyncio.run(
+            _serve(
+                kind,
+                trajectory_id,
+                dataset,
+                backend=backend,
+                dsn=dsn,
+                writable=writable,
+                verify=verify,
+            )
+        )
+    except DatasetError as error:
+        raise _fail(str(error)) from None
+    except KeyboardInterrupt:
+        sys.exit(130)
