@@ -41,6 +41,10 @@ CloneMethod = Literal["overlay", "link", "copy"]
 hard-link farm built on the first write (safe for writers that replace files), or a full copy."""
 
 
+INLINE_READ_BYTES = 256 * 1024
+"""Files up to this size are read on the event loop's thread; larger ones in a worker thread."""
+
+
 def _kind(mode: int) -> str:
     if stat_module.S_ISLNK(mode):
         return "symlink"
@@ -80,33 +84,36 @@ class LocalFileTree(FileTree):
         relative = check_relative(path)
         if not relative:
             return self.base
-        host = self.base / relative
+        base = str(self.base)
+        joined = os.path.join(base, relative)
         if follow:
-            resolved = host.resolve()
-            if resolved != self.base and self.base not in resolved.parents:
+            resolved = os.path.realpath(joined)
+            if resolved != base and not resolved.startswith(base + os.sep):
                 raise TreePathError(f"{path!r} resolves outside the tree")
-            return resolved
-        parent = host.parent.resolve()
-        if parent != self.base and self.base not in parent.parents:
+            return Path(resolved)
+        head, name = os.path.split(joined)
+        parent = os.path.realpath(head)
+        if parent != base and not parent.startswith(base + os.sep):
             raise TreePathError(f"{path!r} resolves outside the tree")
-        return parent / host.name
+        return Path(parent, name)
 
     def _writable(self) -> None:
         if self.read_only:
             raise ReadOnlyTreeError("this tree is a read-only view")
 
     async def read_bytes(self, path: str) -> bytes:
-        return await asyncio.to_thread(self._read, path, self._host(path))
-
-    def _read(self, path: str, host: Path) -> bytes:
-        with open(host, "rb") as handle:
+        # Opening and checking a file are metadata operations, done inline; only a large read
+        # goes to a thread (a worker thread costs more than reading a small file).
+        with open(self._host(path), "rb") as handle:
             info = os.fstat(handle.fileno())
             shared = stat_module.S_ISREG(info.st_mode) and info.st_nlink > 1
             if shared and not self._links_accounted_for(info):
                 raise TreePathError(
                     f"{path!r} is a hard link to a file that also has a name outside the tree"
                 )
-            return handle.read()
+            if info.st_size <= INLINE_READ_BYTES:
+                return handle.read()
+            return await asyncio.to_thread(handle.read)
 
     def _links_accounted_for(self, info: os.stat_result) -> bool:
         """Whether every hard link of a multiply-linked file is a name inside this tree."""
@@ -161,8 +168,7 @@ class LocalFileTree(FileTree):
 
     async def stat(self, path: str) -> FileStat:
         relative = check_relative(path)
-        host = self._host(path, follow=False)
-        return _file_stat(relative, await asyncio.to_thread(os.lstat, host))
+        return _file_stat(relative, os.lstat(self._host(path, follow=False)))
 
     async def list_directory(self, path: str) -> list[FileStat]:
         relative = check_relative(path)
