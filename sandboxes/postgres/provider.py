@@ -3,10 +3,11 @@
 Owns the database lifecycle: building a task's template from its seed once per provider, cloning
 sandboxes from it (``CREATE DATABASE ... TEMPLATE ... STRATEGY FILE_COPY``), freezing a sandbox
 into a snapshot (its database becomes a template), the shared read-only view of a snapshot and
-its reader role, and the cluster-global roles sandboxes create (attributed to the database that
-created them and dropped with it). Every database and role is named ``aj_<run id>_...`` and
-carries an ownership comment so that ``sandboxes.postgres.leftovers`` can collect them after a
-crash.
+its reader role, the owner role of a writable sandbox (a login without superuser powers that
+owns its database's objects), and the cluster-global roles sandboxes create (attributed to the
+database that created them and dropped with it). Every database and role is named
+``aj_<run id>_...`` and carries an ownership comment so that ``sandboxes.postgres.leftovers``
+can collect them after a crash.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import secrets
@@ -55,6 +57,66 @@ FREE_DATABASE = "template0"
 
 CLOSE_TIMEOUT = 5.0
 """Seconds a sandbox's connections get to finish before they are cut (freeze, destroy)."""
+
+logger = logging.getLogger(__name__)
+
+_USER_SCHEMA = "{alias}.nspname !~ '^pg_' AND {alias}.nspname <> 'information_schema'"
+
+
+def _not_in_extension(catalog: str, column: str) -> str:
+    return (
+        "NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = "
+        f"'{catalog}'::regclass AND d.objid = {column} AND d.deptype = 'e')"
+    )
+
+
+_OWNED_SCHEMAS = f"""
+SELECT format('SCHEMA %I', n.nspname) AS target
+FROM pg_namespace n
+WHERE {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_namespace", "n.oid")}
+ORDER BY n.nspname
+"""
+_OWNED_RELATIONS = f"""
+SELECT format(
+           CASE c.relkind
+               WHEN 'v' THEN 'VIEW %I.%I'
+               WHEN 'm' THEN 'MATERIALIZED VIEW %I.%I'
+               WHEN 'S' THEN 'SEQUENCE %I.%I'
+               WHEN 'f' THEN 'FOREIGN TABLE %I.%I'
+               WHEN 'c' THEN 'TYPE %I.%I'
+               ELSE 'TABLE %I.%I'
+           END, n.nspname, c.relname) AS target
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c')
+  AND {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_class", "c.oid")}
+  -- serial and identity sequences follow their table
+  AND NOT (c.relkind = 'S' AND EXISTS (
+      SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+        AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')))
+ORDER BY c.oid
+"""
+_OWNED_ROUTINES = f"""
+SELECT format(
+           CASE p.prokind WHEN 'p' THEN 'PROCEDURE %I.%I(%s)'
+                          WHEN 'a' THEN 'AGGREGATE %I.%I(%s)'
+                          ELSE 'FUNCTION %I.%I(%s)' END,
+           n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)) AS target
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_proc", "p.oid")}
+ORDER BY p.oid
+"""
+_OWNED_TYPES = f"""
+SELECT format(CASE t.typtype WHEN 'd' THEN 'DOMAIN %I.%I' ELSE 'TYPE %I.%I' END,
+              n.nspname, t.typname) AS target
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typtype IN ('b', 'd', 'e', 'r')  -- composites are relations; multiranges follow ranges
+  AND {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_type", "t.oid")}
+  AND NOT EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = t.oid)  -- array types follow
+ORDER BY t.oid
+"""
+_OWNED_OBJECTS = (_OWNED_SCHEMAS, _OWNED_RELATIONS, _OWNED_ROUTINES, _OWNED_TYPES)
+"""What the owner role of a sandbox is given, in an order where every step can succeed (an
+object's new owner needs CREATE on its schema)."""
 
 
 def may_touch_roles(statement: str) -> bool:
@@ -113,6 +175,9 @@ class ClusterPostgresSandbox(PostgresSandbox):
         self._state: Literal["live", "freezing", "frozen", "destroying", "destroyed"] = "live"
         self._pool: Any = None
         self._pool_lock = asyncio.Lock()
+        self._owner: PostgresConnectionInfo | None = None
+        self._owner_pool: Any = None
+        self._owner_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         kind = "view" if self.read_only else "sandbox"
@@ -141,12 +206,61 @@ class ClusterPostgresSandbox(PostgresSandbox):
         """Close the pooled connections (cut them after ``CLOSE_TIMEOUT``)."""
         async with self._pool_lock:
             pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        try:
-            await asyncio.wait_for(pool.close(), CLOSE_TIMEOUT)
-        except TimeoutError:
-            pool.terminate()
+        async with self._owner_lock:
+            owner_pool, self._owner_pool = self._owner_pool, None
+        for closing in (pool, owner_pool):
+            if closing is None:
+                continue
+            try:
+                await asyncio.wait_for(closing.close(), CLOSE_TIMEOUT)
+            except TimeoutError:
+                closing.terminate()
+
+    async def owner_connection(self) -> PostgresConnectionInfo:
+        """How to connect to this sandbox as its owner role, made on first use.
+
+        ``connection`` connects as the cluster's administrator, who could reach every other
+        database, the snapshot templates and the server's host. The owner role is a plain login
+        (no superuser, CREATEDB, CREATEROLE or replication) that may connect to this database
+        only and owns the schemas, tables, views, materialized views, sequences, functions,
+        procedures, aggregates, types and domains in it (objects of extensions excepted), so it
+        can read and change everything a task put there and nothing else. It is dropped with the
+        sandbox.
+
+        One difference is visible from SQL after the first call: those objects' owner (and the
+        owner's entries in their privileges) name the owner role instead of the role that
+        created them. Writable sandboxes only.
+        """
+        if self.read_only:
+            raise SandboxError(f"postgres view {self.name} is read-only and has no owner role")
+        async with self._owner_lock:
+            self._check_live()
+            if self._owner is None:
+                with _as_sandbox_error(f"cannot make the owner role of {self.name}"):
+                    self._owner = await self._provider.new_owner(self.name)
+            return self._owner
+
+    @asynccontextmanager
+    async def connect_as_owner(self) -> AsyncIterator[asyncpg.Connection]:
+        """Like ``connect``, as the owner role (see ``owner_connection``)."""
+        info = await self.owner_connection()
+        async with self._owner_lock:
+            self._check_live()
+            if self._owner_pool is None:
+                self._owner_pool = await asyncpg.create_pool(
+                    **admin.connect_arguments(info),
+                    min_size=0,
+                    max_size=self._provider.pool_size,
+                    max_inactive_connection_lifetime=60.0,
+                    statement_cache_size=0,
+                    reset=_reset_session,
+                )
+            pool = self._owner_pool
+        async with pool.acquire() as conn:
+            try:
+                yield conn
+            finally:
+                await _end_transaction(conn)
 
     @asynccontextmanager
     async def connect(self, statement: str | None = None) -> AsyncIterator[asyncpg.Connection]:
@@ -213,7 +327,10 @@ class ClusterPostgresSandbox(PostgresSandbox):
 
 async def _end_transaction(conn: asyncpg.Connection) -> None:
     # MCPMark commits each call on its own: a transaction left open by the caller is dropped.
-    if conn.is_closed() or not conn.is_in_transaction():
+    try:
+        if conn.is_closed() or not conn.is_in_transaction():
+            return
+    except asyncpg.InterfaceError:  # terminated by the caller: already handed back to the pool
         return
     with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
         await conn.execute("ROLLBACK")
@@ -429,6 +546,52 @@ class ClusterPostgresProvider(PostgresProvider):
         sandbox = ClusterPostgresSandbox(self, name, self.cluster.admin.with_database(name))
         self.sandboxes.add(sandbox)
         return sandbox
+
+    async def new_owner(self, database: str) -> PostgresConnectionInfo:
+        """A new owner role for ``database``: see ``ClusterPostgresSandbox.owner_connection``."""
+        name, password = current_run().new_name("owner"), secrets.token_hex(16)
+        role = admin.quote_ident(name)
+        async with self.role_lock(), self._admin() as conn:
+            await conn.execute(
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
+                f" NOBYPASSRLS PASSWORD {admin.quote_literal(password)}"
+            )
+            oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
+            # Dropped with the database, like the roles its statements create.
+            self._role_owner[oid] = database
+            comment = admin.ownership_comment(owner=database)
+            await conn.execute(f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}")
+            if not self._superuser:
+                # Handing objects to the role, and ending its sessions, needs its privileges.
+                await conn.execute(f"GRANT {role} TO CURRENT_USER")
+            await conn.execute(
+                f"GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {admin.quote_ident(database)}"
+                f" TO {role}"
+            )
+        await self._hand_over(database, name)
+        return self.cluster.admin.model_copy(
+            update={"user": name, "password": password, "database": database}
+        )
+
+    async def _hand_over(self, database: str, role: str) -> None:
+        """Make ``role`` the owner of the user objects of ``database``."""
+        quoted = admin.quote_ident(role)
+        problems: list[str] = []
+        conn = await admin.connect(self.cluster.admin.with_database(database))
+        try:
+            for query in _OWNED_OBJECTS:
+                for row in await conn.fetch(query):
+                    try:
+                        await conn.execute(f"ALTER {row['target']} OWNER TO {quoted}")
+                    except asyncpg.PostgresError as error:
+                        problems.append(f"{row['target']}: {error}")
+        finally:
+            await conn.close(timeout=CLOSE_TIMEOUT)
+        if problems:
+            # e.g. objects of another role a non-superuser administrator cannot take over
+            logger.warning(
+                "owner role %s of %s does not own: %s", role, database, "; ".join(problems)
+            )
 
     # --- templates and seeds ----------------------------------------------------------------
 

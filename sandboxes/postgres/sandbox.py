@@ -85,7 +85,8 @@ class PostgresSandbox(Sandbox):
 
     kind: ClassVar[str] = "postgres"
     connection: PostgresConnectionInfo
-    """Writable sandboxes: a privileged role. Read-only views: a role that can only read."""
+    """Writable sandboxes: a privileged role. Read-only views: a role that can only read.
+    ``owner_connection`` gives writable sandboxes a role confined to their own database."""
 
     @abstractmethod
     def connect(
@@ -100,6 +101,16 @@ class PostgresSandbox(Sandbox):
         the cluster and the roles it creates are attributed to this sandbox, to be dropped with it.
         ``None`` promises that nothing run through the connection touches roles.
         """
+
+    @abstractmethod
+    async def owner_connection(self) -> PostgresConnectionInfo:
+        """A connection as a role that owns this database's objects and can reach nothing else
+        (no superuser, no other database); made on first use, dropped with the sandbox.
+        Writable sandboxes only."""
+
+    @abstractmethod
+    def connect_as_owner(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        """Like ``connect``, as the role of ``owner_connection``."""
 
     @abstractmethod
     async def freeze(self) -> PostgresSnapshot:

@@ -1,0 +1,130 @@
+"""The owner role of a writable Postgres sandbox: owns the sandbox's objects, reaches nothing
+else, and goes away with the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from dataset.models import Task
+from sandboxes.base import SandboxError
+from sandboxes.postgres import admin
+from sandboxes.postgres.provider import ClusterPostgresProvider
+from sandboxes.postgres.sandbox import PostgresCluster
+from tests.sandboxes.postgres.helpers import SHOP_SEED, fetch, write_task
+
+RICH_SEED = (
+    SHOP_SEED
+    + """
+CREATE SCHEMA extra;
+CREATE TABLE extra.events (
+    id serial PRIMARY KEY, at timestamptz, n integer GENERATED ALWAYS AS IDENTITY
+);
+CREATE MATERIALIZED VIEW extra.event_counts AS SELECT count(*) AS n FROM extra.events;
+CREATE FUNCTION extra.double(x integer) RETURNS integer LANGUAGE sql AS 'SELECT 2 * x';
+CREATE PROCEDURE extra.noop() LANGUAGE sql AS 'SELECT 1';
+CREATE TYPE extra.mood AS ENUM ('calm', 'angry');
+CREATE DOMAIN extra.positive AS integer CHECK (VALUE > 0);
+CREATE TYPE extra.pair AS (a integer, b integer);
+"""
+)
+
+
+async def test_the_owner_role_owns_the_sandbox_and_nothing_else(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    sandbox = await provider.create(*write_task(tmp_path / "rich", RICH_SEED, "rich"))
+    other = await provider.create(*write_task(tmp_path / "shop", SHOP_SEED))
+    snapshot = await (await provider.create(*write_task(tmp_path / "s", SHOP_SEED, "s"))).freeze()
+    info = await sandbox.owner_connection()
+    assert await sandbox.owner_connection() == info  # made once
+    assert info.database == sandbox.name
+    assert info.user not in (cluster.admin.user, sandbox.connection.user)
+    role = await fetch(
+        cluster.admin,
+        "SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls"
+        " FROM pg_roles WHERE rolname = $1",
+        info.user,
+    )
+    assert tuple(role[0]) == (False, False, False, False, False)
+    owners = await fetch(
+        cluster.admin.with_database(sandbox.name),
+        "SELECT DISTINCT pg_get_userbyid(owner) AS owner FROM ("
+        " SELECT relowner AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = relnamespace"
+        "  WHERE nspname IN ('public', 'extra')"
+        " UNION ALL SELECT proowner FROM pg_proc p JOIN pg_namespace n ON n.oid = pronamespace"
+        "  WHERE nspname IN ('public', 'extra')"
+        " UNION ALL SELECT typowner FROM pg_type t JOIN pg_namespace n ON n.oid = typnamespace"
+        "  WHERE nspname IN ('public', 'extra')"
+        " UNION ALL SELECT nspowner FROM pg_namespace WHERE nspname IN ('public', 'extra')) o",
+    )
+    assert [row["owner"] for row in owners] == [info.user]
+    async with sandbox.connect_as_owner() as conn:
+        assert await conn.fetchval("SELECT current_user") == info.user
+        await conn.execute("INSERT INTO customers VALUES (4, 'Dana')")
+        await conn.execute("INSERT INTO extra.events (at) VALUES (now())")
+        await conn.execute("CREATE TABLE extra.scratch (a extra.positive, m extra.mood)")
+        await conn.execute("REFRESH MATERIALIZED VIEW extra.event_counts")
+        assert await conn.fetchval("SELECT extra.double(21)") == 42
+        assert await conn.fetchval("SELECT nextval('ticket_seq')") == 1
+        refusals = {
+            f"DROP DATABASE {admin.quote_ident(other.name)}": "must be owner",
+            f"ALTER DATABASE {admin.quote_ident(snapshot.name)} ALLOW_CONNECTIONS true": (
+                "must be owner"
+            ),
+            f"ALTER DATABASE {admin.quote_ident(sandbox.name)} RENAME TO gone": "must be owner",
+            f"DROP DATABASE {admin.quote_ident(sandbox.name)}": "must be owner",
+            "CREATE DATABASE evil": "permission denied",
+            "CREATE ROLE evil": "permission denied",
+            f"SET ROLE {admin.quote_ident(cluster.admin.user)}": "permission denied",
+            "ALTER SYSTEM SET work_mem = '1GB'": "permission denied",
+            "COPY customers TO PROGRAM 'true'": "permission denied|must be superuser",
+            "SELECT pg_read_file('/etc/hostname')": "permission denied",
+            "ALTER ROLE CURRENT_USER CREATEDB": "permission denied",
+        }
+        for statement, message in refusals.items():
+            with pytest.raises(asyncpg.PostgresError, match=message):
+                await conn.execute(statement)
+    # No other database of the runtime lets the role in (nor the reader: see test_provider).
+    for database in (other.name, snapshot.name):
+        with pytest.raises((asyncpg.PostgresError, OSError)):
+            await fetch(info.with_database(database), "SELECT 1")
+    assert await fetch(
+        cluster.admin.with_database(other.name), "SELECT count(*) FROM customers"
+    ) == [(3,)]
+    # The role goes with the sandbox.
+    await sandbox.destroy()
+    assert not await fetch(cluster.admin, "SELECT 1 FROM pg_roles WHERE rolname = $1", info.user)
+    with pytest.raises(SandboxError):
+        await sandbox.owner_connection()
+
+
+async def test_views_have_no_owner_role(
+    provider: ClusterPostgresProvider, shop: tuple[Task, Path]
+) -> None:
+    view = await (await provider.create(*shop)).freeze()
+    read_only = await view.clone(writable=False)
+    with pytest.raises(SandboxError, match="read-only"):
+        await read_only.owner_connection()
+
+
+async def test_a_frozen_owner_sandbox_clones_and_cleans_up(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: tuple[Task, Path]
+) -> None:
+    sandbox = await provider.create(*shop)
+    info = await sandbox.owner_connection()
+    async with sandbox.connect_as_owner() as conn:
+        await conn.execute("INSERT INTO customers VALUES (4, 'Dana')")
+    snapshot = await sandbox.freeze()
+    clone = await snapshot.clone()
+    async with clone.connect() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM customers") == 4
+    clone_owner = await clone.owner_connection()
+    assert clone_owner.user != info.user
+    async with clone.connect_as_owner() as conn:
+        await conn.execute("DELETE FROM orders")
+    await clone.destroy()
+    await snapshot.destroy()
+    # (the provider fixture checks that no role or database of this run is left)
