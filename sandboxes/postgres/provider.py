@@ -402,9 +402,6 @@ class ClusterPostgresProvider(PostgresProvider):
         self._template_databases: set[str] = set()
         self._role_owner: dict[int, str] = {}
         self._doomed_roles: set[int] = set()
-        self._reader: tuple[str, str] | None = None
-        self._reader_reads_all = False
-        self._reader_lock = asyncio.Lock()
         self._pool: Any = None
         self._pool_lock = asyncio.Lock()
         self._superuser = False
@@ -716,36 +713,50 @@ class ClusterPostgresProvider(PostgresProvider):
 
     # --- the read-only view -----------------------------------------------------------------
 
-    async def _ensure_reader(self) -> tuple[str, str]:
-        async with self._reader_lock:
-            if self._reader is not None:
-                return self._reader
-            name, password = current_run().new_name("reader"), secrets.token_hex(16)
-            # Lock before connection, everywhere: role-lock holders need an admin connection.
-            async with self.role_lock(), self._admin() as conn:
-                bypass = " BYPASSRLS" if self._superuser else ""
-                await conn.execute(
-                    f"CREATE ROLE {admin.quote_ident(name)} LOGIN NOSUPERUSER NOCREATEDB"
-                    f" NOCREATEROLE NOREPLICATION{bypass}"
-                    f" PASSWORD {admin.quote_literal(password)}"
-                )
-                self._reader = (name, password)
-                if self._superuser and self._version >= 140000:
-                    # Reads every table without a grant showing up in the view's ACLs.
-                    await conn.execute(f"GRANT pg_read_all_data TO {admin.quote_ident(name)}")
-                    self._reader_reads_all = True
-                if not self._superuser:
-                    # Ending the reader's sessions (dropping a view) needs its privileges.
-                    await conn.execute(f"GRANT {admin.quote_ident(name)} TO CURRENT_USER")
-            return self._reader
+    @property
+    def _reader_reads_all(self) -> bool:
+        """Whether readers get ``pg_read_all_data`` rather than grants on each view's objects."""
+        return self._superuser and self._version >= 140000
+
+    async def _new_reader(self, database: str) -> tuple[str, str]:
+        """A reader role for the view ``database``, dropped with it.
+
+        Each view has its own reader, so that a judge cannot see or end the sessions of judges
+        of other views (a role may signal its own backends).
+        """
+        name, password = current_run().new_name("reader"), secrets.token_hex(16)
+        role = admin.quote_ident(name)
+        # Lock before connection, everywhere: role-lock holders need an admin connection.
+        async with self.role_lock(), self._admin() as conn:
+            bypass = " BYPASSRLS" if self._superuser else ""
+            await conn.execute(
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
+                f"{bypass} PASSWORD {admin.quote_literal(password)}"
+            )
+            oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
+            self._role_owner[oid] = database
+            comment = admin.ownership_comment(owner=database)
+            await conn.execute(f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}")
+            if self._reader_reads_all:
+                # Reads every table without a grant showing up in the view's ACLs.
+                await conn.execute(f"GRANT pg_read_all_data TO {role}")
+            if not self._superuser:
+                # Ending the reader's sessions (dropping a view) needs its privileges.
+                await conn.execute(f"GRANT {role} TO CURRENT_USER")
+        return name, password
 
     async def new_view(self, snapshot: ClusterPostgresSnapshot) -> ClusterPostgresSandbox:
-        """The read-only view of ``snapshot``: a copy the reader role may only read."""
+        """The read-only view of ``snapshot``: a copy only its own reader role may reach."""
         if self._closed:
             raise SandboxError("the postgres provider is closed")
-        reader, password = await self._ensure_reader()
         name = await self._create_database(snapshot.name, "view")
-        view = ClusterPostgresSandbox(
+        try:
+            reader, password = await self._new_reader(name)
+            await self._grant_reader(name, reader)
+        except BaseException:
+            await self.drop_database(name)
+            raise
+        return ClusterPostgresSandbox(
             self,
             name,
             self.cluster.admin.model_copy(
@@ -753,12 +764,6 @@ class ClusterPostgresProvider(PostgresProvider):
             ),
             view_of=snapshot,
         )
-        try:
-            await self._grant_reader(name, reader)
-        except BaseException:
-            await self.drop_database(name)
-            raise
-        return view
 
     async def _grant_reader(self, database: str, reader: str) -> None:
         role = admin.quote_ident(reader)
@@ -816,16 +821,10 @@ class ClusterPostgresProvider(PostgresProvider):
             except Exception as error:
                 problems.append(f"template {template}: {error}")
         self._templates.clear()
-        if self._pool is not None or self._doomed_roles or self._reader:
+        if self._pool is not None or self._doomed_roles:
             try:
                 self._doomed_roles.update(self._role_owner)
                 problems.extend(await self._drop_doomed_roles())
-                if self._reader is not None:
-                    async with self._admin() as conn:
-                        await conn.execute(
-                            f"DROP ROLE IF EXISTS {admin.quote_ident(self._reader[0])}"
-                        )
-                    self._reader = None
             except Exception as error:
                 problems.append(f"roles: {error}")
         async with self._pool_lock:

@@ -428,3 +428,30 @@ async def test_a_connected_user_does_not_block_destroy(
         assert not await database_exists(cluster, sandbox.name)
     finally:
         outsider.terminate()
+
+
+async def test_each_view_has_its_own_reader_who_cannot_touch_other_views(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
+) -> None:
+    first = await (await provider.create(*shop)).freeze()
+    second = await (await provider.create(*shop)).freeze()
+    view_a = await first.clone(writable=False)
+    view_b = await second.clone(writable=False)
+    assert view_a.connection.user != view_b.connection.user
+    # Another view's reader may neither connect here nor end or watch this view's sessions.
+    with pytest.raises(asyncpg.PostgresError):
+        await fetch(view_b.connection.with_database(view_a.name), "SELECT 1")
+    async with view_a.connect() as watched:
+        pid = await watched.fetchval("SELECT pg_backend_pid()")
+        async with view_b.connect() as intruder:
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await intruder.fetchval("SELECT pg_terminate_backend($1)", pid)
+            seen = await intruder.fetchval("SELECT query FROM pg_stat_activity WHERE pid = $1", pid)
+            assert seen in (None, "<insufficient privilege>")
+        assert await watched.fetchval("SELECT 1") == 1
+    reader_a = view_a.connection.user
+    await first.destroy()
+    assert not await role_exists(cluster, reader_a)
+    assert await role_exists(cluster, view_b.connection.user)
+    await second.destroy()
+    assert not await role_exists(cluster, view_b.connection.user)
