@@ -157,6 +157,19 @@ async def _reset_session(conn: asyncpg.Connection) -> None:
     await conn.execute("DISCARD ALL")
 
 
+async def _session_pool(info: PostgresConnectionInfo, size: int) -> Any:
+    """A pool whose connections come back as fresh sessions (``DISCARD ALL`` on release)."""
+    return await asyncpg.create_pool(
+        **admin.connect_arguments(info),
+        min_size=0,
+        max_size=size,
+        max_inactive_connection_lifetime=60.0,
+        # Server-side prepared statements are session state; DISCARD ALL drops them.
+        statement_cache_size=0,
+        reset=_reset_session,
+    )
+
+
 class ClusterPostgresSandbox(PostgresSandbox):
     """One database of the cluster: a writable sandbox, or the read-only view of a snapshot."""
 
@@ -191,15 +204,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
         async with self._pool_lock:
             self._check_live()
             if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    **admin.connect_arguments(self.connection),
-                    min_size=0,
-                    max_size=self._provider.pool_size,
-                    max_inactive_connection_lifetime=60.0,
-                    # Server-side prepared statements are session state; DISCARD ALL drops them.
-                    statement_cache_size=0,
-                    reset=_reset_session,
-                )
+                self._pool = await _session_pool(self.connection, self._provider.pool_size)
             return self._pool
 
     async def close_connections(self) -> None:
@@ -247,14 +252,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
         async with self._owner_lock:
             self._check_live()
             if self._owner_pool is None:
-                self._owner_pool = await asyncpg.create_pool(
-                    **admin.connect_arguments(info),
-                    min_size=0,
-                    max_size=self._provider.pool_size,
-                    max_inactive_connection_lifetime=60.0,
-                    statement_cache_size=0,
-                    reset=_reset_session,
-                )
+                self._owner_pool = await _session_pool(info, self._provider.pool_size)
             pool = self._owner_pool
         async with pool.acquire() as conn:
             try:

@@ -22,6 +22,7 @@ from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS
 from mcp_servers.filesystem.server import filesystem_server
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox
 from sandboxes.filesystem.tree import FileTree
+from tests.sandboxes.filesystem.helpers import BACKENDS, filesystem_provider
 
 WRITERS = {"write_file", "edit_file", "create_directory", "move_file"}
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -49,20 +50,9 @@ def task_dir(tmp_path: Path) -> Path:
     return tmp_path / "task"
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(params=BACKENDS)
 async def provider(request: pytest.FixtureRequest) -> AsyncIterator[FilesystemProvider]:
-    made: FilesystemProvider
-    if request.param == "docker":
-        from sandboxes.docker.images import ensure_sandbox_image
-        from sandboxes.filesystem.docker import DockerFilesystemProvider
-
-        ensure_sandbox_image()
-        made = DockerFilesystemProvider()
-    else:
-        from sandboxes.filesystem.local import LocalFilesystemProvider
-
-        made = LocalFilesystemProvider()
-    async with made:
+    async with filesystem_provider(request.param) as made:
         yield made
 
 

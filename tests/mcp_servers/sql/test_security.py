@@ -31,7 +31,6 @@ from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
-from sandboxes.runs import SHARED_MEMORY
 from tests.sandboxes.postgres.helpers import write_task
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -51,23 +50,6 @@ CREATE FUNCTION bump_counter() RETURNS integer LANGUAGE sql SECURITY DEFINER
 """
 
 TIMEOUT = 1.0
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def cluster() -> AsyncIterator[EmbeddedPostgresCluster]:
-    made = EmbeddedPostgresCluster(in_memory=SHARED_MEMORY.is_dir())
-    await made.start()
-    yield made
-    await made.stop()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def provider(
-    cluster: EmbeddedPostgresCluster,
-) -> AsyncIterator[ClusterPostgresProvider]:
-    made = ClusterPostgresProvider(cluster)
-    yield made
-    await made.aclose()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

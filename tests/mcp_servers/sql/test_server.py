@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from mcp_servers.sql.server import sql_server
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.runs import SHARED_MEMORY
 from tests.sandboxes.postgres.helpers import fetch, write_task
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -70,23 +68,6 @@ CREATE VIEW stats.pg_stat_statements AS
            shared_blks_read, shared_blks_written, temp_blks_read, temp_blks_written)
     CROSS JOIN (SELECT oid AS dbid FROM pg_database WHERE datname = current_database()) d;
 """
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def cluster() -> AsyncIterator[EmbeddedPostgresCluster]:
-    made = EmbeddedPostgresCluster(in_memory=SHARED_MEMORY.is_dir())
-    await made.start()
-    yield made
-    await made.stop()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def provider(
-    cluster: EmbeddedPostgresCluster,
-) -> AsyncIterator[ClusterPostgresProvider]:
-    made = ClusterPostgresProvider(cluster)
-    yield made
-    await made.aclose()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -13,24 +13,14 @@ from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from sandboxes.base import SandboxError
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox
 from sandboxes.filesystem.tree import ReadOnlyTreeError, TreePathError
+from tests.sandboxes.filesystem.helpers import BACKENDS, filesystem_provider
 
 OLD = 1_600_000_000.0  # 2020-09-13: an mtime no fresh copy would have by accident
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(params=BACKENDS)
 async def provider(request: pytest.FixtureRequest) -> AsyncIterator[FilesystemProvider]:
-    made: FilesystemProvider
-    if request.param == "docker":
-        from sandboxes.docker.images import ensure_sandbox_image
-        from sandboxes.filesystem.docker import DockerFilesystemProvider
-
-        ensure_sandbox_image()
-        made = DockerFilesystemProvider()
-    else:
-        from sandboxes.filesystem.local import LocalFilesystemProvider
-
-        made = LocalFilesystemProvider()
-    async with made:
+    async with filesystem_provider(request.param) as made:
         yield made
 
 
