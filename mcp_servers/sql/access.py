@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar
 import asyncpg
 
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
-from mcp_servers.sql.operations import _json_value
+from mcp_servers.sql.operations import json_value
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
@@ -427,7 +427,7 @@ class CappedRows:
 
 def json_safe(value: Any) -> Any:
     """A converted value as JSON: numbers, booleans, strings, lists and objects only."""
-    value = _json_value(value)
+    value = json_value(value)
     if isinstance(value, float) and not math.isfinite(value):
         return str(value).replace("inf", "Infinity").replace("nan", "NaN")
     if isinstance(value, list):

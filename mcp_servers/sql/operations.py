@@ -492,14 +492,14 @@ async def explain_query(  # noqa: PLR0911 - each refusal is the server's own ans
 # ---------------------------------------------------------------------------------------------
 
 
-def _json_value(value: Any) -> Any:  # noqa: PLR0911 - one rule per value type
+def json_value(value: Any) -> Any:  # noqa: PLR0911 - one rule per value type
     """A row value as a JSON-friendly value: numbers, booleans and JSON stay, the rest is text."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, list):
-        return [_json_value(item) for item in value]
+        return [json_value(item) for item in value]
     if isinstance(value, dict):
-        return {str(key): _json_value(item) for key, item in value.items()}
+        return {str(key): json_value(item) for key, item in value.items()}
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, bytes):
@@ -510,7 +510,7 @@ def _json_value(value: Any) -> Any:  # noqa: PLR0911 - one rule per value type
 
 
 def _json_rows(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    return [{key: _json_value(value) for key, value in row.items()} for row in rows or []]
+    return [{key: json_value(value) for key, value in row.items()} for row in rows or []]
 
 
 def _js_json(value: Any, indent: int | None = None) -> str:
