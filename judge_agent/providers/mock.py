@@ -55,8 +55,23 @@ class RecordedCall:
     config: GenerateConfig
 
 
+def _always(verdict: str) -> Responder:
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> Reply:
+        return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+
+    return respond
+
+
+BUILT_IN_SCRIPTS = {"pass": _always("PASS"), "fail": _always("FAIL")}
+"""Scripts reachable from the command line (``--model mock/pass``): a dry run of the pipeline
+that answers the same verdict to everything. Their verdicts are recorded as scripted."""
+
+
 class ScriptedModel:
-    """A model that answers from a script (``replies`` in order, or ``respond``)."""
+    """A model that answers from a script (``replies`` in order, or ``respond``; with neither,
+    the built-in script named by ``model``, if there is one)."""
 
     def __init__(
         self,
@@ -71,6 +86,8 @@ class ScriptedModel:
         self.name = f"mock/{model}"
         self._replies = list(replies or [])
         self._respond = respond
+        if respond is None and replies is None:
+            self._respond = BUILT_IN_SCRIPTS.get(model)
         self.delay_seconds = delay_seconds
         self.usage = usage or ModelUsage(input_tokens=100, output_tokens=20)
         self.calls: list[RecordedCall] = []
