@@ -14,7 +14,7 @@ BACKEND ?= local
 JOBS ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp images gc clean
+.PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,13 +38,16 @@ replay: $(STAMP)
 judge: $(STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) $(if $(MODEL),--model $(MODEL),)
 
-perf: perf-sandboxes perf-mcp
+perf: perf-sandboxes perf-mcp perf-judge
 
 perf-sandboxes: $(STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
 
 perf-mcp: $(STAMP)
 	$(BIN)/python -m bench.perf_mcp
+
+perf-judge: $(STAMP)
+	$(BIN)/python -m bench.perf_judge
 
 images: $(STAMP)
 	$(BIN)/agentjudge sandboxes build-images

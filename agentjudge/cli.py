@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentjudge import datasets_cli, replay_cli, sandboxes_cli, serve_cli
+from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli
 from agentjudge.console import console, print_problems
 
 __all__ = ["app", "main"]
@@ -22,6 +22,7 @@ app.add_typer(datasets_cli.app, name="datasets")
 app.add_typer(sandboxes_cli.app, name="sandboxes")
 app.command()(replay_cli.replay)
 app.command()(serve_cli.serve)
+app.command()(judge_cli.judge)
 
 
 def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
@@ -41,20 +42,6 @@ def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
         markup=False,
     )
     raise typer.Exit(2)
-
-
-@app.command()
-def judge(
-    dataset: Annotated[Path, typer.Argument(help="The dataset folder to judge.")],
-    model: Annotated[
-        str | None, typer.Option(help="Judge model as provider/model (or $JUDGE_MODEL).")
-    ] = None,
-    mode: Annotated[str, typer.Option(help="agent, llm, react or all.")] = "all",
-    turns: Annotated[int, typer.Option(help="Model calls that may use tools.")] = 16,
-    runs: Annotated[int, typer.Option(help="Independent runs per trajectory.")] = 1,
-) -> None:
-    """Judge every trajectory and score the verdicts against the labels (not built yet)."""
-    _not_yet("judge", 7, dataset)
 
 
 @app.command()

@@ -1,4 +1,30 @@
-"""Prompt templates for judges, one per domain and mode, plus the trajectory renderer's settings.
+"""The judge's prompts: template files per domain and mode, and ``build_prompt`` to fill them.
 
-Owns the wording the judge reads. Must not contain logic beyond filling templates.
+Owns the wording the judge reads (the ``.md`` files of this package) and their assembly
+(``prompts.templates``). Must not contain logic beyond choosing and filling templates; the
+trajectory text itself comes from ``judge_agent.rendering``.
 """
+
+from prompts.templates import (
+    DOMAINS,
+    FINAL_CALL_MESSAGE,
+    MIN_EVIDENCE_CALLS,
+    MODES,
+    JudgeMode,
+    JudgePrompt,
+    build_prompt,
+    load_template,
+    render_tool_list,
+)
+
+__all__ = [
+    "DOMAINS",
+    "FINAL_CALL_MESSAGE",
+    "MIN_EVIDENCE_CALLS",
+    "MODES",
+    "JudgeMode",
+    "JudgePrompt",
+    "build_prompt",
+    "load_template",
+    "render_tool_list",
+]

@@ -1,0 +1,68 @@
+"""Turning token counts into dollars with an editable price table.
+
+The table (``prices.toml`` beside this module, or the file ``$AGENTJUDGE_PRICES`` names) maps a
+``provider/model`` name to dollars per million input, cached-input and output tokens. An entry
+``provider/*`` prices every model of a provider without its own entry. A model that is not in the
+table has no cost (``None``), never a guessed one. Prices change: check them
+against the provider's page before quoting costs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat
+
+from judge_agent.model import ModelUsage
+
+PRICES_ENV = "AGENTJUDGE_PRICES"
+DEFAULT_PRICES = Path(__file__).with_name("prices.toml")
+
+
+class Price(BaseModel):
+    """Dollars per million tokens of one model."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    input: NonNegativeFloat
+    """Per million prompt tokens."""
+    output: NonNegativeFloat
+    """Per million completion tokens (reasoning included)."""
+    cached_input: NonNegativeFloat | None = None
+    """Per million prompt tokens read from the provider's cache (default: the input price)."""
+
+
+@functools.cache
+def load_prices(path: Path | None = None) -> dict[str, Price]:
+    """The price table (``$AGENTJUDGE_PRICES``, else the bundled ``prices.toml``)."""
+    source = path or Path(os.environ.get(PRICES_ENV) or DEFAULT_PRICES)
+    try:
+        table = tomllib.loads(source.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"price table {source}: {error}") from None
+    prices: dict[str, Price] = {}
+    for name, entry in table.get("models", {}).items():
+        try:
+            prices[name] = Price.model_validate(entry)
+        except ValueError as error:
+            raise ValueError(f"price table {source}: models.{name!r}: {error}") from None
+    return prices
+
+
+def cost_usd(model: str, usage: ModelUsage, prices: dict[str, Price] | None = None) -> float | None:
+    """The dollar cost of ``usage`` on ``model``; None when the table has no price for it."""
+    table = load_prices() if prices is None else prices
+    price = table.get(model) or table.get(model.split("/", 1)[0] + "/*")
+    if price is None:
+        return None
+    cached = min(usage.cache_read_tokens, usage.input_tokens)
+    cached_rate = price.input if price.cached_input is None else price.cached_input
+    dollars = (
+        (usage.input_tokens - cached) * price.input
+        + cached * cached_rate
+        + usage.output_tokens * price.output
+    ) / 1_000_000
+    return round(dollars, 8)

@@ -1,0 +1,426 @@
+"""Judging a whole dataset: the grid of judge runs, their environments, concurrency and resume.
+
+A *judge run* is one (trajectory, mode, turn budget, model, repetition). For ``agent`` and
+``react`` runs on a domain with a replay (filesystem, Postgres), the trajectory is replayed once
+and frozen (``replay.frozen.FrozenReplays``); every judge of it gets the snapshot's shared
+read-only view (or, with ``judge_access="writable"``, a private clone), served in-process by the
+matching MCP server, plus the trajectory server (``VIEW_TRAJECTORY_STEP``). Other domains get the
+trajectory server only. ``llm`` runs get no tools and ignore the turn budget.
+
+Each finished run is appended to ``verdicts.jsonl`` (flushed and synced) with its key, and its
+full conversation goes to ``logs/<key>.jsonl``; running again skips keys already judged (``fresh``
+starts over), so an interrupted grid loses only the runs in flight. ``jobs`` bounds concurrent
+judge runs, ``max_connections`` concurrent model calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dataset.models import Task, Trajectory
+from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset, write_json_atomic
+from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
+from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
+from judge_agent.records import RunLog
+from judge_agent.toolbox import Toolbox
+from judge_agent.verdict import Verdict
+from mcp_servers.serving import ToolServer
+
+VERDICTS_FILE = "verdicts.jsonl"
+SUMMARY_FILE = "summary.json"
+LOGS_DIR = "logs"
+
+JudgeAccess = Literal["read-only", "writable"]
+
+
+class JudgeRecord(BaseModel):
+    """One line of ``verdicts.jsonl``: a judge run's key, its verdict and the label to score."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    key: str
+    """Identifies the run: trajectory, mode, turn budget, model and repetition."""
+    trajectory_id: str
+    """The trajectory judged."""
+    task_id: str
+    """Its task."""
+    domain: str
+    """The task's domain."""
+    subdomain: str
+    """The task's subdomain."""
+    mode: JudgeMode
+    """The judge mode."""
+    turns: int
+    """The turn budget (0 for ``llm`` runs, which have none)."""
+    model: str
+    """``provider/model``."""
+    run: int
+    """The repetition, from 1."""
+    label: Literal["PASS", "FAIL"] | None
+    """The trajectory's ground truth, for scoring (never shown to the judge)."""
+    scripted: bool
+    """True when the model is the scripted ``mock`` provider: not a judge result."""
+    environment: str
+    """What the judge could inspect: ``filesystem``, ``postgres`` or ``trajectory-only``."""
+    verdict: Verdict
+    """The verdict with its tool calls, usage, cost and stop reason."""
+
+
+class GridSpec(BaseModel):
+    """Which judge runs to make."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    modes: tuple[JudgeMode, ...] = ("agent", "llm")
+    """Judge modes."""
+    turns: tuple[int, ...] = (16,)
+    """Turn budgets (agent and react modes)."""
+    runs: int = 1
+    """Repetitions of each configuration."""
+    limits: JudgeLimits = Field(default_factory=JudgeLimits)
+    """Limits besides the turn budget (which ``turns`` sets per run)."""
+    generate: GenerateConfig = Field(default_factory=GenerateConfig)
+    """Model call settings."""
+    screenshots: str = "last"
+    """Screenshots in the prompt."""
+    judge_access: JudgeAccess = "read-only"
+    """Whether judges get the shared read-only view or a private writable clone each."""
+
+
+class JudgeSummary(BaseModel):
+    """What ``agentjudge judge`` prints and writes to ``summary.json``."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    dataset: str
+    output: str
+    runs: int = 0
+    """Judge runs with a verdict record."""
+    resumed: int = 0
+    """Of those, how many came from an earlier invocation."""
+    by_verdict: dict[str, int] = Field(default_factory=dict)
+    """Count of PASS, FAIL and INVALID."""
+    problems: list[str] = Field(default_factory=list)
+    """Dataset problems and crashed runs, each naming its file or run."""
+    cost_usd: float | None = 0.0
+    """Total cost of the runs made now (None when a model has no price)."""
+    seconds: float = 0.0
+    """Wall time of this invocation."""
+
+
+def run_key(trajectory_id: str, mode: str, turns: int, model: str, run: int) -> str:
+    """A stable, file-name-safe key for one judge run."""
+    readable = f"{trajectory_id}--{mode}--t{turns}--{model}--r{run}"
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", readable)
+    if len(safe) > 180:
+        safe = safe[:160] + "-" + hashlib.sha256(readable.encode()).hexdigest()[:16]
+    return safe
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One judge run to make."""
+
+    trajectory: Trajectory
+    task: Task
+    mode: JudgeMode
+    turns: int
+    run: int
+    key: str
+
+
+def plan_runs(dataset: Dataset, grid: GridSpec, model: str) -> list[PlannedRun]:
+    """Every run of the grid over the dataset, in a stable order."""
+    planned: list[PlannedRun] = []
+    for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
+        task = dataset.tasks[trajectory.task_id]
+        for mode in grid.modes:
+            budgets = (0,) if mode == "llm" else grid.turns
+            for turns in budgets:
+                for repetition in range(1, grid.runs + 1):
+                    key = run_key(trajectory_id, mode, turns, model, repetition)
+                    planned.append(PlannedRun(trajectory, task, mode, turns, repetition, key))
+    return planned
+
+
+def read_records(path: Path) -> dict[str, JudgeRecord]:
+    """Records already in ``verdicts.jsonl``; lines torn by a kill are skipped (rejudged)."""
+    records: dict[str, JudgeRecord] = {}
+    if not path.exists():
+        return records
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = JudgeRecord.model_validate_json(line)
+        except ValidationError:
+            continue
+        records[record.key] = record
+    return records
+
+
+class ConnectionLimitedModel:
+    """A model whose concurrent calls are bounded by a shared semaphore (``--max-connections``)."""
+
+    def __init__(self, model: ModelAPI, semaphore: asyncio.Semaphore) -> None:
+        self.inner = model
+        self.name = model.name
+        self.semaphore = semaphore
+
+    async def generate(
+        self, messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> ModelOutput:
+        async with self.semaphore:
+            return await self.inner.generate(messages, tools, config)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@dataclass
+class _Writer:
+    path: Path
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def append(self, record: JudgeRecord) -> None:
+        async with self.lock:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(record.model_dump_json() + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+
+
+class _Environments:
+    """Tool servers for each judge run, over frozen replays made on first need."""
+
+    def __init__(self, dataset: Dataset, replays: Any, access: JudgeAccess) -> None:
+        self.dataset = dataset
+        self.replays = replays
+        self.access = access
+
+    @contextlib.asynccontextmanager
+    async def servers(
+        self, planned: PlannedRun
+    ) -> AsyncIterator[tuple[list[ToolServer[Any]], str]]:
+        from mcp_servers.trajectory.server import trajectory_server
+        from sandboxes.filesystem.sandbox import FilesystemSandbox
+        from sandboxes.postgres.sandbox import PostgresSandbox
+
+        trajectories = trajectory_server(
+            planned.trajectory, task=planned.task, base_dir=self.dataset.root / TRAJECTORIES_DIR
+        )
+        sandbox = None
+        if self.replays is not None:
+            sandbox = await self.replays.environment(
+                planned.trajectory.id, writable=self.access == "writable"
+            )
+        servers: list[ToolServer[Any]] = []
+        sql = None
+        try:
+            if isinstance(sandbox, FilesystemSandbox):
+                from mcp_servers.filesystem.server import filesystem_server
+
+                servers.append(filesystem_server(sandbox.tree, read_only=self.access != "writable"))
+                kind = "filesystem"
+            elif isinstance(sandbox, PostgresSandbox):
+                from mcp_servers.sql.server import sql_server
+
+                sql = sql_server(
+                    sandbox, access="unrestricted" if self.access == "writable" else "read-only"
+                )
+                servers.append(sql)
+                kind = "postgres"
+            else:
+                kind = "trajectory-only"
+            servers.append(trajectories)
+            yield servers, kind
+        finally:
+            if sql is not None:
+                await sql.context.aclose()
+            if sandbox is not None and self.access == "writable":
+                await self.replays.release_clone(planned.trajectory.id, sandbox)
+
+
+@dataclass
+class _Grid:
+    """One invocation's judge runs: makes each one and records it."""
+
+    root: Path
+    output: Path
+    dataset: Dataset
+    grid: GridSpec
+    model: ConnectionLimitedModel
+    records: dict[str, JudgeRecord]
+    writer: _Writer
+    slots: asyncio.Semaphore
+    on_record: Callable[[JudgeRecord], None] | None
+    spent: list[float | None] = field(default_factory=list)
+
+    async def judge(self, planned: PlannedRun, environments: _Environments) -> None:
+        async with self.slots:
+            settings = JudgeSettings(
+                mode=planned.mode,
+                limits=self.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
+                generate=self.grid.generate,
+                screenshots=self.grid.screenshots,
+            )
+            log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
+            try:
+                verdict, kind = await self._run(planned, settings, environments, log)
+            finally:
+                log.close()
+        label = planned.trajectory.label
+        record = JudgeRecord(
+            key=planned.key,
+            trajectory_id=planned.trajectory.id,
+            task_id=planned.task.id,
+            domain=planned.task.domain,
+            subdomain=planned.task.subdomain,
+            mode=planned.mode,
+            turns=planned.turns,
+            model=self.model.name,
+            run=planned.run,
+            label=label.value if label is not None else None,
+            scripted=self.model.name.startswith("mock/"),
+            environment=kind,
+            verdict=verdict,
+        )
+        self.records[record.key] = record
+        self.spent.append(verdict.cost_usd)
+        await self.writer.append(record)
+        if self.on_record is not None:
+            self.on_record(record)
+
+    async def _run(
+        self,
+        planned: PlannedRun,
+        settings: JudgeSettings,
+        environments: _Environments,
+        log: RunLog,
+    ) -> tuple[Verdict, str]:
+        base_dir = self.root / TRAJECTORIES_DIR
+        if planned.mode == "llm":
+            verdict = await judge_trajectory(
+                planned.task,
+                planned.trajectory,
+                model=self.model,
+                settings=settings,
+                base_dir=base_dir,
+                log=log,
+            )
+            return verdict, "none"
+        async with environments.servers(planned) as (servers, kind):
+            toolbox = await Toolbox.open(servers)
+            try:
+                verdict = await judge_trajectory(
+                    planned.task,
+                    planned.trajectory,
+                    model=self.model,
+                    settings=settings,
+                    base_dir=base_dir,
+                    toolbox=toolbox,
+                    log=log,
+                )
+            finally:
+                await toolbox.aclose()
+        return verdict, kind
+
+    def cost(self) -> float | None:
+        total: float | None = 0.0
+        for dollars in self.spent:
+            total = None if dollars is None or total is None else total + dollars
+        return None if total is None else round(total, 6)
+
+
+async def judge_dataset(
+    root: Path,
+    output: Path,
+    *,
+    model_factory: Callable[[], ModelAPI],
+    grid: GridSpec,
+    jobs: int = 4,
+    max_connections: int = 8,
+    fresh: bool = False,
+    backend_choice: Any = None,
+    on_record: Callable[[JudgeRecord], None] | None = None,
+) -> JudgeSummary:
+    """Make every judge run of ``grid`` over the dataset at ``root``; return the summary."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    dataset = load_dataset(root, partial=True)
+    problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
+    output.mkdir(parents=True, exist_ok=True)
+    verdicts_path = output / VERDICTS_FILE
+    if fresh and verdicts_path.exists():
+        verdicts_path.unlink()
+    records = read_records(verdicts_path)
+    resumed = len(records)
+    model = ConnectionLimitedModel(model_factory(), asyncio.Semaphore(max(1, max_connections)))
+    planned = [run for run in plan_runs(dataset, grid, model.name) if run.key not in records]
+    runner = _Grid(
+        root,
+        output,
+        dataset,
+        grid,
+        model,
+        records,
+        _Writer(verdicts_path),
+        asyncio.Semaphore(max(1, jobs)),
+        on_record,
+    )
+    async with contextlib.AsyncExitStack() as stack:
+        replays = None
+        if any(run.mode != "llm" for run in planned):
+            replays = await _frozen_replays(stack, dataset, backend_choice)
+        environments = _Environments(dataset, replays, grid.judge_access)
+        try:
+            outcomes = await asyncio.gather(
+                *(runner.judge(planned_run, environments) for planned_run in planned),
+                return_exceptions=True,
+            )
+        finally:
+            await model.aclose()
+    for planned_run, outcome in zip(planned, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome
+            problems.append(
+                f"judge run {planned_run.key}: crashed: {type(outcome).__name__}: {outcome}"
+            )
+    by_verdict: dict[str, int] = {}
+    for record in records.values():
+        by_verdict[record.verdict.verdict] = by_verdict.get(record.verdict.verdict, 0) + 1
+    summary = JudgeSummary(
+        dataset=str(root),
+        output=str(output),
+        runs=len(records),
+        resumed=resumed,
+        by_verdict=by_verdict,
+        problems=problems,
+        cost_usd=runner.cost(),
+        seconds=loop.time() - started,
+    )
+    write_json_atomic(output / SUMMARY_FILE, summary.model_dump(mode="json"))
+    return summary
+
+
+async def _frozen_replays(
+    stack: contextlib.AsyncExitStack, dataset: Dataset, backend_choice: Any
+) -> Any:
+    """Sandbox providers and frozen replays for the run, closed with ``stack``."""
+    from replay.frozen import FrozenReplays
+    from sandboxes.leftovers import collect_all_leftovers
+    from sandboxes.providers import BackendChoice, ProviderSet
+
+    choice = backend_choice or BackendChoice()
+    await collect_all_leftovers(choice.postgres_dsn if choice.postgres == "external" else None)
+    providers = await stack.enter_async_context(ProviderSet(choice))
+    return await stack.enter_async_context(FrozenReplays(dataset, providers, verify=False))

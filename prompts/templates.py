@@ -1,0 +1,283 @@
+"""Assembling a judge's prompt from the template files of this package.
+
+Owns ``build_prompt`` (task + trajectory + mode + tools -> ``JudgePrompt``), the loading and
+filling of the templates, and the formatting of the tool list. All wording lives in the ``.md``
+files next to this module; they are ``string.Template`` texts (``$name`` placeholders, ``$$`` for a
+literal dollar) and hold no logic.
+
+Layout (domain x mode is a composition, so that modes cannot drift apart):
+
+- ``domains/{domain}.md``: the system prompt of a domain (``ds``, ``gui``, ``mobile``, ``search``),
+  identical for every mode, with the slots ``$subject``, ``$subdomain_notes``, ``$tool_section``
+  and ``$verdict_format``;
+- ``subdomains/{subdomain}.md``: optional notes for one subdomain (filesystem, postgres, word, ...);
+- ``modes/tools_agent.md`` and ``modes/tools_react.md``: the tool section of the ``agent`` and
+  ``react`` modes (the ``llm`` mode's tool section is empty), built from the tool list,
+  ``evidence/{domain}.md`` (what to check in that domain's environment), ``modes/evidence_rules.md``
+  (the minimum-evidence rule), ``modes/view_step.md`` (when ``VIEW_TRAJECTORY_STEP`` is offered)
+  and ``modes/budget.md`` (when a turn budget is given); the react section also documents the text
+  protocol that ``judge_agent.react`` parses;
+- ``verdict_format.md``: the strict text verdict format shared by all modes;
+- ``user.md``, ``screenshot_caption.md``, ``user_closing.md``: the user message around the rendered
+  trajectory (``judge_agent.rendering``) and its screenshots;
+- ``final_call.md``: the message before the last call without tools (``FINAL_CALL_MESSAGE``).
+
+Hence the ``agent`` and ``llm`` prompts of a task differ only inside the tool section (a test diffs
+them), and their user messages are identical.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dataset.models import Task, Trajectory
+from judge_agent.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentText,
+    ToolInfo,
+)
+from judge_agent.rendering import DEFAULT_SCREENSHOTS, ScreenshotPolicy, render_trajectory
+
+__all__ = [
+    "DOMAINS",
+    "FINAL_CALL_MESSAGE",
+    "MIN_EVIDENCE_CALLS",
+    "MODES",
+    "SUBMIT_TOOL_NAME",
+    "VIEW_STEP_TOOL_NAME",
+    "JudgeMode",
+    "JudgePrompt",
+    "build_prompt",
+    "load_template",
+    "render_tool_list",
+]
+
+JudgeMode = Literal["agent", "llm", "react"]
+MODES: tuple[JudgeMode, ...] = ("agent", "llm", "react")
+DOMAINS = ("ds", "gui", "mobile", "search")
+
+MIN_EVIDENCE_CALLS = 2
+"""Evidence-gathering tool calls the tool-using modes are asked to make before deciding."""
+VIEW_STEP_TOOL_NAME = "VIEW_TRAJECTORY_STEP"
+"""The trajectory server's step tool; its usage notes are added when it is offered."""
+SUBMIT_TOOL_NAME = "submit_verdict"
+"""Left out of the listed tools: the agent tool section describes it on its own."""
+DESCRIPTION_CHARS = 200
+"""Characters of a tool's description shown in the tool list (its first sentence)."""
+ARGUMENT_DESCRIPTION_CHARS = 120
+"""Characters of an argument's description shown in the react tool list."""
+
+_SUBJECTS: dict[tuple[str, str | None], str] = {
+    ("ds", "filesystem"): "the files and folders of a sandboxed directory",
+    ("ds", "postgres"): "a PostgreSQL database",
+    ("ds", None): "files or a database",
+    ("gui", "word"): "the LibreOffice Writer word processor",
+    ("gui", "excel"): "the LibreOffice Calc spreadsheet",
+    ("gui", "ppt"): "the LibreOffice Impress presentation program",
+    ("gui", None): "a LibreOffice application",
+    ("mobile", None): "apps on an Android device",
+    ("search", "deep"): "a question that needs facts combined from several sources",
+    ("search", "wide"): "a question that asks for many items meeting shared conditions",
+    ("search", None): "an information-seeking question",
+}
+"""What the agent worked on, per (domain, subdomain); ``None`` is the domain's default."""
+
+
+@cache
+def load_template(name: str) -> Template:
+    """The template file ``name`` (a path relative to this package, e.g. ``domains/ds.md``)."""
+    text = resources.files(__package__ or "prompts").joinpath(name).read_text(encoding="utf-8")
+    return Template(text.rstrip("\n"))
+
+
+def _template_exists(name: str) -> bool:
+    return resources.files(__package__ or "prompts").joinpath(name).is_file()
+
+
+def _fill(name: str, **values: str) -> str:
+    return load_template(name).substitute(values)
+
+
+FINAL_CALL_MESSAGE = _fill("final_call.md")
+"""Sent before the last call without tools, when the turn budget (or another limit) ran out."""
+
+
+class JudgePrompt(BaseModel):
+    """The opening of a judge's conversation: a system prompt and a user message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    mode: JudgeMode
+    """The mode the prompt was built for."""
+
+    system: str
+    """The system prompt: the domain's instructions, the tool section and the verdict format."""
+
+    user: list[Content] = Field(default_factory=list)
+    """The user message: the rendered task and trajectory as text, then each attached screenshot
+    (a caption text block and the image), then a closing text block."""
+
+    tool_section: str = ""
+    """The part of ``system`` that differs between modes (empty in ``llm`` mode)."""
+
+    @property
+    def user_text(self) -> str:
+        """The text blocks of the user message, joined by blank lines (images left out)."""
+        return "\n\n".join(part.text for part in self.user if isinstance(part, ContentText))
+
+    def messages(self) -> list[ChatMessageSystem | ChatMessageUser]:
+        """The system and user messages that open the conversation."""
+        return [ChatMessageSystem(content=self.system), ChatMessageUser(content=list(self.user))]
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    sentence = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0]
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+def _schema_type(schema: object) -> str:
+    """A short name for the type a JSON schema describes."""
+    described = "any"
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        options = schema.get("anyOf", schema.get("oneOf"))
+        if kind == "array" and isinstance(schema.get("items"), dict):
+            described = f"array of {_schema_type(schema['items'])}"
+        elif isinstance(kind, str):
+            described = kind
+        elif isinstance(kind, list):
+            described = " or ".join(str(item) for item in kind)
+        elif isinstance(options, list):
+            described = " or ".join(_schema_type(option) for option in options)
+        elif isinstance(schema.get("enum"), list):
+            described = "one of " + ", ".join(repr(item) for item in schema["enum"])
+    return described
+
+
+def _arguments_line(tool: ToolInfo) -> str:
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return "Arguments: none (write {})."
+    required = tool.input_schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    parts = []
+    for name, schema in properties.items():
+        kind = _schema_type(schema)
+        flag = ", required" if name in required_names else ""
+        description = schema.get("description") if isinstance(schema, dict) else None
+        detail = (
+            f": {_one_line(description, ARGUMENT_DESCRIPTION_CHARS)}"
+            if isinstance(description, str) and description.strip()
+            else ""
+        )
+        parts.append(f"`{name}` ({kind}{flag}){detail}")
+    return "Arguments: " + "; ".join(parts)
+
+
+def render_tool_list(tools: Sequence[ToolInfo], *, with_arguments: bool) -> str:
+    """One bullet per tool: its name and the first sentence of its description (and, for the
+    react protocol, its arguments)."""
+    lines = []
+    for tool in tools:
+        description = _one_line(tool.description, DESCRIPTION_CHARS) or "(no description)"
+        lines.append(f"- `{tool.name}`: {description}")
+        if with_arguments:
+            lines.append(f"  {_arguments_line(tool)}")
+    return "\n".join(lines) if lines else "- (no inspection tools are connected for this run)"
+
+
+def _tool_section(
+    mode: JudgeMode,
+    domain: str,
+    tools: Sequence[ToolInfo],
+    min_evidence_calls: int,
+    turn_budget: int | None,
+) -> str:
+    if mode == "llm":
+        return ""
+    listed = [tool for tool in tools if tool.name != SUBMIT_TOOL_NAME]
+    rules = ""
+    if listed:
+        rules = _fill("modes/evidence_rules.md", min_evidence_calls=str(min_evidence_calls))
+        if any(tool.name == VIEW_STEP_TOOL_NAME for tool in listed):
+            rules += "\n" + _fill("modes/view_step.md", view_step_tool=VIEW_STEP_TOOL_NAME)
+    if turn_budget is not None:
+        rules += "\n" + _fill("modes/budget.md", turn_budget=str(turn_budget))
+    section = _fill(
+        f"modes/tools_{mode}.md",
+        tool_list=render_tool_list(listed, with_arguments=mode == "react"),
+        domain_evidence=_fill(f"evidence/{domain}.md") if listed else "",
+        evidence_rules=rules.strip("\n"),
+    )
+    return _tidy(section).strip()
+
+
+def _tidy(text: str) -> str:
+    """Empty slots leave runs of blank lines; keep at most one blank line between blocks."""
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def build_prompt(
+    task: Task,
+    trajectory: Trajectory,
+    *,
+    mode: JudgeMode,
+    tools: Sequence[ToolInfo] | None,
+    base_dir: Path | str | None,
+    screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
+    min_evidence_calls: int = MIN_EVIDENCE_CALLS,
+    turn_budget: int | None = None,
+) -> JudgePrompt:
+    """The system prompt and user message that open a judge's conversation.
+
+    ``tools`` are the tools the model is offered (``submit_verdict`` may be included or not; it
+    is never listed with the others). They are listed in the ``agent`` and ``react`` tool
+    sections; the ``llm`` mode accepts only None or an empty list. ``base_dir`` is the folder of
+    the trajectory file (screenshots are relative to it; None attaches none and says so).
+    ``screenshots`` is a ``ScreenshotPolicy`` or its string form (``"last"``, ``"all"``,
+    ``"none"``, ``"8"``). ``turn_budget``, when given, tells tool-using modes how many tool-using
+    answers they have.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown judge mode {mode!r} (known: {', '.join(MODES)})")
+    if task.domain not in DOMAINS:
+        raise ValueError(f"no prompt for domain {task.domain!r}")
+    if trajectory.task_id != task.id:
+        raise ValueError(f"trajectory is for task {trajectory.task_id!r}, not {task.id!r}")
+    offered = list(tools or [])
+    if mode == "llm" and any(tool.name != SUBMIT_TOOL_NAME for tool in offered):
+        raise ValueError("the llm mode offers no tools; pass tools=None")
+
+    subdomain_file = f"subdomains/{task.subdomain}.md"
+    subject = _SUBJECTS.get((task.domain, task.subdomain)) or _SUBJECTS[(task.domain, None)]
+    tool_section = _tool_section(mode, task.domain, offered, min_evidence_calls, turn_budget)
+    system = _tidy(
+        _fill(
+            f"domains/{task.domain}.md",
+            subject=subject,
+            subdomain_notes=_fill(subdomain_file) if _template_exists(subdomain_file) else "",
+            tool_section=tool_section,
+            verdict_format=_fill("verdict_format.md"),
+        )
+    )
+
+    rendered = render_trajectory(task, trajectory, base_dir=base_dir, screenshots=screenshots)
+    user: list[Content] = [ContentText(text=_fill("user.md", trajectory=rendered.text.rstrip()))]
+    for number, (step, image) in enumerate(rendered.images, start=1):
+        user.append(
+            ContentText(text=_fill("screenshot_caption.md", number=str(number), step=str(step)))
+        )
+        user.append(image)
+    user.append(ContentText(text=_fill("user_closing.md")))
+    return JudgePrompt(mode=mode, system=system, user=user, tool_section=tool_section)

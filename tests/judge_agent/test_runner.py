@@ -1,0 +1,120 @@
+"""Judging a whole dataset with the scripted model: the grid, environments, records and resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dataset.store import load_dataset
+from judge_agent.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ToolInfo
+from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
+from judge_agent.records import read_log
+from judge_agent.runner import (
+    LOGS_DIR,
+    VERDICTS_FILE,
+    GridSpec,
+    judge_dataset,
+    read_records,
+    run_key,
+)
+
+MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
+
+
+class Inspector:
+    """A script: in agent mode, call the environment's own tool once, then submit PASS."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.tools_seen: list[set[str]] = []
+
+    def __call__(
+        self, messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> Reply:
+        self.calls += 1
+        names = {tool.name for tool in tools}
+        self.tools_seen.append(names)
+        answered = any(isinstance(message, ChatMessageAssistant) for message in messages)
+        if not tools:
+            return "RESULT: FAIL\nCONFIDENCE: Low"
+        if answered:
+            return reply("", tool_call("submit_verdict", verdict="PASS", confidence=0.5))
+        if "list_directory" in names:
+            return reply("", tool_call("list_directory", path="."))
+        if "list_schemas" in names:
+            return reply("", tool_call("list_schemas"))
+        return reply("", tool_call("trajectory_overview"))
+
+
+async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
+    mini = load_dataset(MINI)
+    script = Inspector()
+    grid = GridSpec(modes=("agent", "llm"), turns=(2,), runs=1)
+    summary = await judge_dataset(
+        MINI,
+        tmp_path,
+        model_factory=lambda: ScriptedModel("inspector", respond=script),
+        grid=grid,
+        jobs=3,
+    )
+    assert summary.problems == []
+    records = read_records(tmp_path / VERDICTS_FILE)
+    assert len(records) == summary.runs == 2 * len(mini.trajectories)
+    for record in records.values():
+        trajectory = mini.trajectories[record.trajectory_id]
+        assert record.label == (trajectory.label.value if trajectory.label else None)
+        assert record.scripted
+        assert record.model == "mock/inspector"
+        if record.mode == "llm":
+            assert record.turns == 0
+            assert record.verdict.verdict == "FAIL"
+            assert record.verdict.tool_calls == []
+        else:
+            assert record.verdict.verdict == "PASS"
+            assert len(record.verdict.tool_calls) == 1
+            assert not record.verdict.tool_calls[0].is_error
+            expected = {"filesystem": "filesystem", "postgres": "postgres"}.get(
+                mini.tasks[trajectory.task_id].subdomain, "trajectory-only"
+            )
+            assert record.environment == expected
+        log = read_log(tmp_path / LOGS_DIR / f"{record.key}.jsonl")
+        assert log[0]["event"] == "start"
+        assert log[-1]["event"] == "verdict"
+    # Agent judges see the environment's tools (read-only) and the trajectory's.
+    agent_tools = [names for names in script.tools_seen if names]
+    assert any("read_text_file" in names for names in agent_tools)
+    assert any("execute_sql" in names for names in agent_tools)
+    assert all("VIEW_TRAJECTORY_STEP" in names for names in agent_tools)
+    assert not any("write_file" in names for names in agent_tools)
+
+    calls_before = script.calls
+    again = await judge_dataset(
+        MINI,
+        tmp_path,
+        model_factory=lambda: ScriptedModel("inspector", respond=script),
+        grid=grid,
+    )
+    assert again.resumed == again.runs == summary.runs
+    assert script.calls == calls_before
+
+
+async def test_a_torn_record_is_judged_again(tmp_path: Path) -> None:
+    grid = GridSpec(modes=("llm",), runs=2)
+    factory = lambda: ScriptedModel("fail")  # noqa: E731
+    await judge_dataset(MINI, tmp_path, model_factory=factory, grid=grid, jobs=4)
+    path = tmp_path / VERDICTS_FILE
+    lines = path.read_text().splitlines()
+    victim = read_records(path)
+    kept, torn = lines[:-1], lines[-1]
+    path.write_text("\n".join(kept) + "\n" + torn[: len(torn) // 2] + "\n")
+    summary = await judge_dataset(MINI, tmp_path, model_factory=factory, grid=grid)
+    assert summary.resumed == len(lines) - 1
+    assert set(read_records(path)) == set(victim)
+
+
+def test_run_keys_are_safe_file_names() -> None:
+    key = run_key("traj/../x", "agent", 16, "openai/gpt-4o", 1)
+    assert "/" not in key
+    assert key.endswith("--r1")
+    long = run_key("t" * 300, "agent", 16, "openai/gpt-4o", 1)
+    assert len(long) <= 180
+    assert long != run_key("t" * 301, "agent", 16, "openai/gpt-4o", 1)
