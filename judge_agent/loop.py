@@ -194,6 +194,9 @@ class _Run:
         )
         return text, is_error, outcome_content
 
+    def toolbox_tools(self) -> list[ToolInfo]:
+        return [] if self.toolbox is None else self.toolbox.tools
+
     def tool_budget(self) -> int | None:
         limit = self.limits.tool_call_limit
         return None if limit is None else limit - len(self.tool_calls)
@@ -278,7 +281,7 @@ async def _react_turns(run: _Run) -> ParsedVerdict | None:
     reasked = False
     while run.calls < run.limits.turn_limit:
         message = await run.generate(tools=False)
-        step = parse_react(message.content)
+        step = parse_react(message.content, [tool.name for tool in run.toolbox_tools()])
         if isinstance(step, ReactFinal):
             return step.verdict
         if isinstance(step, ReactAction):
@@ -368,6 +371,7 @@ async def judge_trajectory(
         tools=tools,
         base_dir=base_dir,
         screenshots=settings.screenshots,
+        turn_budget=None if settings.mode == "llm" else settings.limits.turn_limit,
     )
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=prompt.system),
