@@ -13,6 +13,9 @@ RUNS ?= 1
 BACKEND ?= local
 JOBS ?= 4
 PYTEST_ARGS ?=
+# llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
+# only this CPU, so a wheel pip caches works on other machines too.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
 .PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc clean
 

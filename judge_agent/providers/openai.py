@@ -114,7 +114,7 @@ def _assistant_message(message: ChatMessageAssistant) -> dict[str, Any]:
     raw_arguments: dict[str, Any] = {}
     if message.provider_data and isinstance(message.provider_data.get(RAW_ARGUMENTS_KEY), dict):
         raw_arguments = cast(dict[str, Any], message.provider_data[RAW_ARGUMENTS_KEY])
-    wire: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    wire: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
     if message.tool_calls:
         wire["tool_calls"] = [
             {

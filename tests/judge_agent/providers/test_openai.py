@@ -254,7 +254,7 @@ async def test_tool_calls_round_trip_with_images_in_tool_results(wire: WireServe
         "user",
     ]
     assistant = messages[2]
-    assert assistant["content"] is None
+    assert assistant["content"] == ""  # null is refused by some compatible servers (llama.cpp)
     assert [
         (c["id"], c["type"], c["function"]["name"], c["function"]["arguments"])
         for c in assistant["tool_calls"]
