@@ -135,8 +135,11 @@ def judge(
     ] = "last",
     judge_access: Annotated[
         Literal["read-only", "writable"],
-        typer.Option(help="Judges inspect the shared read-only view, or a private clone each."),
-    ] = "read-only",
+        typer.Option(
+            help="writable: a private clone per judge, with the agent's whole tool surface; "
+            "read-only: the shared read-only view and reading tools only."
+        ),
+    ] = "writable",
     backend: Annotated[
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",

@@ -2,10 +2,10 @@
 
 A *judge run* is one (trajectory, mode, turn budget, model, repetition). For ``agent`` and
 ``react`` runs on a domain with a replay (filesystem, Postgres), the trajectory is replayed once
-and frozen (``replay.frozen.FrozenReplays``); every judge of it gets the snapshot's shared
-read-only view (or, with ``judge_access="writable"``, a private clone), served in-process by the
-matching MCP server, plus the trajectory server (``VIEW_TRAJECTORY_STEP``). Other domains get the
-trajectory server only. ``llm`` runs get no tools and ignore the turn budget.
+and frozen (``replay.frozen.FrozenReplays``); every judge of it gets a private clone of the
+final state (or, with ``judge_access="read-only"``, the snapshot's shared read-only view), served
+in-process by the matching MCP server, plus the trajectory server (``VIEW_TRAJECTORY_STEP``).
+Other domains get the trajectory server only. ``llm`` runs get no tools and ignore the turn budget.
 
 Each finished run is appended to ``verdicts.jsonl`` (flushed and synced) with its key, and its
 full conversation goes to ``logs/<key>.jsonl``; running again skips keys already judged (``fresh``
@@ -93,8 +93,10 @@ class GridSpec(BaseModel):
     """Model call settings."""
     screenshots: str = "last"
     """Screenshots in the prompt."""
-    judge_access: JudgeAccess = "read-only"
-    """Whether judges get the shared read-only view or a private writable clone each."""
+    judge_access: JudgeAccess = "writable"
+    """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
+    included; the frozen state and other judges never see them). ``read-only``: judges share the
+    snapshot's read-only view and get only the reading tools."""
 
 
 class JudgeSummary(BaseModel):
@@ -351,8 +353,10 @@ async def judge_dataset(
     fresh: bool = False,
     backend_choice: Any = None,
     on_record: Callable[[JudgeRecord], None] | None = None,
+    only: set[str] | None = None,
 ) -> JudgeSummary:
-    """Make every judge run of ``grid`` over the dataset at ``root``; return the summary."""
+    """Make every judge run of ``grid`` over the dataset at ``root`` (or over the trajectories
+    in ``only``); return the summary."""
     loop = asyncio.get_running_loop()
     started = loop.time()
     dataset = load_dataset(root, partial=True)
@@ -364,7 +368,11 @@ async def judge_dataset(
     records = read_records(verdicts_path)
     resumed = len(records)
     model = ConnectionLimitedModel(model_factory(), asyncio.Semaphore(max(1, max_connections)))
-    planned = [run for run in plan_runs(dataset, grid, model.name) if run.key not in records]
+    planned = [
+        run
+        for run in plan_runs(dataset, grid, model.name)
+        if run.key not in records and (only is None or run.trajectory.id in only)
+    ]
     runner = _Grid(
         root,
         output,

@@ -14,7 +14,7 @@ from dataset.store import Manifest, write_manifest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "datasets"
 BROKEN = FIXTURES / "broken"
-runner = CliRunner()
+runner = CliRunner(env={"COLUMNS": "200"})  # wide enough that help text is not wrapped
 
 COMMANDS = [
     [],
@@ -104,10 +104,7 @@ def test_list_shows_each_dataset_with_its_status(tmp_path: Path) -> None:
     assert "empty-one" in result.output
 
 
-@pytest.mark.parametrize(
-    ("command", "issue"),
-    [(["judge", str(BROKEN)], 7), (["report", "results.jsonl"], 7)],
-)
+@pytest.mark.parametrize(("command", "issue"), [(["report", "results.jsonl"], 7)])
 def test_placeholders_say_they_are_not_built_and_exit_non_zero(
     command: list[str], issue: int
 ) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataset.store import load_dataset
-from judge_agent.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ToolInfo
+from judge_agent.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    GenerateConfig,
+    ToolInfo,
+)
 from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
 from judge_agent.records import read_log
 from judge_agent.runner import (
@@ -79,12 +85,13 @@ async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
         log = read_log(tmp_path / LOGS_DIR / f"{record.key}.jsonl")
         assert log[0]["event"] == "start"
         assert log[-1]["event"] == "verdict"
-    # Agent judges see the environment's tools (read-only) and the trajectory's.
+    # Agent judges see the environment's whole tool surface (on a private clone) and the
+    # trajectory's tools.
     agent_tools = [names for names in script.tools_seen if names]
     assert any("read_text_file" in names for names in agent_tools)
     assert any("execute_sql" in names for names in agent_tools)
     assert all("VIEW_TRAJECTORY_STEP" in names for names in agent_tools)
-    assert not any("write_file" in names for names in agent_tools)
+    assert any("write_file" in names for names in agent_tools)
 
     calls_before = script.calls
     again = await judge_dataset(
@@ -109,6 +116,51 @@ async def test_a_torn_record_is_judged_again(tmp_path: Path) -> None:
     summary = await judge_dataset(MINI, tmp_path, model_factory=factory, grid=grid)
     assert summary.resumed == len(lines) - 1
     assert set(read_records(path)) == set(victim)
+
+
+async def test_read_only_judges_get_only_reading_tools(tmp_path: Path) -> None:
+    script = Inspector()
+    summary = await judge_dataset(
+        MINI,
+        tmp_path,
+        model_factory=lambda: ScriptedModel("inspector", respond=script),
+        grid=GridSpec(modes=("agent",), turns=(2,), judge_access="read-only"),
+    )
+    assert summary.problems == []
+    seen = [names for names in script.tools_seen if "read_text_file" in names]
+    assert seen
+    assert not any({"write_file", "edit_file", "move_file"} & names for names in seen)
+
+
+async def test_a_writing_judge_changes_only_its_own_clone(tmp_path: Path) -> None:
+    """Two judges of one trajectory, one after the other, each overwriting the index the agent
+    wrote: the second still reads the agent's version, not the first judge's."""
+    shown: list[str] = []
+
+    def writer(messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig) -> Reply:
+        answers = [m for m in messages if isinstance(m, ChatMessageAssistant)]
+        if not answers:
+            return reply("", tool_call("read_text_file", path="index.md"))
+        if len(answers) == 1:
+            result = messages[-1]
+            assert isinstance(result, ChatMessageTool)
+            shown.append("".join(getattr(block, "text", "") for block in result.content))
+            return reply("", tool_call("write_file", path="index.md", content="vandalised"))
+        return reply("", tool_call("submit_verdict", verdict="FAIL"))
+
+    only = {"fs-meeting-notes-index--sonnet-pass"}
+    grid = GridSpec(modes=("agent",), turns=(4,), runs=2)
+    await judge_dataset(
+        MINI,
+        tmp_path,
+        model_factory=lambda: ScriptedModel("writer", respond=writer),
+        grid=grid,
+        jobs=1,
+        only=only,
+    )
+    assert len(shown) == 2
+    assert "vandalised" not in shown[0]
+    assert shown[0] == shown[1]
 
 
 def test_run_keys_are_safe_file_names() -> None:
