@@ -14,6 +14,7 @@ Loading checks every file and cross-reference and reports every problem it finds
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
@@ -335,6 +336,25 @@ def find_datasets(*search_roots: Path) -> list[Path]:
 
 
 # --- writing ----------------------------------------------------------------------------------
+
+
+class JsonlAppender:
+    """Appends one JSON document per line, flushed and synced, from concurrent tasks.
+
+    Results files (replay reports, judge verdicts) use it so that an interrupted run keeps every
+    line written before the interruption; a line torn by a kill is skipped by the readers.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = asyncio.Lock()
+
+    async def append(self, line: str) -> None:
+        async with self._lock:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
 
 
 def write_json_atomic(path: Path, payload: object) -> None:

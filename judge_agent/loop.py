@@ -305,17 +305,11 @@ async def _react_turns(run: _Run) -> ParsedVerdict | None:
 async def _final_call(run: _Run) -> ParsedVerdict | None:
     """The last call, without tools, that must give the verdict (one re-ask)."""
     run.say(FINAL_CALL_MESSAGE)
-    for attempt in range(2):
-        message = await run.generate(tools=False)
-        parsed = parse_verdict_text(message.content)
-        if parsed is not None:
-            return parsed
-        if attempt == 0:
-            run.say(REASK_MESSAGE)
-    return None
+    return await _verdict_without_tools(run)
 
 
-async def _llm_call(run: _Run) -> ParsedVerdict | None:
+async def _verdict_without_tools(run: _Run) -> ParsedVerdict | None:
+    """A call without tools whose answer must hold a verdict; one re-ask, then None."""
     for attempt in range(2):
         message = await run.generate(tools=False)
         parsed = parse_verdict_text(message.content)
@@ -330,7 +324,7 @@ async def _conversation(run: _Run) -> tuple[ParsedVerdict | None, StopReason, st
     mode = run.settings.mode
     try:
         if mode == "llm":
-            parsed = await _llm_call(run)
+            parsed = await _verdict_without_tools(run)
             return parsed, "verdict", None if parsed else "no verdict after a re-ask"
         turns = _agent_turns if mode == "agent" else _react_turns
         parsed = await turns(run)

@@ -38,7 +38,6 @@ skipped, never an exception.
 from __future__ import annotations
 
 import base64
-import mimetypes
 from pathlib import Path
 from typing import Literal
 
@@ -47,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dataset.models import Step, Task, Trajectory
 from judge_agent.model import ContentImage
 from mcp_servers.trajectory.render import render_action
+from mcp_servers.trajectory.server import image_mime_type
 
 __all__ = [
     "ACCESSIBILITY_TREE_CHARS",
@@ -190,22 +190,6 @@ def _where(step: Step) -> str:
 
 # --- screenshots ----------------------------------------------------------------------------
 
-_SIGNATURES: tuple[tuple[bytes, int, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", 0, "image/png"),
-    (b"\xff\xd8\xff", 0, "image/jpeg"),
-    (b"GIF87a", 0, "image/gif"),
-    (b"GIF89a", 0, "image/gif"),
-    (b"WEBP", 8, "image/webp"),
-)
-
-
-def _mime_type(data: bytes, path: Path) -> str:
-    for signature, offset, mime_type in _SIGNATURES:
-        if data[offset : offset + len(signature)] == signature:
-            return mime_type
-    guessed, _ = mimetypes.guess_type(path.name)
-    return guessed or "image/png"
-
 
 def _load_image(base_dir: Path | None, relative: str) -> ContentImage | str:
     """The screenshot as an image block, or why it cannot be attached (never naming the file)."""
@@ -225,7 +209,7 @@ def _load_image(base_dir: Path | None, relative: str) -> ContentImage | str:
     except OSError:
         return "recorded, but the image file cannot be read; not attached"
     return ContentImage(
-        data=base64.b64encode(data).decode("ascii"), mime_type=_mime_type(data, path)
+        data=base64.b64encode(data).decode("ascii"), mime_type=image_mime_type(data, path)
     )
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from judge_agent.model import GenerateConfig, ModelError
 
@@ -163,3 +163,20 @@ async def call_with_retries(
             backoff_seconds(number - 1, config.retry_base_seconds, decision.retry_after, rng=rng)
         )
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def classify_sdk_error(error: BaseException, sdk: Any) -> RetryDecision:
+    """Whether a failure raised by the ``openai`` or ``anthropic`` SDK (passed as ``sdk``; both
+    name their exceptions alike) is worth another attempt."""
+    if isinstance(error, sdk.APIStatusError):
+        return status_decision(error.status_code, error.message, error.response.headers)
+    if isinstance(error, sdk.APITimeoutError):
+        return RetryDecision(retryable=True, reason="the request timed out")
+    if isinstance(error, sdk.APIConnectionError):
+        cause = error.__cause__ or error
+        return RetryDecision(
+            retryable=True, reason=f"connection failed: {shorten(str(cause) or repr(cause))}"
+        )
+    if isinstance(error, sdk.APIResponseValidationError):
+        return RetryDecision(retryable=False, reason=f"unexpected answer: {shorten(str(error))}")
+    return RetryDecision(retryable=False, reason=f"{type(error).__name__}: {shorten(str(error))}")

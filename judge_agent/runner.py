@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -28,7 +27,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dataset.models import Task, Trajectory
-from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset, write_json_atomic
+from dataset.store import (
+    TRAJECTORIES_DIR,
+    Dataset,
+    JsonlAppender,
+    load_dataset,
+    write_json_atomic,
+)
 from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
 from judge_agent.records import RunLog
@@ -187,19 +192,6 @@ class ConnectionLimitedModel:
         await self.inner.aclose()
 
 
-@dataclass
-class _Writer:
-    path: Path
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    async def append(self, record: JudgeRecord) -> None:
-        async with self.lock:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(record.model_dump_json() + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-
-
 class _Environments:
     """Tool servers for each judge run, over frozen replays made on first need."""
 
@@ -261,7 +253,7 @@ class _Grid:
     grid: GridSpec
     model: ConnectionLimitedModel
     records: dict[str, JudgeRecord]
-    writer: _Writer
+    writer: JsonlAppender
     slots: asyncio.Semaphore
     on_record: Callable[[JudgeRecord], None] | None
     spent: list[float | None] = field(default_factory=list)
@@ -297,7 +289,7 @@ class _Grid:
         )
         self.records[record.key] = record
         self.spent.append(verdict.cost_usd)
-        await self.writer.append(record)
+        await self.writer.append(record.model_dump_json())
         if self.on_record is not None:
             self.on_record(record)
 
@@ -308,29 +300,23 @@ class _Grid:
         environments: _Environments,
         log: RunLog,
     ) -> tuple[Verdict, str]:
-        base_dir = self.root / TRAJECTORIES_DIR
-        if planned.mode == "llm":
-            verdict = await judge_trajectory(
+        async def judge(toolbox: Toolbox | None) -> Verdict:
+            return await judge_trajectory(
                 planned.task,
                 planned.trajectory,
                 model=self.model,
                 settings=settings,
-                base_dir=base_dir,
+                base_dir=self.root / TRAJECTORIES_DIR,
+                toolbox=toolbox,
                 log=log,
             )
-            return verdict, "none"
+
+        if planned.mode == "llm":
+            return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
             toolbox = await Toolbox.open(servers)
             try:
-                verdict = await judge_trajectory(
-                    planned.task,
-                    planned.trajectory,
-                    model=self.model,
-                    settings=settings,
-                    base_dir=base_dir,
-                    toolbox=toolbox,
-                    log=log,
-                )
+                verdict = await judge(toolbox)
             finally:
                 await toolbox.aclose()
         return verdict, kind
@@ -380,7 +366,7 @@ async def judge_dataset(
         grid,
         model,
         records,
-        _Writer(verdicts_path),
+        JsonlAppender(verdicts_path),
         asyncio.Semaphore(max(1, jobs)),
         on_record,
     )

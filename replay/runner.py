@@ -16,16 +16,20 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dataset.actions import ToolCallAction
 from dataset.models import Trajectory
-from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset, write_json_atomic
+from dataset.store import (
+    TRAJECTORIES_DIR,
+    Dataset,
+    JsonlAppender,
+    load_dataset,
+    write_json_atomic,
+)
 from replay.engine import replay_trajectory
 from replay.normalise import sql_text
 from replay.report import FidelityReport
@@ -156,19 +160,6 @@ def _plan(
     return reports, pending
 
 
-@dataclass
-class _ReportWriter:
-    path: Path
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    async def append(self, report: FidelityReport) -> None:
-        async with self.lock:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(report.model_dump_json() + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-
-
 async def replay_dataset(
     root: Path,
     output: Path,
@@ -194,7 +185,7 @@ async def replay_dataset(
 
     reports, pending = _plan(dataset, root, choice, earlier, only)
     resumed = len(reports)
-    writer = _ReportWriter(report_path)
+    writer = JsonlAppender(report_path)
     semaphore = asyncio.Semaphore(max(1, jobs))
     task_locks: dict[str, asyncio.Lock] = {}
 
@@ -216,7 +207,7 @@ async def replay_dataset(
             )
         result.report.trajectory_sha256 = digest
         reports[trajectory.id] = result.report
-        await writer.append(result.report)
+        await writer.append(result.report.model_dump_json())
         if on_report is not None:
             on_report(result.report)
 

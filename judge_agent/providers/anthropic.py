@@ -41,7 +41,7 @@ from judge_agent.model import (
     ToolCall,
     ToolInfo,
 )
-from judge_agent.retry import RetryDecision, call_with_retries, shorten, status_decision
+from judge_agent.retry import RetryDecision, call_with_retries, classify_sdk_error, shorten
 
 DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` when the config sets none (the API requires one)."""
@@ -66,16 +66,7 @@ _ARGUMENTS = TypeAdapter(dict[str, JsonValue])
 
 def classify_error(error: BaseException) -> RetryDecision:
     """Whether a failure of the ``anthropic`` SDK is worth another attempt."""
-    if isinstance(error, anthropic.APIStatusError):
-        return status_decision(error.status_code, error.message, error.response.headers)
-    if isinstance(error, anthropic.APITimeoutError):
-        return RetryDecision(retryable=True, reason="the request timed out")
-    if isinstance(error, anthropic.APIConnectionError):
-        cause = error.__cause__ or error
-        return RetryDecision(
-            retryable=True, reason=f"connection failed: {shorten(str(cause) or repr(cause))}"
-        )
-    return RetryDecision(retryable=False, reason=f"{type(error).__name__}: {shorten(str(error))}")
+    return classify_sdk_error(error, anthropic)
 
 
 def _blocks(content: str | Sequence[Content]) -> list[dict[str, Any]]:

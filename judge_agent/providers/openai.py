@@ -42,7 +42,7 @@ from judge_agent.model import (
     ToolCall,
     ToolInfo,
 )
-from judge_agent.retry import RetryDecision, call_with_retries, shorten, status_decision
+from judge_agent.retry import RetryDecision, call_with_retries, classify_sdk_error, shorten
 
 PLACEHOLDER_API_KEY = "not-needed"
 """Sent to a custom ``base_url`` when no key is configured (local servers ignore it)."""
@@ -66,18 +66,7 @@ _ARGUMENTS = TypeAdapter(dict[str, JsonValue])
 
 def classify_error(error: BaseException) -> RetryDecision:
     """Whether a failure of the ``openai`` SDK is worth another attempt."""
-    if isinstance(error, openai.APIStatusError):
-        return status_decision(error.status_code, error.message, error.response.headers)
-    if isinstance(error, openai.APITimeoutError):
-        return RetryDecision(retryable=True, reason="the request timed out")
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        return RetryDecision(
-            retryable=True, reason=f"connection failed: {shorten(str(cause) or repr(cause))}"
-        )
-    if isinstance(error, openai.APIResponseValidationError):
-        return RetryDecision(retryable=False, reason=f"unexpected answer: {shorten(str(error))}")
-    return RetryDecision(retryable=False, reason=f"{type(error).__name__}: {shorten(str(error))}")
+    return classify_sdk_error(error, openai)
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, JsonValue], str | None]:
