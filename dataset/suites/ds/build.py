@@ -1,0 +1,202 @@
+"""Building the DS suite: task folders, recorded runs, labels from the verifiers.
+
+For every task: write its folder (``task.json``, the initial state from its deterministic
+builder, ``verify.py``). For every scripted agent of the task: create a fresh sandbox, run the
+agent through the real MCP server of that sandbox (``filesystem_server``, or the agents' SQL
+server), and record each call. Then replay the recording into another fresh sandbox, require
+every step to match, run the task's verifier on the replayed state, and take its exit code as the
+label (``source: verifier``, with its output). A run whose label differs from what its script
+intended, or whose replay is not faithful, stops the build with the reason: the suite only ships
+runs that do what they claim to exercise.
+
+Runs of one task are recorded one after another (tasks that manage roles would otherwise race for
+role names); tasks run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp import Client
+
+from dataset.models import Label, Trajectory
+from dataset.store import (
+    Manifest,
+    TRAJECTORIES_DIR,
+    load_dataset,
+    write_manifest,
+    write_task,
+    write_trajectory,
+)
+from dataset.suites.ds.recorder import RecordingSession, run_start
+from dataset.suites.ds.spec import AgentPolicy, SuiteTask
+from mcp_servers.filesystem.server import filesystem_server
+from mcp_servers.sql.compatible import agent_sql_server
+from replay.engine import replay_trajectory
+from sandboxes.filesystem.sandbox import FilesystemSandbox
+from sandboxes.postgres.sandbox import PostgresSandbox
+from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
+
+SUITE_NAME = "ds-suite"
+
+
+class BuildError(Exception):
+    """A run that cannot ship: its replay diverged or its label is not what it was written for."""
+
+
+@dataclass
+class BuiltRun:
+    """One recorded run and its verifier label."""
+
+    trajectory: Trajectory
+    policy: AgentPolicy
+
+
+@dataclass
+class BuildReport:
+    """What the build made."""
+
+    runs: list[BuiltRun] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def write_task_folder(output: Path, suite_task: SuiteTask) -> Path:
+    """The task's folder: record, initial state, verifier."""
+    task = suite_task.task
+    folder = write_task(output, task)
+    suite_task.build_initial(folder)
+    (folder / "verify.py").write_text(suite_task.verifier, encoding="utf-8")
+    return folder
+
+
+async def record_run(
+    suite_task: SuiteTask,
+    policy: AgentPolicy,
+    folder: Path,
+    providers: ProviderSet,
+    sequence: int,
+) -> Trajectory:
+    """Run one scripted agent against a fresh sandbox and return its unlabelled trajectory."""
+    task = suite_task.task
+    kind = sandbox_kind(task)
+    if kind is None:
+        raise BuildError(f"{task.id}: not a filesystem or Postgres task")
+    provider = await providers.get(kind)
+    sandbox = await provider.create(task, folder)
+    async with sandbox:
+        if isinstance(sandbox, FilesystemSandbox):
+            server, root = filesystem_server(sandbox.tree), sandbox.tree.root
+        elif isinstance(sandbox, PostgresSandbox):
+            server, root = agent_sql_server(sandbox), ""  # type: ignore[assignment]
+        else:
+            raise BuildError(f"{task.id}: unexpected sandbox {sandbox.kind}")
+        started = run_start(sequence)
+        async with Client(server.server()) as client:
+            session = RecordingSession(client, root, started)
+            final = await policy.run(session)
+    return Trajectory(
+        id=f"{task.id}--{policy.name}",
+        task_id=task.id,
+        agent=policy.agent,
+        model=None,
+        steps=session.steps,
+        final_response=final,
+        stop_reason="completed",
+        turn_count=len(session.steps),
+        started_at=started,
+        ended_at=session.ended_at,
+        metadata={
+            "scripted_policy": policy.name,
+            "intended": policy.intent,
+            "failure_kind": policy.failure,
+            "note": policy.note,
+        },
+    )
+
+
+async def label_run(
+    trajectory: Trajectory, suite_task: SuiteTask, folder: Path, providers: ProviderSet
+) -> Trajectory:
+    """Replay the run, require it faithful, and label it with the verifier's verdict."""
+    result = await replay_trajectory(trajectory, suite_task.task, folder, providers, verify=True)
+    report = result.report
+    where = f"{TRAJECTORIES_DIR}/{trajectory.id}.json"
+    if report.verdict != "faithful":
+        details = "; ".join(
+            f"step {step.index} {step.status}: {step.diff or step.message}"
+            for step in report.steps
+            if step.status not in ("match", "unrecorded")
+        )
+        raise BuildError(f"{where}: replay {report.verdict}: {details or report.problems}")
+    if report.verifier is None:
+        raise BuildError(f"{where}: the verifier did not run: {report.problems}")
+    run = report.verifier.replayed
+    label = Label(
+        value="PASS" if run.passed else "FAIL",
+        source="verifier",
+        verifier_output=run.output.strip() or None,
+    )
+    return trajectory.model_copy(update={"label": label})
+
+
+async def _build_task(
+    suite_task: SuiteTask, output: Path, providers: ProviderSet, first_sequence: int
+) -> list[BuiltRun]:
+    folder = output / "tasks" / suite_task.task.id
+    built: list[BuiltRun] = []
+    for offset, policy in enumerate(suite_task.policies):
+        trajectory = await record_run(
+            suite_task, policy, folder, providers, first_sequence + offset
+        )
+        labelled = await label_run(trajectory, suite_task, folder, providers)
+        assert labelled.label is not None
+        if labelled.label.value != policy.intent:
+            raise BuildError(
+                f"{TRAJECTORIES_DIR}/{labelled.id}.json: written to {policy.intent}"
+                f" ({policy.note}) but the verifier says {labelled.label.value}:"
+                f" {labelled.label.verifier_output}"
+            )
+        write_trajectory(output, labelled)
+        built.append(BuiltRun(labelled, policy))
+    return built
+
+
+async def build_suite(
+    output: Path, tasks: list[SuiteTask], *, jobs: int = 4, description: str = ""
+) -> BuildReport:
+    """Write the whole suite to ``output`` (replacing it) and return what was made."""
+    if output.exists():
+        shutil.rmtree(output)
+    write_manifest(output, Manifest(name=SUITE_NAME, description=description))
+    for suite_task in tasks:
+        write_task_folder(output, suite_task)
+    report = BuildReport()
+    slots = asyncio.Semaphore(max(1, jobs))
+    sequences = []
+    count = 0
+    for suite_task in tasks:
+        sequences.append(count)
+        count += len(suite_task.policies)
+
+    async def one(suite_task: SuiteTask, first: int) -> list[BuiltRun]:
+        async with slots:
+            return await _build_task(suite_task, output, providers, first)
+
+    async with ProviderSet(BackendChoice()) as providers:
+        outcomes = await asyncio.gather(
+            *(one(task, first) for task, first in zip(tasks, sequences, strict=True)),
+            return_exceptions=True,
+        )
+    for suite_task, outcome in zip(tasks, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome
+            report.problems.append(f"tasks/{suite_task.task.id}: {outcome}")
+        else:
+            report.runs.extend(outcome)
+    loaded = load_dataset(output)
+    report.problems.extend(str(problem) for problem in loaded.errors)
+    return report
