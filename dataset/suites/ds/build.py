@@ -24,8 +24,8 @@ from mcp import Client
 
 from dataset.models import Label, Trajectory
 from dataset.store import (
-    Manifest,
     TRAJECTORIES_DIR,
+    Manifest,
     load_dataset,
     write_manifest,
     write_task,
