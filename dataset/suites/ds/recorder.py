@@ -13,7 +13,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mcp import Client, types
-from pydantic import JsonValue
 
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Observation, Step
@@ -48,7 +47,7 @@ class RecordingSession:
     def think(self, text: str) -> None:
         self._reasoning = text if self._reasoning is None else f"{self._reasoning}\n{text}"
 
-    async def call(self, tool: str, /, **arguments: JsonValue) -> CallResult:
+    async def call(self, tool: str, /, **arguments: Any) -> CallResult:
         result = await self.client.call_tool(tool, dict(arguments))
         text = "".join(
             block.text for block in result.content if isinstance(block, types.TextContent)

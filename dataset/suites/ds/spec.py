@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
-
-from pydantic import JsonValue
+from typing import Any, Literal, Protocol
 
 from dataset.models import Task
 
@@ -45,7 +43,7 @@ class AgentSession(Protocol):
     root: str
     """Filesystem tasks: the sandbox root as the agent sees it (absolute). Postgres: ""."""
 
-    async def call(self, tool: str, /, **arguments: JsonValue) -> CallResult:
+    async def call(self, tool: str, /, **arguments: Any) -> CallResult:
         """Call a tool; the call and its answer become the next step."""
         ...
 
