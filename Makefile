@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc clean
+.PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,9 @@ perf-judge: $(STAMP)
 
 images: $(STAMP)
 	$(BIN)/agentjudge sandboxes build-images
+
+suite: $(STAMP)
+	$(BIN)/python -m dataset.suites.ds --output datasets/ds
 
 gc: $(STAMP)
 	$(BIN)/agentjudge sandboxes gc

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,4 +200,42 @@ async def build_suite(
             report.runs.extend(outcome)
     loaded = load_dataset(output)
     report.problems.extend(str(problem) for problem in loaded.errors)
+    write_readme(output, tasks, loaded.trajectories.values())
     return report
+
+
+README_HEADER = """# DS judging suite
+
+Built by `python -m dataset.suites.ds --output datasets/ds` (see `dataset/suites/ds/`): every
+initial state is generated deterministically; every run is a scripted agent recorded through
+the real MCP server of a fresh sandbox; every label is the task verifier's verdict on the
+replayed state. Do not edit by hand: change the task modules and rebuild.
+
+| task | subdomain | kind | what the verifier checks | runs | PASS | FAIL |
+| --- | --- | --- | --- | --- | --- | --- |
+"""
+
+
+def readme_text(tasks: list[SuiteTask], trajectories: Iterable[Trajectory]) -> str:
+    """The suite's README: one table row per task, then the totals."""
+    counts: dict[str, list[int]] = {task.task.id: [0, 0] for task in tasks}
+    for trajectory in trajectories:
+        if trajectory.label is not None and trajectory.task_id in counts:
+            counts[trajectory.task_id][0 if trajectory.label.value == "PASS" else 1] += 1
+    rows = []
+    for suite_task in tasks:
+        passed, failed = counts[suite_task.task.id]
+        task = suite_task.task
+        rows.append(
+            f"| `{task.id}` | {task.subdomain} | {suite_task.kind} | {suite_task.checks} |"
+            f" {passed + failed} | {passed} | {failed} |"
+        )
+    total_pass = sum(value[0] for value in counts.values())
+    total_fail = sum(value[1] for value in counts.values())
+    rows.append(f"| **all** | | | | {total_pass + total_fail} | {total_pass} | {total_fail} |")
+    return README_HEADER + "\n".join(rows) + "\n"
+
+
+def write_readme(output: Path, tasks: list[SuiteTask], trajectories: Iterable[Trajectory]) -> None:
+    """Write the suite's README.md."""
+    (output / "README.md").write_text(readme_text(tasks, trajectories), encoding="utf-8")
