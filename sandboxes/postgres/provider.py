@@ -437,6 +437,12 @@ class ClusterPostgresProvider(PostgresProvider):
                             "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
                         )
                     )
+                    if self.backend != "external":
+                        # A cluster of our own: the roles made for judges and agents may
+                        # connect to their own database only, not to the maintenance ones.
+                        await conn.execute(
+                            "REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC"
+                        )
             pool = self._pool
         async with pool.acquire() as conn:
             yield conn

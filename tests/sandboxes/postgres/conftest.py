@@ -40,10 +40,21 @@ def external_cluster(embedded_cluster: EmbeddedPostgresCluster) -> Iterator[Post
     role = current_run().new_name("extadmin")
     quoted = admin.quote_ident(role)
     asyncio.run(fetch(embedded_cluster.admin, f"CREATE ROLE {quoted} LOGIN CREATEDB CREATEROLE"))
+    # As an external server's operator would: the admin may use the maintenance database (the
+    # runtime revokes it from PUBLIC on clusters it runs itself, and this one is such a cluster).
+    asyncio.run(
+        fetch(embedded_cluster.admin, f"GRANT CONNECT, TEMPORARY ON DATABASE postgres TO {quoted}")
+    )
     cluster = ExternalPostgresCluster(embedded_cluster.admin.model_copy(update={"user": role}))
     asyncio.run(cluster.start())
     yield cluster
     asyncio.run(cluster.stop())
+    asyncio.run(
+        fetch(
+            embedded_cluster.admin,
+            f"REVOKE CONNECT, TEMPORARY ON DATABASE postgres FROM {quoted}",
+        )
+    )
     asyncio.run(fetch(embedded_cluster.admin, f"DROP ROLE {quoted}"))
 
 

@@ -455,3 +455,15 @@ async def test_each_view_has_its_own_reader_who_cannot_touch_other_views(
     assert await role_exists(cluster, view_b.connection.user)
     await second.destroy()
     assert not await role_exists(cluster, view_b.connection.user)
+
+
+async def test_runtime_roles_cannot_reach_the_maintenance_databases(
+    embedded_cluster: PostgresCluster, shop: Shop
+) -> None:
+    """On a cluster of our own; an external server's privileges are its operator's to set."""
+    async with ClusterPostgresProvider(embedded_cluster) as provider:  # type: ignore[arg-type]
+        sandbox = await provider.create(*shop)
+        view = await (await sandbox.freeze()).clone(writable=False)
+        for database in ("postgres", "template1"):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await fetch(view.connection.with_database(database), "SELECT 1 AS one")
