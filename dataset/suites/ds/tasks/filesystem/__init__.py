@@ -3,6 +3,20 @@
 from __future__ import annotations
 
 from dataset.suites.ds.spec import SuiteTask
-from dataset.suites.ds.tasks.filesystem import invoices
+from dataset.suites.ds.tasks.filesystem import (
+    invoices,
+    metadata,
+    restructuring,
+    search,
+    templates,
+    transformation,
+)
 
-TASKS: list[SuiteTask] = [*invoices.TASKS]
+TASKS: list[SuiteTask] = [
+    *invoices.TASKS,
+    *transformation.TASKS,
+    *restructuring.TASKS,
+    *metadata.TASKS,
+    *search.TASKS,
+    *templates.TASKS,
+]
