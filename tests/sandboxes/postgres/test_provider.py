@@ -461,7 +461,7 @@ async def test_runtime_roles_cannot_reach_the_maintenance_databases(
     embedded_cluster: PostgresCluster, shop: Shop
 ) -> None:
     """On a cluster of our own; an external server's privileges are its operator's to set."""
-    async with ClusterPostgresProvider(embedded_cluster) as provider:  # type: ignore[arg-type]
+    async with ClusterPostgresProvider(embedded_cluster) as provider:
         sandbox = await provider.create(*shop)
         view = await (await sandbox.freeze()).clone(writable=False)
         for database in ("postgres", "template1"):

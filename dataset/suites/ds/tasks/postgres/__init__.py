@@ -1,7 +1,12 @@
-"""Postgres tasks of the DS suite (one module per schema or task family)."""
+"""Postgres tasks of the DS suite: six on the ``retail`` schema, six on the ``clinic`` schema.
+
+Each schema has a deterministic data generator (``retail_data``, ``clinic_data``) shared by its
+tasks; ``common`` holds the scripted-run helpers and the verifier frame.
+"""
 
 from __future__ import annotations
 
 from dataset.suites.ds.spec import SuiteTask
+from dataset.suites.ds.tasks.postgres import clinic, retail
 
-TASKS: list[SuiteTask] = []
+TASKS: list[SuiteTask] = [*retail.TASKS, *clinic.TASKS]
