@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-DATASET ?= datasets/examples/mini
+DATASET ?= datasets/ds
 TURNS ?= 16
 MODEL ?= $(JUDGE_MODEL)
 MODE ?= all

@@ -21,6 +21,10 @@ to both sides, in order:
    sorted (the reference server returns them in directory order); ``directory_tree`` JSON is
    compared with children sorted by name and keys in any order; rows of an SQL result are sorted
    unless the statement that produced them has an ``ORDER BY``.
+8. **Directory sizes.** A directory's size is the filesystem's business (tmpfs, ext4 and overlay
+   report different ones), so in ``list_directory_with_sizes`` sorted by size the ``[DIR]``
+   lines are taken out of the order and listed after the files, by name; and in
+   ``get_file_info`` of a directory the ``size`` line keeps its name only.
 
 Generated ids from sequences are *not* masked: a replay into a fresh copy of the same template
 hands out the same sequence values, so a difference there is a real divergence.
@@ -64,6 +68,19 @@ SORTED_LINE_TOOLS = frozenset({"list_directory", "search_files"})
 
 SQL_RESULT_TOOLS = frozenset({"execute_sql", "run-raw-sql", "apply_migration"})
 """Tools whose output may be a list of rows."""
+
+
+_SIZE_LINE = re.compile(r"(?m)^size: \d+$")
+
+
+def _directories_after_files(text: str) -> str:
+    """Rule 8: the entries of a size-sorted listing with the ``[DIR]`` lines moved to the end."""
+    lines = text.split("\n")
+    end = lines.index("") if "" in lines else len(lines)
+    entries, rest = lines[:end], lines[end:]
+    directories = sorted(line for line in entries if line.startswith("[DIR]"))
+    files = [line for line in entries if not line.startswith("[DIR]")]
+    return "\n".join([*files, *directories, *rest])
 
 
 def replace_root(text: str, root: str) -> str:
@@ -141,9 +158,13 @@ def normalise_output(
     text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n")
     if tool == "get_file_info":
         text = _FILE_TIME_LINE.sub(lambda match: f"{match.group(1)}: {DATETIME_MARK}", text)
+        if "\nisDirectory: true" in text:
+            text = _SIZE_LINE.sub("size: <SIZE>", text)
     text = _mask(text)
     if tool in SORTED_LINE_TOOLS:
         text = "\n".join(sorted(text.split("\n")))
+    elif tool == "list_directory_with_sizes" and (arguments or {}).get("sortBy") == "size":
+        text = _directories_after_files(text)
     elif tool == "directory_tree":
         with contextlib.suppress(ValueError):
             text = json.dumps(_sorted_json(json.loads(text)), indent=2, sort_keys=True)

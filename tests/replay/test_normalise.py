@@ -165,3 +165,34 @@ def test_only_the_last_statement_decides_and_semicolons_in_strings_do_not_split(
     assert normalise_output(one, tool="execute_sql", arguments=quoted) != normalise_output(
         two, tool="execute_sql", arguments=quoted
     )
+
+
+def test_directory_sizes_do_not_decide_a_size_sorted_listing() -> None:
+    totals = "\n\nTotal: 2 files, 2 directories"
+    on_tmpfs = "[DIR] big\n[FILE] a.bin    2.00 KB\n[DIR] raw\n[FILE] b.txt   10 B" + totals
+    on_ext4 = "[FILE] a.bin    2.00 KB\n[DIR] raw\n[DIR] big\n[FILE] b.txt   10 B" + totals
+    arguments = {"path": "/x", "sortBy": "size"}
+    assert normalise_output(on_tmpfs, tool="list_directory_with_sizes", arguments=arguments) == (
+        normalise_output(on_ext4, tool="list_directory_with_sizes", arguments=arguments)
+    )
+    # the files' own order still counts
+    swapped = "[FILE] b.txt   10 B\n[DIR] raw\n[DIR] big\n[FILE] a.bin    2.00 KB" + totals
+    assert normalise_output(swapped, tool="list_directory_with_sizes", arguments=arguments) != (
+        normalise_output(on_ext4, tool="list_directory_with_sizes", arguments=arguments)
+    )
+    by_name = {"path": "/x", "sortBy": "name"}
+    assert normalise_output(on_tmpfs, tool="list_directory_with_sizes", arguments=by_name) != (
+        normalise_output(on_ext4, tool="list_directory_with_sizes", arguments=by_name)
+    )
+
+
+def test_a_directorys_size_is_masked_in_get_file_info() -> None:
+    directory = "size: 4096\ncreated: x\nmodified: x\naccessed: x\nisDirectory: true\nisFile: false"
+    elsewhere = directory.replace("4096", "120")
+    assert normalise_output(directory, tool="get_file_info") == normalise_output(
+        elsewhere, tool="get_file_info"
+    )
+    file = directory.replace("isDirectory: true", "isDirectory: false")
+    assert normalise_output(file, tool="get_file_info") != normalise_output(
+        file.replace("4096", "120"), tool="get_file_info"
+    )

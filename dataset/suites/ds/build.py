@@ -172,6 +172,7 @@ async def build_suite(
     if output.exists():
         shutil.rmtree(output)
     write_manifest(output, Manifest(name=SUITE_NAME, description=description))
+    (output / TRAJECTORIES_DIR).mkdir()
     for suite_task in tasks:
         write_task_folder(output, suite_task)
     report = BuildReport()

@@ -47,9 +47,7 @@ class SuiteStatistics(BaseModel):
     """Point-biserial r between "the final message claims success" and label."""
 
 
-def suite_statistics(
-    trajectories: Iterable[Trajectory], tasks: dict[str, Task]
-) -> SuiteStatistics:
+def suite_statistics(trajectories: Iterable[Trajectory], tasks: dict[str, Task]) -> SuiteStatistics:
     """Balance and leakage figures of the labelled trajectories."""
     labelled = [t for t in trajectories if t.label is not None]
     labels = [1.0 if t.label is not None and t.label.value == "PASS" else 0.0 for t in labelled]

@@ -429,7 +429,7 @@ def _reports() -> dict[str, str]:
         days: set[date] = set()
         while len(days) < generator.randint(4, 8):
             days.add(date(2022, 1, 1) + timedelta(days=generator.randint(0, 1000)))
-        for day in days:
+        for day in sorted(days):
             name = f"{region}-report-{day:%d-%m-%Y}.txt"
             files[f"reports/{region}/{name}"] = (
                 f"Region: {region}\nPeriod ending: {day.isoformat()}\n"
