@@ -70,6 +70,14 @@ def write_task_folder(output: Path, suite_task: SuiteTask) -> Path:
     folder = write_task(output, task)
     suite_task.build_initial(folder)
     (folder / "verify.py").write_text(suite_task.verifier, encoding="utf-8")
+    empty = sorted(
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.is_dir() and not any(path.iterdir())
+    )
+    if empty:
+        # git keeps no empty directory: a clone would start from another state than the runs.
+        raise BuildError(f"tasks/{task.id}: empty directories cannot ship: {', '.join(empty)}")
     return folder
 
 

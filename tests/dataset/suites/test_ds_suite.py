@@ -54,6 +54,9 @@ def test_initial_trees_stay_small(suite: Dataset) -> None:
         ]
         assert len(files) <= 300, task_id
         assert sum(path.stat().st_size for path in files) <= 5 * 2**20, task_id
+        # git keeps no empty directory: a clone must hold the state the runs started from
+        directories = [p for p in (suite.task_dir(task_id) / "initial").rglob("*") if p.is_dir()]
+        assert all(any(directory.iterdir()) for directory in directories), task_id
 
 
 def test_every_label_comes_from_the_verifier(suite: Dataset) -> None:

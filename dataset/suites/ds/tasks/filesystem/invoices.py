@@ -49,6 +49,7 @@ def build_initial(folder: Path) -> None:
     root = folder / "initial"
     (root / "invoices").mkdir(parents=True, exist_ok=True)
     (root / "summary").mkdir(exist_ok=True)
+    (root / "summary" / "README.md").write_text("Summaries of the invoices go in this folder.\n")
     for invoice_id, lines in INVOICES.items():
         (root / "invoices" / f"{invoice_id}.csv").write_text(_csv(lines))
     (root / "README.md").write_text(
