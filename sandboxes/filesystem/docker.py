@@ -73,6 +73,8 @@ R=$1; op=$2; shift 2
 # one NUL-terminated record per entry: type size mode mtime atime ctime path
 F='%y %s %m %T@ %A@ %C@ %P\0'
 fail() { printf '%s\n' "$1" >&2; exit 3; }
+# success ends with a trailer, so a lost answer can be told from an empty one
+finish() { printf '%s' AJ-END; exit 0; }
 inside() { case $1 in "$R"|"$R"/*) return 0 ;; esac; return 1; }
 canon() {
     # realpath -m, keeping trailing newlines of names (command substitution strips them)
@@ -111,7 +113,7 @@ list)
     full "$1"; need_dir "$P"
     find "$P" -mindepth 1 -maxdepth 1 -printf "$F" ;;
 walk)
-    full "$1"; [ -d "$P" ] || exit 0
+    full "$1"; [ -d "$P" ] || finish
     find "$P" -mindepth 1 -printf "$F" ;;
 everything)
     find "$R" -printf "$F" ;;
@@ -130,7 +132,7 @@ write)
     if [ -e "$t" ]; then chmod --reference="$t" -- "$S"; fi
     mv -f -T -- "$S" "$t" ;;
 mkdir)
-    full "$1"; [ -d "$P" ] && exit 0
+    full "$1"; [ -d "$P" ] && finish
     exists "$P" && fail EEXIST
     ancestor "$P"; [ -d "$m" ] || fail ENOTDIR
     mkdir -p -- "$P" ;;
@@ -144,6 +146,9 @@ move)
 *)
     echo "unknown operation $op" >&2; exit 2 ;;
 esac
+s=$?
+[ "$s" -eq 0 ] && printf '%s' AJ-END
+exit "$s"
 """
 
 _ERRORS: dict[str, type[OSError]] = {
@@ -155,6 +160,14 @@ _ERRORS: dict[str, type[OSError]] = {
 
 _WORDED_ERRORS = (errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EROFS)
 """Failures of coreutils inside the script, recognised by the message they print."""
+
+_TRAILER = b"AJ-END"
+"""What every successful run of the script prints last."""
+
+_READS = frozenset({"resolve", "stat", "list", "walk", "everything", "read"})
+"""Script operations that change nothing (safe to run again)."""
+
+_EXEC_ATTEMPTS = 4
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
@@ -305,19 +318,46 @@ class DockerFileTree(FileTree):
         if self.read_only:
             raise ReadOnlyTreeError("this tree is a read-only view")
 
+    def _exec(self, operation: str, *operands: str) -> tuple[int, bytes, bytes]:
+        """One run of the script; retried when the engine loses the answer of a read.
+
+        Under load the engine's exec attach now and then delivers nothing although the script
+        ran. Every successful run ends its output with ``_TRAILER``: a read whose trailer is
+        missing is asked again (reads change nothing); a write that exited 0 is done, whatever
+        reached us of its (empty) output.
+        """
+        for _ in range(_EXEC_ATTEMPTS):
+            try:
+                result = self.container.exec_run(
+                    ["sh", "-c", _TREE_SCRIPT, "tree", ROOT, operation, *operands], demux=True
+                )
+            except docker.errors.DockerException as error:
+                raise _engine_error(
+                    f"{operation} in container {self.container.name}", error
+                ) from error
+            stdout, stderr = (part or b"" for part in result.output)
+            if result.exit_code == 0 and stdout.endswith(_TRAILER):
+                return 0, stdout[: -len(_TRAILER)], stderr
+            if result.exit_code == 0 and operation not in _READS:
+                return 0, b"", stderr
+            if result.exit_code != 0 and stderr.strip():
+                return result.exit_code, stdout, stderr
+            if result.exit_code != 0 and operation not in _READS:
+                return result.exit_code, stdout, stderr
+        raise OSError(
+            errno.EIO,
+            f"{operation} in {self.container.name}: the engine lost the answer"
+            f" {_EXEC_ATTEMPTS} times",
+            posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT,
+        )
+
     def _run(self, operation: str, *operands: str) -> bytes:
         """Run one script operation in the container; raise what the local OS would raise."""
-        try:
-            result = self.container.exec_run(
-                ["sh", "-c", _TREE_SCRIPT, "tree", ROOT, operation, *operands], demux=True
-            )
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"{operation} in container {self.container.name}", error) from error
-        stdout, stderr = result.output
-        if result.exit_code == 0:
-            return stdout or b""
-        message = (stderr or b"").decode("utf-8", "replace").strip()
-        code = message.rsplit("\n", 1)[-1] if result.exit_code == 3 else ""
+        exit_code, stdout, stderr = self._exec(operation, *operands)
+        if exit_code == 0:
+            return stdout
+        message = stderr.decode("utf-8", "replace").strip()
+        code = message.rsplit("\n", 1)[-1] if exit_code == 3 else ""
         shown = posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT
         if code == "ESCAPE":
             raise TreePathError(f"{operands[0]!r} resolves outside the tree")

@@ -20,6 +20,7 @@ from sandboxes.filesystem.docker import (
     DockerFilesystemProvider,
     DockerFilesystemSandbox,
     DockerFilesystemSnapshot,
+    DockerFileTree,
     FreezeMethod,
 )
 from sandboxes.filesystem.local import LocalFilesystemProvider
@@ -423,3 +424,48 @@ async def test_every_operation_behaves_as_on_the_local_backend(
     # The comparison is only worth something if the scenario hit both outcomes.
     kinds = {outcome[1][0] for outcome in expected if outcome[0] != "contents"}
     assert kinds == {"ok", "error"}
+
+
+class _LosingEngine:
+    """Wraps a container so that the first ``lose`` exec answers arrive empty, as the engine's
+    exec attach sometimes delivers them under load (the script did run)."""
+
+    def __init__(self, container: Container, lose: int) -> None:
+        self._container = container
+        self.lose = lose
+        self.calls = 0
+
+    def exec_run(self, command: list[str], **options: Any) -> Any:
+        result = self._container.exec_run(command, **options)
+        self.calls += 1
+        if self.lose > 0:
+            self.lose -= 1
+            return type(result)(result.exit_code, (None, None))
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._container, name)
+
+
+async def test_answers_lost_by_the_engine_are_asked_again_for_reads(
+    provider: DockerFilesystemProvider, task_dir: Path
+) -> None:
+    sandbox = await provider.create(tree_task(), task_dir)
+    async with sandbox:
+        tree = sandbox.tree
+        assert isinstance(tree, DockerFileTree)
+        real = tree.container
+        losing = _LosingEngine(real, lose=2)
+        tree.container = losing
+        assert (await tree.stat("docs/a.txt")).size == len(b"alpha\n")
+        assert losing.calls == 3  # two answers lost, the third kept
+        # A write whose (empty) answer is lost is done all the same, and not run twice.
+        losing.lose = 1
+        await tree.make_directory("made")
+        assert losing.calls == 4
+        assert (await tree.stat("made")).kind == "directory"
+        # A read that never gets through fails clearly instead of returning nothing.
+        losing.lose = 10
+        with pytest.raises(OSError, match="lost the answer"):
+            await tree.stat("docs/a.txt")
+        tree.container = real
