@@ -101,26 +101,17 @@ async def _serve(
         writable=writable,
         verify=verify,
     ) as sandbox:
-        if kind == "filesystem":
-            from mcp_servers.filesystem.server import filesystem_server
+        from mcp_servers.environment import environment_server
 
-            tools: Any = filesystem_server(sandbox.tree, read_only=not writable)
-            where = sandbox.tree.root
-        else:
-            from mcp_servers.sql.server import sql_server
-
-            tools = sql_server(sandbox, access="unrestricted" if writable else "read-only")
-            where = sandbox.name
-        mode = "a private writable clone" if writable else "the read-only view"
-        _log.print(
-            f"serving {kind} tools over stdio on {mode} of {trajectory_id} ({where})",
-            markup=False,
-        )
-        try:
+        async with environment_server(sandbox, writable=writable) as tools:
+            assert tools is not None  # _environment checked the sandbox's kind
+            where = sandbox.tree.root if kind == "filesystem" else sandbox.name
+            mode = "a private writable clone" if writable else "the read-only view"
+            _log.print(
+                f"serving {kind} tools over stdio on {mode} of {trajectory_id} ({where})",
+                markup=False,
+            )
             await serve_stdio(tools.server())
-        finally:
-            if kind == "sql":
-                await tools.context.aclose()
 
 
 def serve(

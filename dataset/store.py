@@ -21,7 +21,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -338,6 +338,9 @@ def find_datasets(*search_roots: Path) -> list[Path]:
 # --- writing ----------------------------------------------------------------------------------
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
 class JsonlAppender:
     """Appends one JSON document per line, flushed and synced, from concurrent tasks.
 
@@ -355,6 +358,22 @@ class JsonlAppender:
                 handle.write(line + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
+
+
+def read_jsonl(path: Path, model: type[ModelT]) -> list[ModelT]:
+    """The records of a file written by ``JsonlAppender``, in order; a missing file has none.
+
+    A line that does not validate (torn by a kill mid-write) is skipped, so its work is redone.
+    """
+    if not path.exists():
+        return []
+    records: list[ModelT] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(model.model_validate_json(line))
+        except ValidationError:
+            continue
+    return records
 
 
 def write_json_atomic(path: Path, payload: object) -> None:

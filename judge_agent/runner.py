@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
 from dataset.store import (
@@ -32,6 +32,7 @@ from dataset.store import (
     Dataset,
     JsonlAppender,
     load_dataset,
+    read_jsonl,
     write_json_atomic,
 )
 from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
@@ -161,17 +162,8 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str) -> list[PlannedRun]:
 
 
 def read_records(path: Path) -> dict[str, JudgeRecord]:
-    """Records already in ``verdicts.jsonl``; lines torn by a kill are skipped (rejudged)."""
-    records: dict[str, JudgeRecord] = {}
-    if not path.exists():
-        return records
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = JudgeRecord.model_validate_json(line)
-        except ValidationError:
-            continue
-        records[record.key] = record
-    return records
+    """Records already in ``verdicts.jsonl`` by key; lines torn by a kill are rejudged."""
+    return {record.key: record for record in read_jsonl(path, JudgeRecord)}
 
 
 class ConnectionLimitedModel:
@@ -204,42 +196,24 @@ class _Environments:
     async def servers(
         self, planned: PlannedRun
     ) -> AsyncIterator[tuple[list[ToolServer[Any]], str]]:
+        from mcp_servers.environment import environment_server
         from mcp_servers.trajectory.server import trajectory_server
-        from sandboxes.filesystem.sandbox import FilesystemSandbox
-        from sandboxes.postgres.sandbox import PostgresSandbox
 
         trajectories = trajectory_server(
             planned.trajectory, task=planned.task, base_dir=self.dataset.root / TRAJECTORIES_DIR
         )
+        writable = self.access == "writable"
         sandbox = None
         if self.replays is not None:
-            sandbox = await self.replays.environment(
-                planned.trajectory.id, writable=self.access == "writable"
-            )
-        servers: list[ToolServer[Any]] = []
-        sql = None
+            sandbox = await self.replays.environment(planned.trajectory.id, writable=writable)
         try:
-            if isinstance(sandbox, FilesystemSandbox):
-                from mcp_servers.filesystem.server import filesystem_server
-
-                servers.append(filesystem_server(sandbox.tree, read_only=self.access != "writable"))
-                kind = "filesystem"
-            elif isinstance(sandbox, PostgresSandbox):
-                from mcp_servers.sql.server import sql_server
-
-                sql = sql_server(
-                    sandbox, access="unrestricted" if self.access == "writable" else "read-only"
-                )
-                servers.append(sql)
-                kind = "postgres"
-            else:
-                kind = "trajectory-only"
-            servers.append(trajectories)
-            yield servers, kind
+            async with environment_server(sandbox, writable=writable) as server:
+                if server is None or sandbox is None:
+                    yield [trajectories], "trajectory-only"
+                else:
+                    yield [server, trajectories], sandbox.kind
         finally:
-            if sql is not None:
-                await sql.context.aclose()
-            if sandbox is not None and self.access == "writable":
+            if sandbox is not None and writable:
                 await self.replays.release_clone(planned.trajectory.id, sandbox)
 
 

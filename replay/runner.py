@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.actions import ToolCallAction
 from dataset.models import Trajectory
@@ -28,6 +28,7 @@ from dataset.store import (
     Dataset,
     JsonlAppender,
     load_dataset,
+    read_jsonl,
     write_json_atomic,
 )
 from replay.engine import replay_trajectory
@@ -96,17 +97,9 @@ def file_digest(path: Path) -> str:
 
 
 def read_reports(path: Path) -> dict[str, FidelityReport]:
-    """Reports already in ``fidelity.jsonl`` (the last one per trajectory); torn lines skipped."""
-    reports: dict[str, FidelityReport] = {}
-    if not path.exists():
-        return reports
-    for line in path.read_text().splitlines():
-        try:
-            report = FidelityReport.model_validate_json(line)
-        except ValidationError:
-            continue  # a line torn by a kill: that trajectory is replayed again
-        reports[report.trajectory_id] = report
-    return reports
+    """Reports already in ``fidelity.jsonl`` (the last one per trajectory); a line torn by a
+    kill is skipped, so that trajectory is replayed again."""
+    return {report.trajectory_id: report for report in read_jsonl(path, FidelityReport)}
 
 
 def summarise(

@@ -33,6 +33,7 @@ from mcp_servers.sql.errors import SqlFailure, postgres_error_text
 from mcp_servers.sql.operations import json_value
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
+from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
 
 AccessMode = Literal["read-only", "unrestricted"]
@@ -239,10 +240,6 @@ def explain_refusal(sql: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 
 
-async def _discard_session(conn: asyncpg.Connection) -> None:
-    await conn.execute("DISCARD ALL")
-
-
 class Endpoint:
     """Where a server's connections come from; each is a fresh session, idle on return."""
 
@@ -285,14 +282,7 @@ class DsnEndpoint(Endpoint):
     async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
         async with self._lock:
             if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    self.dsn,
-                    min_size=0,
-                    max_size=self.pool_size,
-                    max_inactive_connection_lifetime=60.0,
-                    statement_cache_size=0,
-                    reset=_discard_session,
-                )
+                self._pool = await admin.session_pool(self.pool_size, dsn=self.dsn)
             pool = self._pool
         async with pool.acquire() as conn:
             yield conn
@@ -301,10 +291,7 @@ class DsnEndpoint(Endpoint):
         async with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            try:
-                await asyncio.wait_for(pool.close(), 5.0)
-            except TimeoutError:
-                pool.terminate()
+            await admin.close_pool(pool, 5.0)
 
 
 def endpoint_for(target: PostgresSandbox | PostgresConnectionInfo | str) -> Endpoint:

@@ -54,6 +54,35 @@ def connect_arguments(info: PostgresConnectionInfo) -> dict[str, Any]:
     }
 
 
+async def _discard_session(conn: asyncpg.Connection) -> None:
+    await conn.execute("DISCARD ALL")
+
+
+async def session_pool(size: int, **connect: Any) -> Any:
+    """A pool whose connections come back as fresh sessions (``DISCARD ALL`` on release).
+
+    ``connect`` is what ``asyncpg.create_pool`` connects with: ``connect_arguments(info)`` or a
+    ``dsn``.
+    """
+    return await asyncpg.create_pool(
+        **connect,
+        min_size=0,
+        max_size=size,
+        max_inactive_connection_lifetime=60.0,
+        # Server-side prepared statements are session state; DISCARD ALL drops them.
+        statement_cache_size=0,
+        reset=_discard_session,
+    )
+
+
+async def close_pool(pool: Any, timeout: float) -> None:
+    """Close a pool, cutting its connections when they do not finish within ``timeout``."""
+    try:
+        await asyncio.wait_for(pool.close(), timeout)
+    except TimeoutError:
+        pool.terminate()
+
+
 async def connect(info: PostgresConnectionInfo) -> asyncpg.Connection:
     """An administrative connection (autocommit, tagged with the runtime's application name)."""
     return await asyncpg.connect(

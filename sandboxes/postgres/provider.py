@@ -153,23 +153,6 @@ def _as_sandbox_error(what: str) -> Iterator[None]:
         raise SandboxError(f"{what}: {type(error).__name__}: {error}") from error
 
 
-async def _reset_session(conn: asyncpg.Connection) -> None:
-    await conn.execute("DISCARD ALL")
-
-
-async def _session_pool(info: PostgresConnectionInfo, size: int) -> Any:
-    """A pool whose connections come back as fresh sessions (``DISCARD ALL`` on release)."""
-    return await asyncpg.create_pool(
-        **admin.connect_arguments(info),
-        min_size=0,
-        max_size=size,
-        max_inactive_connection_lifetime=60.0,
-        # Server-side prepared statements are session state; DISCARD ALL drops them.
-        statement_cache_size=0,
-        reset=_reset_session,
-    )
-
-
 class ClusterPostgresSandbox(PostgresSandbox):
     """One database of the cluster: a writable sandbox, or the read-only view of a snapshot."""
 
@@ -204,7 +187,9 @@ class ClusterPostgresSandbox(PostgresSandbox):
         async with self._pool_lock:
             self._check_live()
             if self._pool is None:
-                self._pool = await _session_pool(self.connection, self._provider.pool_size)
+                self._pool = await admin.session_pool(
+                    self._provider.pool_size, **admin.connect_arguments(self.connection)
+                )
             return self._pool
 
     async def close_connections(self) -> None:
@@ -214,12 +199,8 @@ class ClusterPostgresSandbox(PostgresSandbox):
         async with self._owner_lock:
             owner_pool, self._owner_pool = self._owner_pool, None
         for closing in (pool, owner_pool):
-            if closing is None:
-                continue
-            try:
-                await asyncio.wait_for(closing.close(), CLOSE_TIMEOUT)
-            except TimeoutError:
-                closing.terminate()
+            if closing is not None:
+                await admin.close_pool(closing, CLOSE_TIMEOUT)
 
     async def owner_connection(self) -> PostgresConnectionInfo:
         """How to connect to this sandbox as its owner role, made on first use.
@@ -252,7 +233,9 @@ class ClusterPostgresSandbox(PostgresSandbox):
         async with self._owner_lock:
             self._check_live()
             if self._owner_pool is None:
-                self._owner_pool = await _session_pool(info, self._provider.pool_size)
+                self._owner_pool = await admin.session_pool(
+                    self._provider.pool_size, **admin.connect_arguments(info)
+                )
             pool = self._owner_pool
         async with pool.acquire() as conn:
             try:
@@ -834,9 +817,6 @@ class ClusterPostgresProvider(PostgresProvider):
         async with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            try:
-                await asyncio.wait_for(pool.close(), CLOSE_TIMEOUT)
-            except TimeoutError:
-                pool.terminate()
+            await admin.close_pool(pool, CLOSE_TIMEOUT)
         if problems:
             raise SandboxError("postgres provider did not close cleanly: " + "; ".join(problems))
