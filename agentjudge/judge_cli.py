@@ -194,29 +194,25 @@ def judge(
         judge_access=judge_access,
     )
 
-    def make_model() -> object:
-        from judge_agent.cache import CachedModel
-        from judge_agent.model import get_model
-
-        made = get_model(model)
-        if cache and not made.name.startswith("mock/"):
-            return CachedModel(made)
-        return made
+    from judge_agent.cache import CachedModel
+    from judge_agent.model import ModelAPI, ModelError, get_model
 
     try:
-        from judge_agent.model import get_model
-
-        name = get_model(model).name  # fail early on a bad or missing model name
-    except (ValueError, ImportError) as error:
+        made = get_model(model)  # fails early on a bad or missing model name or key
+    except (ValueError, ImportError, ModelError) as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
+    judge_model: ModelAPI = (
+        CachedModel(made) if cache and not made.name.startswith("mock/") else made
+    )
+    name = made.name
     folder = output or DEFAULT_OUTPUT / dataset.resolve().name
     console.print(f"Judging {dataset} with {name} -> {folder}", markup=False)
     summary = asyncio.run(
         judge_dataset(
             dataset,
             folder,
-            model_factory=make_model,  # type: ignore[arg-type]
+            model_factory=lambda: judge_model,
             grid=grid,
             jobs=jobs,
             max_connections=max_connections,
