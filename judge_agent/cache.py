@@ -53,7 +53,6 @@ class CachedModel:
         self.directory = directory or default_cache_dir()
         self.hits = 0
         self.misses = 0
-        self.last_was_hit = False
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -69,9 +68,7 @@ class CachedModel:
             output = None
         if output is not None:
             self.hits += 1
-            self.last_was_hit = True
-            return output
-        self.last_was_hit = False
+            return output.model_copy(update={"cached": True})
         self.misses += 1
         output = await self.inner.generate(messages, tools, config)
         self._store(path, output)

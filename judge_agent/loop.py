@@ -31,7 +31,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from dataset.models import Task, Trajectory
-from judge_agent.cache import CachedModel
 from judge_agent.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -146,7 +145,7 @@ class _Run:
             cost_usd=dollars,
             stop_reason=output.stop_reason,
             retries=output.retries,
-            cached=isinstance(self.model, CachedModel) and self.model.last_was_hit,
+            cached=output.cached,
             message=output.message,
         )
         limit = self.limits.token_limit

@@ -181,6 +181,8 @@ class ModelOutput(_Record):
     """The model that answered, as the provider reports it."""
     retries: NonNegativeInt = 0
     """Failed attempts before this answer."""
+    cached: bool = False
+    """True when the answer came from the response cache rather than from the model."""
 
 
 class ModelError(Exception):

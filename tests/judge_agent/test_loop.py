@@ -407,7 +407,11 @@ async def test_the_response_cache_replays_a_run_without_calling_the_model(
     verdict = await judge(mini, SEARCH, first, mode="llm")
     empty = ScriptedModel("cached", replies=[])  # would raise if it were called
     again = CachedModel(empty, tmp_path)
-    repeated = await judge(mini, SEARCH, again, mode="llm")
+    log = RunLog(tmp_path / "rerun.jsonl")
+    repeated = await judge(mini, SEARCH, again, mode="llm", log=log)
+    log.close()
+    calls = [e for e in read_log(tmp_path / "rerun.jsonl") if e["event"] == "model_call"]
+    assert [call["cached"] for call in calls] == [True, True]
     assert (again.hits, again.misses, len(empty.calls)) == (2, 0, 0)
     assert repeated.verdict == verdict.verdict == "FAIL"
     assert (repeated.tokens_in, repeated.tokens_out) == (verdict.tokens_in, verdict.tokens_out)
