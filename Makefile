@@ -13,6 +13,8 @@ RUNS ?= 1
 BACKEND ?= local
 JOBS ?= 4
 PYTEST_ARGS ?=
+RESULTS ?= runs/judge/$(notdir $(abspath $(DATASET)))
+GRID ?=
 # llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
@@ -39,7 +41,7 @@ replay: $(STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
 
 judge: $(STAMP)
-	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) $(if $(MODEL),--model $(MODEL),)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),)
 
 perf: perf-sandboxes perf-mcp perf-judge
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli
-from agentjudge.console import console, print_problems
+from agentjudge.console import console
 
 __all__ = ["app", "main"]
 
@@ -25,31 +25,43 @@ app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
 
 
-def _not_yet(command: str, issue: int, dataset: Path | None = None) -> None:
-    """Validate what can be validated, then say plainly that the command is not built yet."""
-    if dataset is not None:
-        from dataset.store import load_dataset
-
-        loaded = load_dataset(dataset, partial=True)
-        errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
-        console.print(
-            f"{dataset}: {len(loaded.trajectories)} valid trajectory(ies), {errors} error(s)",
-            markup=False,
-        )
-    console.print(
-        f"`agentjudge {command}` is not implemented yet (planned in issue #{issue}); "
-        "nothing was run.",
-        markup=False,
-    )
-    raise typer.Exit(2)
-
-
 @app.command()
 def report(
-    results: Annotated[Path, typer.Argument(help="A results file written by `judge`.")],
+    results: Annotated[
+        Path,
+        typer.Argument(
+            help="A judge output folder (or its verdicts.jsonl), as written by `judge`."
+        ),
+    ],
+    output: Annotated[
+        Path | None, typer.Option(help="Where to write the report (default: the results folder).")
+    ] = None,
 ) -> None:
-    """Write the Markdown and HTML report of a results file (not built yet)."""
-    _not_yet("report", 7)
+    """Score a results folder and write `report.md`, `report.html` (self-contained) and
+    `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
+    agent-vs-LLM improvements with paired tests, F1-vs-turns curves, confusion matrices, cost,
+    ranking fidelity, and every wrong verdict with its error tag and transcript."""
+    from bench.evaluation import report_folder
+    from judge_agent.runner import VERDICTS_FILE
+
+    folder = results.parent if results.name == VERDICTS_FILE else results
+    if not folder.is_dir():
+        console.print(f"error: {results}: no such results folder", markup=False)
+        raise typer.Exit(2)
+    from bench.results import BASELINES_FILE
+
+    if not (folder / VERDICTS_FILE).is_file() and not (folder / BASELINES_FILE).is_file():
+        console.print(
+            f"error: {folder}: neither {VERDICTS_FILE} nor {BASELINES_FILE} is here; "
+            "run `agentjudge judge` first",
+            markup=False,
+        )
+        raise typer.Exit(2)
+    scored, files = report_folder(folder, output=output)
+    from agentjudge.judge_cli import print_report
+
+    print_report(scored)
+    console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ survive untouched and stay on one line each (easy to grep).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 
@@ -15,7 +16,14 @@ from dataset.problems import Problem
 
 __all__ = ["console", "print_problems"]
 
-console = Console(highlight=False, soft_wrap=True)
+_PIPED_WIDTH = 160
+"""A log or a pipe has no width of its own; rich would squeeze tables into 80 columns."""
+
+console = Console(
+    highlight=False,
+    soft_wrap=True,
+    width=None if os.environ.get("COLUMNS") or sys.stdout.isatty() else _PIPED_WIDTH,
+)
 
 
 def print_problems(problems: Iterable[Problem]) -> tuple[int, int]:

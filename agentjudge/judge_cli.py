@@ -1,16 +1,21 @@
-"""``agentjudge judge``: run the judge grid over a dataset and print the verdict table."""
+"""``agentjudge judge``: replay, baselines, the judge grid and the report, with live progress."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.replay_cli import DEFAULT_OUTPUT as DEFAULT_REPLAY_OUTPUT
+from agentjudge.replay_cli import print_summary as print_replay_summary
+from dataset.store import write_json_atomic
 from judge_agent.loop import MODES, JudgeLimits, JudgeMode
 from judge_agent.model import GenerateConfig
 from judge_agent.runner import (
@@ -18,13 +23,29 @@ from judge_agent.runner import (
     SUMMARY_FILE,
     VERDICTS_FILE,
     GridSpec,
+    JudgeArm,
     JudgeRecord,
     JudgeSummary,
     judge_dataset,
+    read_records,
 )
+
+if TYPE_CHECKING:
+    from bench.scores import BenchReport
+    from judge_agent.model import ModelAPI
 
 DEFAULT_OUTPUT = Path("runs/judge")
 """Verdicts go to ``runs/judge/<dataset folder name>/`` unless ``--output`` says."""
+
+NO_MODEL_HINT = """\
+No judge model is configured, so only the replay, the verifier check and the baselines ran.
+To run the judges, name a model as provider/model and give it credentials, for example:
+  make judge TURNS=16 MODEL=openai/gpt-4.1                # with OPENAI_API_KEY set
+  make judge TURNS=16 MODEL=anthropic/claude-sonnet-4-5   # with ANTHROPIC_API_KEY set
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 make judge TURNS=16 MODEL=openai/NAME
+                                        # any OpenAI-compatible server (vLLM, Ollama, llama.cpp)
+Set JUDGE_MODEL=provider/model to make it the default, or pass --model to agentjudge judge.
+MODEL=mock/pass is the scripted model: a dry run of the pipeline, never a judge result."""
 
 
 def _modes(text: str) -> tuple[JudgeMode, ...]:
@@ -51,15 +72,81 @@ def _turns(text: str) -> tuple[int, ...]:
     return budgets
 
 
-def _progress(record: JudgeRecord) -> None:
-    verdict = record.verdict
-    extra = f" [{verdict.stop_reason}]" if verdict.stop_reason != "verdict" else ""
-    console.print(
-        f"  {record.trajectory_id} {record.mode} t{record.turns} r{record.run}: "
-        f"{verdict.verdict}{extra} ({verdict.turns_used} calls, {len(verdict.tool_calls)} tools, "
-        f"{verdict.wall_time_seconds:.1f} s)",
-        markup=False,
-    )
+class JudgeProgress:
+    """A live line per invocation: runs done of planned, verdicts so far, tokens and dollars."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.progress = Progress(
+            TextColumn("judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[verdicts]}  {task.fields[usage]}"),
+            console=console,
+            transient=False,
+        )
+        self.task: Any = None
+        self.counts = {"PASS": 0, "FAIL": 0, "INVALID": 0}
+        self.tokens = 0
+        self.dollars: float | None = 0.0
+
+    def planned(self, new: int, reused: int) -> None:
+        """Start the display once the runs are planned."""
+        console.print(f"{new} judge run(s) to make, {reused} reused.", markup=False)
+        self.progress.start()
+        self.task = self.progress.add_task("judging", total=new, verdicts="", usage="")
+
+    def record(self, record: JudgeRecord) -> None:
+        """Count one finished run."""
+        verdict = record.verdict
+        self.counts[verdict.verdict] += 1
+        self.tokens += verdict.tokens_in + verdict.tokens_out
+        if self.dollars is not None and verdict.cost_usd is not None:
+            self.dollars += verdict.cost_usd
+        elif verdict.cost_usd is None:
+            self.dollars = None
+        dollars = "$?" if self.dollars is None else f"${self.dollars:.4f}"
+        self.progress.update(
+            self.task,
+            advance=1,
+            verdicts=" ".join(f"{name} {count}" for name, count in self.counts.items()),
+            usage=f"{self.tokens:,} tokens {dollars}",
+        )
+
+    def stop(self) -> None:
+        """End the display."""
+        self.progress.stop()
+
+
+def print_report(report: BenchReport) -> None:
+    """The main table, compact: F1 per domain and overall with its bootstrap interval, and
+    balanced accuracy; then the Improvement rows. Subdomains are in the written report."""
+    from bench.report import format_number
+
+    groups = [g for g in report.groups if report.group_levels[g] != "subdomain"]
+    table = Table(title=f"F1 by judge: {report.dataset}", box=box.SIMPLE_HEAD)
+    table.add_column("judge", no_wrap=True)
+    for group in groups:
+        table.add_column(f"F1 {group}", justify="right", no_wrap=True)
+    table.add_column("overall 95% CI", justify="right", no_wrap=True)
+    table.add_column("bal. acc.", justify="right", no_wrap=True)
+    for scores in report.configs:
+        overall = scores.group("overall")
+        table.add_row(
+            scores.label + (" (scripted)" if scores.scripted else ""),
+            *(format_number(found.f1 if (found := scores.group(g)) else None) for g in groups),
+            f"[{overall.f1_interval.low:.2f}, {overall.f1_interval.high:.2f}]"
+            if overall and overall.f1_interval
+            else "-",
+            format_number(overall.balanced_accuracy if overall else None),
+        )
+    for row in report.improvements:
+        deltas = [row.delta_f1.get(group) for group in groups]
+        table.add_row(row.label, *("-" if d is None else f"{d:+.3f}" for d in deltas), "", "")
+    console.print(table)
+    for note in report.notes:
+        console.print(f"NOTE: {note}", markup=False)
 
 
 def print_summary(summary: JudgeSummary, records: list[JudgeRecord], scripted: bool) -> None:
@@ -103,6 +190,27 @@ def print_summary(summary: JudgeSummary, records: list[JudgeRecord], scripted: b
         f"{Path(summary.output) / LOGS_DIR}/; summary: {Path(summary.output) / SUMMARY_FILE}",
         markup=False,
     )
+
+
+def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
+    """Build each arm's model now, so a bad name or a missing key stops before any work."""
+    from judge_agent.cache import CachedModel
+    from judge_agent.model import ModelError, get_model
+
+    arms: list[JudgeArm] = []
+    for name, spec in planned:
+        try:
+            made = get_model(name)
+        except (ValueError, ImportError, ModelError) as error:
+            console.print(f"error: {error}", markup=False)
+            raise typer.Exit(2) from None
+        model: ModelAPI = CachedModel(made) if cache and not made.name.startswith("mock/") else made
+        arms.append(JudgeArm(functools.partial(_same, model), spec))
+    return arms
+
+
+def _same(model: ModelAPI) -> ModelAPI:
+    return model
 
 
 def judge(
@@ -158,21 +266,44 @@ def judge(
     cache: Annotated[
         bool, typer.Option(help="Reuse cached model answers (--no-cache to bypass).")
     ] = True,
+    grid_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--grid",
+            help="YAML ablation grid (models, modes, turns, reasoning_efforts, observations, "
+            "runs); its axes replace the matching options.",
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option(help="Output folder (default: runs/judge/DATASET).")
     ] = None,
+    replay_output: Annotated[
+        Path | None,
+        typer.Option(help="Replay report folder (default: runs/replay/DATASET-BACKEND)."),
+    ] = None,
     fresh: Annotated[bool, typer.Option(help="Ignore earlier verdicts and judge again.")] = False,
+    retry_invalid: Annotated[
+        bool, typer.Option(help="Judge again the runs recorded INVALID (errors included).")
+    ] = False,
 ) -> None:
-    """Judge every trajectory of a dataset in each mode and turn budget.
+    """Replay, run the baselines, judge every trajectory in each configuration, and report.
 
-    `agent` judges inspect the replayed final state through MCP tools (filesystem or SQL, plus
-    VIEW_TRAJECTORY_STEP); `react` does the same through a text protocol; `llm` judges read the
-    trajectory only. Verdicts are appended to `verdicts.jsonl` as runs finish (rerunning
-    resumes), full conversations go to `logs/`. Scoring is `agentjudge report`'s job.
+    First the dataset is replayed (resuming `agentjudge replay`'s reports) and every verifier is
+    run on the replayed state; then the baseline judges (always-PASS/FAIL, random, length
+    threshold, self-report, verifier). With a model, the judge grid runs: `agent` judges inspect
+    the replayed final state through MCP tools (filesystem or SQL, plus VIEW_TRAJECTORY_STEP),
+    `react` does the same through a text protocol, `llm` judges read the trajectory only.
+    Verdicts are appended to `verdicts.jsonl` as runs finish (rerunning resumes), conversations
+    go to `logs/`. The report (`report.md`, `report.html`, `report.json`) covers everything in
+    the output folder. Without a model, everything but the judge grid runs and the exit code
+    is 0.
     """
+    from bench.evaluation import NO_MODEL_NOTE, replay_and_verify, report_folder, write_baselines
+    from bench.grid import GridError, expand_grid, load_grid
+    from judge_agent.model import MODEL_ENV
     from sandboxes.providers import BackendChoice
 
-    grid = GridSpec(
+    base = GridSpec(
         modes=_modes(mode),
         turns=_turns(turns),
         runs=runs,
@@ -193,37 +324,71 @@ def judge(
         screenshots=screenshots,
         judge_access=judge_access,
     )
-
-    from judge_agent.cache import CachedModel
-    from judge_agent.model import ModelAPI, ModelError, get_model
-
+    default_model = model or os.environ.get(MODEL_ENV) or None
     try:
-        made = get_model(model)  # fails early on a bad or missing model name or key
-    except (ValueError, ImportError, ModelError) as error:
+        if grid_file is not None:
+            planned_arms = expand_grid(
+                load_grid(grid_file), base, [default_model] if default_model else []
+            )
+        else:
+            planned_arms = [(default_model, base)] if default_model else []
+    except GridError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
-    judge_model: ModelAPI = (
-        CachedModel(made) if cache and not made.name.startswith("mock/") else made
-    )
-    name = made.name
-    folder = output or DEFAULT_OUTPUT / dataset.resolve().name
-    console.print(f"Judging {dataset} with {name} -> {folder}", markup=False)
-    summary = asyncio.run(
-        judge_dataset(
-            dataset,
-            folder,
-            model_factory=lambda: judge_model,
-            grid=grid,
-            jobs=jobs,
-            max_connections=max_connections,
-            fresh=fresh,
-            backend_choice=BackendChoice.for_backend(backend, dsn),
-            on_record=_progress,
-        )
-    )
-    from judge_agent.runner import read_records
 
-    records = list(read_records(folder / VERDICTS_FILE).values())
-    print_summary(summary, records, name.startswith("mock/"))
-    if summary.problems:
+    arms = _make_arms(planned_arms, cache)
+    choice = BackendChoice.for_backend(backend, dsn)
+    name = dataset.resolve().name
+    folder = output or DEFAULT_OUTPUT / name
+    replay_folder = replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{backend}"
+    console.print(
+        f"Replaying {dataset} and running every verifier -> {replay_folder}", markup=False
+    )
+    replay_summary, replay_reports = asyncio.run(
+        replay_and_verify(dataset, replay_folder, choice, jobs=jobs)
+    )
+    print_replay_summary(replay_summary, replay_folder)
+    write_baselines(dataset, folder, replay_reports)
+
+    problems = list(replay_summary.problems)
+    if arms:
+        models = ", ".join(sorted({arm.model_factory().name for arm in arms}))
+        console.print(f"Judging {dataset} with {models} -> {folder}", markup=False)
+        progress = JudgeProgress()
+        try:
+            summary = asyncio.run(
+                judge_dataset(
+                    dataset,
+                    folder,
+                    arms=arms,
+                    jobs=jobs,
+                    max_connections=max_connections,
+                    fresh=fresh,
+                    retry_invalid=retry_invalid,
+                    backend_choice=choice,
+                    on_planned=progress.planned,
+                    on_record=progress.record,
+                )
+            )
+        finally:
+            progress.stop()
+        records = list(read_records(folder / VERDICTS_FILE).values())
+        print_summary(summary, records, any(r.scripted for r in records))
+        problems.extend(summary.problems)
+
+    else:
+        summary_path = folder / SUMMARY_FILE
+        if not summary_path.exists():  # names the dataset for `agentjudge report`
+            write_json_atomic(
+                summary_path,
+                JudgeSummary(dataset=str(dataset), output=str(folder)).model_dump(mode="json"),
+            )
+    notes = [] if arms else [NO_MODEL_NOTE]
+    report, files = report_folder(folder, notes=notes)
+    print_report(report)
+    console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
+    if not arms:
+        console.print(NO_MODEL_HINT, markup=False)
+        return
+    if problems:
         raise typer.Exit(1)

@@ -19,8 +19,10 @@ import asyncio
 import contextlib
 import hashlib
 import re
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +47,9 @@ from mcp_servers.serving import ToolServer
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 LOGS_DIR = "logs"
+HARNESS_ERROR_PREFIX = "harness: "
+"""Starts the error of an ``INVALID`` record whose run could not be made (the environment or the
+harness failed, not the judge)."""
 
 JudgeAccess = Literal["read-only", "writable"]
 
@@ -72,6 +77,10 @@ class JudgeRecord(BaseModel):
     """``provider/model``."""
     run: int
     """The repetition, from 1."""
+    variant: str = ""
+    """Non-default ablation axes of the run (e.g. ``effort=high``); empty when all are default."""
+    agent: str | None = None
+    """The agent that produced the trajectory (for ranking fidelity)."""
     label: Literal["PASS", "FAIL"] | None
     """The trajectory's ground truth, for scoring (never shown to the judge)."""
     scripted: bool
@@ -104,6 +113,29 @@ class GridSpec(BaseModel):
     included; the frozen state and other judges never see them). ``read-only``: judges share the
     snapshot's read-only view and get only the reading tools."""
 
+    @property
+    def variant(self) -> str:
+        """The ablation axes set away from their defaults, e.g. ``effort=high screenshots=none``
+        (part of each run's key, so variants of one model never overwrite each other)."""
+        parts = []
+        if self.generate.reasoning_effort is not None:
+            parts.append(f"effort={self.generate.reasoning_effort}")
+        if self.generate.thinking_budget is not None:
+            parts.append(f"thinking={self.generate.thinking_budget}")
+        if self.screenshots != "last":
+            parts.append(f"screenshots={self.screenshots}")
+        if self.judge_access != "writable":
+            parts.append(f"access={self.judge_access}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class JudgeArm:
+    """One model with one grid: the unit ``judge_dataset`` runs (a grid file may give several)."""
+
+    model_factory: Callable[[], ModelAPI]
+    grid: GridSpec
+
 
 class JudgeSummary(BaseModel):
     """What ``agentjudge judge`` prints and writes to ``summary.json``."""
@@ -126,9 +158,13 @@ class JudgeSummary(BaseModel):
     """Wall time of this invocation."""
 
 
-def run_key(trajectory_id: str, mode: str, turns: int, model: str, run: int) -> str:
+def run_key(
+    trajectory_id: str, mode: str, turns: int, model: str, run: int, variant: str = ""
+) -> str:
     """A stable, file-name-safe key for one judge run."""
     readable = f"{trajectory_id}--{mode}--t{turns}--{model}--r{run}"
+    if variant:
+        readable += f"--{variant}"
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", readable)
     if len(safe) > 180:
         safe = safe[:160] + "-" + hashlib.sha256(readable.encode()).hexdigest()[:16]
@@ -145,9 +181,10 @@ class PlannedRun:
     turns: int
     run: int
     key: str
+    arm: int = 0
 
 
-def plan_runs(dataset: Dataset, grid: GridSpec, model: str) -> list[PlannedRun]:
+def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> list[PlannedRun]:
     """Every run of the grid over the dataset, in a stable order."""
     planned: list[PlannedRun] = []
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
@@ -156,8 +193,8 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str) -> list[PlannedRun]:
             budgets = (0,) if mode == "llm" else grid.turns
             for turns in budgets:
                 for repetition in range(1, grid.runs + 1):
-                    key = run_key(trajectory_id, mode, turns, model, repetition)
-                    planned.append(PlannedRun(trajectory, task, mode, turns, repetition, key))
+                    key = run_key(trajectory_id, mode, turns, model, repetition, grid.variant)
+                    planned.append(PlannedRun(trajectory, task, mode, turns, repetition, key, arm))
     return planned
 
 
@@ -187,10 +224,10 @@ class ConnectionLimitedModel:
 class _Environments:
     """Tool servers for each judge run, over frozen replays made on first need."""
 
-    def __init__(self, dataset: Dataset, replays: Any, access: JudgeAccess) -> None:
+    def __init__(self, dataset: Dataset, replays: Any, grid: GridSpec) -> None:
         self.dataset = dataset
         self.replays = replays
-        self.access = access
+        self.access = grid.judge_access
 
     @contextlib.asynccontextmanager
     async def servers(
@@ -218,14 +255,21 @@ class _Environments:
 
 
 @dataclass
+class _Arm:
+    """A model (behind the shared connection limit) with its grid."""
+
+    model: ConnectionLimitedModel
+    grid: GridSpec
+
+
+@dataclass
 class _Grid:
     """One invocation's judge runs: makes each one and records it."""
 
     root: Path
     output: Path
     dataset: Dataset
-    grid: GridSpec
-    model: ConnectionLimitedModel
+    arms: list[_Arm]
     records: dict[str, JudgeRecord]
     writer: JsonlAppender
     slots: asyncio.Semaphore
@@ -233,16 +277,32 @@ class _Grid:
     spent: list[float | None] = field(default_factory=list)
 
     async def judge(self, planned: PlannedRun, environments: _Environments) -> None:
+        arm = self.arms[planned.arm]
+        kind = "none"
         async with self.slots:
             settings = JudgeSettings(
                 mode=planned.mode,
-                limits=self.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
-                generate=self.grid.generate,
-                screenshots=self.grid.screenshots,
+                limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
+                generate=arm.grid.generate,
+                screenshots=arm.grid.screenshots,
             )
             log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
+            started = time.monotonic()
             try:
-                verdict, kind = await self._run(planned, settings, environments, log)
+                verdict, kind = await self._run(planned, arm.model, settings, environments, log)
+            except Exception as error:
+                # The run could not be made (sandbox, server, harness): recorded as INVALID so it
+                # is counted, not silently retried; ``retry_invalid`` makes it again.
+                verdict = Verdict(
+                    trajectory_id=planned.trajectory.id,
+                    verdict="INVALID",
+                    stop_reason="error",
+                    error=f"{HARNESS_ERROR_PREFIX}{type(error).__name__}: {error}",
+                    model=arm.model.name,
+                    mode=planned.mode,
+                    wall_time_seconds=time.monotonic() - started,
+                    finished_at=datetime.now(UTC),
+                )
             finally:
                 log.close()
         label = planned.trajectory.label
@@ -254,10 +314,12 @@ class _Grid:
             subdomain=planned.task.subdomain,
             mode=planned.mode,
             turns=planned.turns,
-            model=self.model.name,
+            model=arm.model.name,
             run=planned.run,
+            variant=arm.grid.variant,
+            agent=planned.trajectory.agent,
             label=label.value if label is not None else None,
-            scripted=self.model.name.startswith("mock/"),
+            scripted=arm.model.name.startswith("mock/"),
             environment=kind,
             verdict=verdict,
         )
@@ -270,6 +332,7 @@ class _Grid:
     async def _run(
         self,
         planned: PlannedRun,
+        model: ModelAPI,
         settings: JudgeSettings,
         environments: _Environments,
         log: RunLog,
@@ -278,7 +341,7 @@ class _Grid:
             return await judge_trajectory(
                 planned.task,
                 planned.trajectory,
-                model=self.model,
+                model=model,
                 settings=settings,
                 base_dir=self.root / TRAJECTORIES_DIR,
                 toolbox=toolbox,
@@ -306,19 +369,33 @@ async def judge_dataset(
     root: Path,
     output: Path,
     *,
-    model_factory: Callable[[], ModelAPI],
-    grid: GridSpec,
+    model_factory: Callable[[], ModelAPI] | None = None,
+    grid: GridSpec | None = None,
+    arms: Sequence[JudgeArm] = (),
     jobs: int = 4,
     max_connections: int = 8,
     fresh: bool = False,
+    retry_invalid: bool = False,
     backend_choice: Any = None,
+    on_planned: Callable[[int, int], None] | None = None,
     on_record: Callable[[JudgeRecord], None] | None = None,
     only: set[str] | None = None,
 ) -> JudgeSummary:
-    """Make every judge run of ``grid`` over the dataset at ``root`` (or over the trajectories
-    in ``only``); return the summary."""
+    """Make every judge run of ``grid`` with ``model_factory``'s model (and of every extra arm in
+    ``arms``) over the dataset at ``root``, or over the trajectories in ``only``; return the
+    summary.
+
+    Runs already recorded in ``output`` are skipped (``INVALID`` ones are made again with
+    ``retry_invalid``). ``on_planned(new, reused)`` is called once the runs are planned,
+    ``on_record`` after each run lands.
+    """
     loop = asyncio.get_running_loop()
     started = loop.time()
+    all_arms = list(arms)
+    if model_factory is not None:
+        all_arms.insert(0, JudgeArm(model_factory, grid or GridSpec()))
+    if not all_arms:
+        raise ValueError("judge_dataset needs a model_factory or at least one arm")
     dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
     output.mkdir(parents=True, exist_ok=True)
@@ -326,19 +403,26 @@ async def judge_dataset(
     if fresh and verdicts_path.exists():
         verdicts_path.unlink()
     records = read_records(verdicts_path)
+    if retry_invalid:
+        records = {key: rec for key, rec in records.items() if rec.verdict.verdict != "INVALID"}
     resumed = len(records)
-    model = ConnectionLimitedModel(model_factory(), asyncio.Semaphore(max(1, max_connections)))
+    connections = asyncio.Semaphore(max(1, max_connections))
+    limited = [
+        _Arm(ConnectionLimitedModel(arm.model_factory(), connections), arm.grid) for arm in all_arms
+    ]
     planned = [
         run
-        for run in plan_runs(dataset, grid, model.name)
+        for index, arm in enumerate(limited)
+        for run in plan_runs(dataset, arm.grid, arm.model.name, index)
         if run.key not in records and (only is None or run.trajectory.id in only)
     ]
+    if on_planned is not None:
+        on_planned(len(planned), resumed)
     runner = _Grid(
         root,
         output,
         dataset,
-        grid,
-        model,
+        limited,
         records,
         JsonlAppender(verdicts_path),
         asyncio.Semaphore(max(1, jobs)),
@@ -348,21 +432,20 @@ async def judge_dataset(
         replays = None
         if any(run.mode != "llm" for run in planned):
             replays = await _frozen_replays(stack, dataset, backend_choice)
-        environments = _Environments(dataset, replays, grid.judge_access)
         try:
-            outcomes = await asyncio.gather(
-                *(runner.judge(planned_run, environments) for planned_run in planned),
-                return_exceptions=True,
+            await asyncio.gather(
+                *(
+                    runner.judge(run, _Environments(dataset, replays, limited[run.arm].grid))
+                    for run in planned
+                )
             )
         finally:
-            await model.aclose()
-    for planned_run, outcome in zip(planned, outcomes, strict=True):
-        if isinstance(outcome, BaseException):
-            if not isinstance(outcome, Exception):
-                raise outcome
-            problems.append(
-                f"judge run {planned_run.key}: crashed: {type(outcome).__name__}: {outcome}"
-            )
+            for arm in limited:
+                await arm.model.aclose()
+    for record in records.values():
+        error = record.verdict.error
+        if error is not None and error.startswith(HARNESS_ERROR_PREFIX):
+            problems.append(f"judge run {record.key}: {error.removeprefix(HARNESS_ERROR_PREFIX)}")
     by_verdict: dict[str, int] = {}
     for record in records.values():
         by_verdict[record.verdict.verdict] = by_verdict.get(record.verdict.verdict, 0) + 1

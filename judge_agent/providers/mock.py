@@ -8,6 +8,7 @@ judge result; the runtime marks verdicts of ``mock/`` models as scripted.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
@@ -19,6 +20,9 @@ from pydantic import JsonValue
 from judge_agent.model import (
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentText,
     GenerateConfig,
     ModelError,
     ModelOutput,
@@ -64,9 +68,35 @@ def _always(verdict: str) -> Responder:
     return respond
 
 
-BUILT_IN_SCRIPTS = {"pass": _always("PASS"), "fail": _always("FAIL")}
-"""Scripts reachable from the command line (``--model mock/pass``): a dry run of the pipeline
-that answers the same verdict to everything. Their verdicts are recorded as scripted."""
+def _first_user_text(messages: list[ChatMessage]) -> str:
+    for message in messages:
+        if isinstance(message, ChatMessageUser):
+            if isinstance(message.content, str):
+                return message.content
+            return "".join(part.text for part in message.content if isinstance(part, ContentText))
+    return ""
+
+
+def _coin(messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig) -> Reply:
+    """Looks at step 1 through ``VIEW_TRAJECTORY_STEP`` when it has that tool and has not yet,
+    then answers PASS or FAIL from a hash of the first user message, so a trajectory always gets
+    the same answer whatever the order of runs."""
+    looked = any(isinstance(message, ChatMessageTool) for message in messages)
+    if not looked and any(tool.name == "VIEW_TRAJECTORY_STEP" for tool in tools):
+        return reply("Scripted: looking at step 1.", tool_call("VIEW_TRAJECTORY_STEP", step=1))
+    digest = hashlib.sha256(_first_user_text(messages).encode()).digest()
+    verdict = "PASS" if digest[0] % 2 == 0 else "FAIL"
+    return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+
+
+BUILT_IN_SCRIPTS: dict[str, Responder] = {
+    "pass": _always("PASS"),
+    "fail": _always("FAIL"),
+    "coin": _coin,
+}
+"""Scripts reachable from the command line, each a dry run of the pipeline whose verdicts are
+recorded as scripted: ``mock/pass`` and ``mock/fail`` answer the same verdict to everything;
+``mock/coin`` makes one tool call when it can and answers a verdict fixed by the prompt's hash."""
 
 
 class ScriptedModel:

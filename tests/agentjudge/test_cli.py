@@ -1,4 +1,4 @@
-"""The ``agentjudge`` command line: help everywhere, validate, list, and honest placeholders."""
+"""The ``agentjudge`` command line: help everywhere, validate and list."""
 
 from __future__ import annotations
 
@@ -102,15 +102,6 @@ def test_list_shows_each_dataset_with_its_status(tmp_path: Path) -> None:
     broken_row = next(line for line in result.output.splitlines() if "broken" in line)
     assert "19 error(s)" in broken_row
     assert "empty-one" in result.output
-
-
-@pytest.mark.parametrize(("command", "issue"), [(["report", "results.jsonl"], 7)])
-def test_placeholders_say_they_are_not_built_and_exit_non_zero(
-    command: list[str], issue: int
-) -> None:
-    result = runner.invoke(app, command)
-    assert result.exit_code == 2
-    assert f"not implemented yet (planned in issue #{issue}); nothing was run" in result.output
 
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"

@@ -15,10 +15,55 @@ MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 runner = CliRunner(env={"COLUMNS": "200", "JUDGE_MODEL": ""})
 
 
-def test_judge_without_a_model_says_how_to_give_one() -> None:
-    result = runner.invoke(app, ["judge", str(MINI)])
+def test_judge_without_a_model_runs_the_baselines_and_says_how_to_give_one(
+    tmp_path: Path,
+) -> None:
+    result = runner.invoke(
+        app,
+        ["judge", str(MINI), "--output", str(tmp_path), "--replay-output", str(tmp_path / "r")],
+    )
+    assert result.exit_code == 0, result.output
+    assert "No judge model is configured" in result.output
+    assert "JUDGE_MODEL=provider/model" in result.output
+    assert "baseline: self-report" in result.output
+    assert (tmp_path / "report.html").is_file()
+    assert not (tmp_path / VERDICTS_FILE).exists()
+    baselines = (tmp_path / "baselines.jsonl").read_text().splitlines()
+    labelled = [
+        path
+        for path in (MINI / "trajectories").glob("*.json")
+        if json.loads(path.read_text()).get("label")
+    ]
+    # Six baselines on every labelled trajectory (the verifier one marks unverifiable ones
+    # INVALID rather than dropping them).
+    assert len(baselines) == 6 * len(labelled)
+
+
+def test_a_model_without_its_key_is_a_clean_error(tmp_path: Path) -> None:
+    keyless = CliRunner(env={"COLUMNS": "200", "JUDGE_MODEL": "", "ANTHROPIC_API_KEY": ""})
+    result = keyless.invoke(
+        app, ["judge", str(MINI), "--model", "anthropic/claude-x", "--output", str(tmp_path)]
+    )
     assert result.exit_code == 2
-    assert "pass --model provider/model or set JUDGE_MODEL" in result.output
+    assert "ANTHROPIC_API_KEY" in result.output
+    assert not (tmp_path / "baselines.jsonl").exists()  # stopped before doing any work
+
+
+def test_a_bad_grid_file_is_named(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("turns: [0]\n")
+    result = runner.invoke(app, ["judge", str(MINI), "--model", "mock/pass", "--grid", str(grid)])
+    assert result.exit_code == 2
+    assert f"{grid}: turns.0" in result.output
+
+
+def test_report_needs_a_results_folder(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["report", str(tmp_path / "nothing")])
+    assert missing.exit_code == 2
+    assert "no such results folder" in missing.output
+    empty = runner.invoke(app, ["report", str(tmp_path)])
+    assert empty.exit_code == 2
+    assert "run `agentjudge judge` first" in empty.output
 
 
 def test_judge_refuses_bad_modes_and_budgets() -> None:
@@ -33,6 +78,7 @@ def test_judge_refuses_bad_modes_and_budgets() -> None:
 def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Path) -> None:
     arguments = ["judge", str(MINI), "--model", "mock/fail", "--mode", "llm,agent"]
     arguments += ["--turns", "1,2", "--output", str(tmp_path)]
+    arguments += ["--replay-output", str(tmp_path / "replay")]
     result = runner.invoke(app, arguments)
     assert result.exit_code == 0, result.output
     assert "not judge results" in result.output
@@ -43,3 +89,18 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
     assert {record["verdict"]["verdict"] for record in records} == {"FAIL"}
     assert {record["turns"] for record in records if record["mode"] == "agent"} == {1, 2}
     assert all(record["scripted"] for record in records)
+    report = json.loads((tmp_path / "report.json").read_text())
+    labels = [config["label"] for config in report["configs"]]
+    assert labels[:3] == ["agent T=1 mock/fail", "agent T=2 mock/fail", "llm mock/fail"]
+    assert "baseline: always-fail" in labels
+    assert [row["label"] for row in report["improvements"]] == [
+        "Improvement (agent T=1 mock/fail - llm)",
+        "Improvement (agent T=2 mock/fail - llm)",
+    ]
+    # `agentjudge report` rebuilds the same scores from the folder alone.
+    (tmp_path / "report.json").unlink()
+    again = runner.invoke(app, ["report", str(tmp_path / VERDICTS_FILE)])
+    assert again.exit_code == 0, again.output
+    rebuilt = json.loads((tmp_path / "report.json").read_text())
+    assert rebuilt["configs"] == report["configs"]
+    assert "Improvement (agent T=1 mock/fail - llm)" in again.output

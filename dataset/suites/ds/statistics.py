@@ -3,7 +3,7 @@
 A judge that only counted steps, or believed the agent's final message, should do badly on the
 suite. ``suite_statistics`` measures the point-biserial correlation (Pearson's r with the label
 as 0/1) of the label with the step count and with whether the final message claims success
-(``claims.claims_success``), and the share of PASS labels overall and per subdomain.
+(``dataset.claims.claims_success``), and the share of PASS labels overall and per subdomain.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from dataset.claims import claims_success
 from dataset.models import Task, Trajectory
-from dataset.suites.ds.claims import claims_success
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:

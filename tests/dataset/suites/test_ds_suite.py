@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from dataset.claims import claims_success
 from dataset.store import Dataset, load_dataset
 from dataset.suites.ds.build import readme_text, write_task_folder
-from dataset.suites.ds.claims import claims_success
 from dataset.suites.ds.spec import FailureKind
 from dataset.suites.ds.statistics import suite_statistics
 from dataset.suites.ds.tasks import all_tasks

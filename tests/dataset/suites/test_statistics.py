@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from dataset.suites.ds.claims import claims_success
+from dataset.claims import claims_success
 from dataset.suites.ds.statistics import pearson
 
 

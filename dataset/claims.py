@@ -1,9 +1,9 @@
 """Whether an agent's final message claims that the task succeeded.
 
-Used to measure how much a final message alone gives away (the suite keeps the correlation
-between claims and labels weak) and, later, by the self-report baseline judge. The rule is
-deliberately simple and documented: a message claims success when it contains a completion
-phrase and no hedge or admission of failure.
+Used to measure how much a final message alone gives away (the DS suite keeps the correlation
+between claims and labels weak) and by the self-report baseline judge (``bench.baselines``). The
+rule is deliberately simple and documented: a message claims success when it contains a
+completion phrase and no hedge or admission of failure.
 """
 
 from __future__ import annotations

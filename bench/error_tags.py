@@ -1,0 +1,41 @@
+"""Automatic tags for wrong judge verdicts, from what the run record alone can tell.
+
+The AJ-Bench failure taxonomy (omitted tool calls, wrong tool, misread tool output, wrong
+reasoning) needs a reader for most cases. The cases a record settles on its own get a tag; the
+rest are ``needs review``. Tags are checked in the order below, so each wrong verdict gets the
+first that applies.
+"""
+
+from __future__ import annotations
+
+from bench.results import Prediction
+from judge_agent.runner import HARNESS_ERROR_PREFIX
+
+__all__ = ["ERROR_TAGS", "error_tag"]
+
+ERROR_TAGS: dict[str, str] = {
+    "harness error": "the judge run itself could not be made (environment or crash)",
+    "budget exhausted": "a turn, token, time or tool-call limit ended the run",
+    "invalid verdict": "the judge gave no parsable verdict (or its model calls failed)",
+    "no tool call": "a tool-using judge answered without inspecting anything",
+    "tool error": "at least one of the judge's tool calls failed",
+    "needs review": "none of the above; wrong tool, misread output or wrong reasoning",
+}
+"""Every tag with what it means, in the order they are tried."""
+
+_LIMITS = {"turn_limit", "token_limit", "time_limit", "tool_call_limit"}
+
+
+def error_tag(prediction: Prediction) -> str | None:
+    """The tag of a wrong judge verdict; None for a right one or a baseline's."""
+    if prediction.correct or prediction.config.kind != "judge":
+        return None
+    error = prediction.error or ""
+    checks = (
+        ("harness error", error.startswith(HARNESS_ERROR_PREFIX)),
+        ("budget exhausted", prediction.stop_reason in _LIMITS),
+        ("invalid verdict", prediction.verdict == "INVALID"),
+        ("no tool call", prediction.config.name != "llm" and prediction.tool_calls == 0),
+        ("tool error", prediction.tool_errors > 0),
+    )
+    return next((tag for tag, applies in checks if applies), "needs review")

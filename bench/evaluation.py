@@ -1,0 +1,96 @@
+"""The bench pipeline around the judge grid: replay and verifier check, baselines, the report.
+
+``agentjudge judge`` runs, in order: the dataset's replay (resumable; it also runs every task
+verifier on the replayed state), the baseline judges (written to ``baselines.jsonl``), the judge
+grid when a model is configured (``judge_agent.runner``), and finally the report over everything
+in the output folder. Without a model the first two and the report still run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from bench.baselines import baseline_predictions
+from bench.report import ReportFiles, write_report
+from bench.results import BASELINES_FILE, Prediction, read_predictions
+from bench.scores import BenchReport
+from bench.scoring import build_report
+from dataset.store import load_dataset, write_text_atomic
+from judge_agent.runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
+from replay.report import FidelityReport
+from replay.runner import ReplaySummary, read_reports, replay_dataset
+from sandboxes.providers import BackendChoice
+
+__all__ = [
+    "NO_MODEL_NOTE",
+    "replay_and_verify",
+    "report_folder",
+    "write_baselines",
+]
+
+NO_MODEL_NOTE = (
+    "No judge model was configured, so this report holds the baselines only. Set JUDGE_MODEL "
+    "(or pass --model) to provider/model, e.g. openai/gpt-4.1 with OPENAI_API_KEY, "
+    "anthropic/claude-sonnet-4-5 with ANTHROPIC_API_KEY, or openai/<name> with OPENAI_BASE_URL "
+    "pointing at any OpenAI-compatible server."
+)
+
+
+async def replay_and_verify(
+    root: Path,
+    folder: Path,
+    choice: BackendChoice,
+    *,
+    jobs: int = 4,
+    on_report: Callable[[FidelityReport], None] | None = None,
+) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
+    """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
+    return the summary and each trajectory's report, verifier result included."""
+    summary = await replay_dataset(root, folder, choice=choice, jobs=jobs, on_report=on_report)
+    from replay.runner import REPORT_FILE
+
+    return summary, read_reports(folder / REPORT_FILE)
+
+
+def write_baselines(
+    root: Path, output: Path, replay_reports: dict[str, FidelityReport] | None
+) -> list[Prediction]:
+    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``."""
+    dataset = load_dataset(root, partial=True)
+    predictions = baseline_predictions(dataset.trajectories, dataset.tasks, replay_reports)
+    output.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(
+        output / BASELINES_FILE,
+        "".join(prediction.model_dump_json() + "\n" for prediction in predictions),
+    )
+    return predictions
+
+
+def report_folder(
+    folder: Path,
+    *,
+    output: Path | None = None,
+    notes: Sequence[str] = (),
+    replicates: int = 2000,
+) -> tuple[BenchReport, ReportFiles]:
+    """Score everything in a judge output folder and write the report (into ``output``, by
+    default the folder itself)."""
+    predictions = read_predictions(folder)
+    dataset = str(folder)
+    summary_path = folder / JUDGE_SUMMARY_FILE
+    if summary_path.is_file():
+        dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
+    all_notes = list(notes)
+    if not any(p.config.kind == "judge" for p in predictions) and NO_MODEL_NOTE not in all_notes:
+        all_notes.append("No judge verdicts in these results: the report holds baselines only.")
+    report = build_report(
+        predictions,
+        dataset=dataset,
+        title=f"Judge evaluation: {Path(dataset).name}",
+        notes=all_notes,
+        replicates=replicates,
+    )
+    files = write_report(report, output or folder)
+    return report, files

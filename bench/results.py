@@ -1,0 +1,162 @@
+"""What the bench scores: one prediction per (judge configuration, trajectory, run).
+
+Judge records (``verdicts.jsonl``, written by ``judge_agent.runner``) and baseline judgements
+(``baselines.jsonl``, written by ``bench.baselines``) both become ``Prediction`` rows keyed by a
+``JudgeConfig``, so every metric, table and plot treats an LLM judge and a rule-based baseline the
+same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from dataset.store import read_jsonl
+from judge_agent.runner import JudgeRecord
+
+__all__ = ["BASELINES_FILE", "JudgeConfig", "Prediction", "predictions_from_records"]
+
+BASELINES_FILE = "baselines.jsonl"
+"""Baseline predictions, next to ``verdicts.jsonl`` in a judge output folder."""
+
+ConfigKind = Literal["judge", "baseline"]
+
+
+class JudgeConfig(BaseModel):
+    """One row of the main table: a judge set-up whose runs are scored together."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: ConfigKind
+    """``judge`` (an LLM judge) or ``baseline`` (a rule without a model)."""
+    name: str
+    """The judge mode (``agent``, ``llm``, ``react``) or the baseline's name
+    (``always-pass``, ``always-fail``, ``random``, ``length-threshold``, ``self-report``,
+    ``verifier``)."""
+    turns: int = 0
+    """The turn budget (0 when there is none: ``llm`` judges and baselines)."""
+    model: str = ""
+    """``provider/model`` of an LLM judge; empty for baselines."""
+    variant: str = ""
+    """Further ablation axes that are not the default, e.g. ``effort=high`` or
+    ``screenshots=none``; empty when all are default."""
+
+    @property
+    def label(self) -> str:
+        """A short human-readable name, unique within a report."""
+        if self.kind == "baseline":
+            return f"baseline: {self.name}"
+        parts = [self.name]
+        if self.turns:
+            parts.append(f"T={self.turns}")
+        parts.append(self.model)
+        if self.variant:
+            parts.append(self.variant)
+        return " ".join(parts)
+
+    @property
+    def family(self) -> str:
+        """The configuration without its turn budget: one line of an F1-vs-turns curve."""
+        return self.model_copy(update={"turns": 0}).label
+
+
+class Prediction(BaseModel):
+    """One verdict on one trajectory by one configuration (one run of it)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    config: JudgeConfig
+    """Who judged."""
+    trajectory_id: str
+    """The trajectory judged."""
+    task_id: str
+    """Its task: the unit the cluster bootstrap resamples."""
+    domain: str
+    """The task's domain."""
+    subdomain: str
+    """The task's subdomain."""
+    agent: str | None = None
+    """The agent that produced the trajectory (for ranking fidelity)."""
+    run: int = 1
+    """The repetition, from 1."""
+    label: Literal["PASS", "FAIL"]
+    """The ground truth."""
+    verdict: Literal["PASS", "FAIL", "INVALID"]
+    """The prediction; ``INVALID`` is scored as a wrong answer and counted on its own."""
+    scripted: bool = False
+    """Made by the scripted ``mock`` model: a pipeline dry run, not a judge result."""
+    cost_usd: float | None = 0.0
+    """Dollars spent (None when the model has no price)."""
+    turns_used: int = 0
+    """Model calls made."""
+    tool_calls: int = 0
+    """Tool calls made."""
+    tool_errors: int = 0
+    """Tool calls that returned an error."""
+    stop_reason: str = "verdict"
+    """What ended the judge run (``verdict``, ``turn_limit``, ``token_limit``, ``time_limit``,
+    ``tool_call_limit``, ``error``)."""
+    error: str | None = None
+    """The error recorded with an ``INVALID`` verdict."""
+    key: str | None = None
+    """The judge run's key: its transcript is ``logs/<key>.jsonl``."""
+    rationale: str | None = None
+    """Why the verdict (a baseline's rule, or the judge's stated reasoning, shortened)."""
+
+    @property
+    def correct(self) -> bool:
+        """Whether the verdict equals the label (``INVALID`` never does)."""
+        return self.verdict == self.label
+
+
+def _variant(record: JudgeRecord) -> str:
+    return record.variant
+
+
+def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
+    """Scorable predictions from judge records (unlabelled trajectories are left out)."""
+    predictions: list[Prediction] = []
+    for record in records:
+        if record.label is None:
+            continue
+        verdict = record.verdict
+        predictions.append(
+            Prediction(
+                config=JudgeConfig(
+                    kind="judge",
+                    name=record.mode,
+                    turns=record.turns,
+                    model=record.model,
+                    variant=_variant(record),
+                ),
+                trajectory_id=record.trajectory_id,
+                task_id=record.task_id,
+                domain=record.domain,
+                subdomain=record.subdomain,
+                agent=record.agent,
+                run=record.run,
+                label=record.label,
+                verdict=verdict.verdict,
+                scripted=record.scripted,
+                cost_usd=verdict.cost_usd,
+                turns_used=verdict.turns_used,
+                tool_calls=len(verdict.tool_calls),
+                tool_errors=sum(call.is_error for call in verdict.tool_calls),
+                stop_reason=verdict.stop_reason,
+                error=verdict.error,
+                key=record.key,
+                rationale=(verdict.reasoning or "")[:300] or None,
+            )
+        )
+    return predictions
+
+
+def read_predictions(folder: Path) -> list[Prediction]:
+    """Every prediction in a judge output folder: judge verdicts and baselines."""
+    from judge_agent.runner import VERDICTS_FILE, read_records
+
+    predictions = predictions_from_records(list(read_records(folder / VERDICTS_FILE).values()))
+    predictions.extend(read_jsonl(folder / BASELINES_FILE, Prediction))
+    return predictions

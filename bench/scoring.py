@@ -1,0 +1,367 @@
+"""From predictions to a ``BenchReport``: every number a report shows.
+
+Scores are computed per configuration on each group (every subdomain, every domain, overall),
+pooled over runs, with task-cluster bootstrap intervals (tasks resampled with all their
+trajectories and runs, a fixed seed, so a report is reproducible) and Avg@k over runs. Agent and
+react configurations are paired with the ``llm`` configuration of the same model and variant for
+the "Improvement" rows and the paired tests.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.baselines import BASELINE_NAMES
+from bench.error_tags import ERROR_TAGS, error_tag
+from bench.metrics import (
+    METRICS_FROM_COUNTS,
+    confusion_counts,
+    counts_row,
+    f1_from_counts,
+    metric_values,
+)
+from bench.results import JudgeConfig, Prediction
+from bench.scores import (
+    BenchReport,
+    ConfigScores,
+    CurvePoint,
+    GroupScores,
+    Improvement,
+    PairedTest,
+    RankingFidelity,
+    RunSpread,
+    TurnCurve,
+    WrongVerdict,
+)
+from bench.statistics import (
+    cluster_bootstrap,
+    mcnemar_exact,
+    mean_interval,
+    paired_cluster_bootstrap,
+    ranking_fidelity,
+)
+from judge_agent.runner import LOGS_DIR
+
+__all__ = ["build_report", "config_order"]
+
+Level = Literal["subdomain", "domain", "overall"]
+_MODE_ORDER = {"agent": 0, "react": 1, "llm": 2}
+
+
+def config_order(config: JudgeConfig) -> tuple[object, ...]:
+    """Judges first (by model, variant, mode, budget), then baselines in their fixed order."""
+    if config.kind == "baseline":
+        position = BASELINE_NAMES.index(config.name) if config.name in BASELINE_NAMES else 99
+        return (1, position, config.name)
+    return (0, config.model, config.variant, _MODE_ORDER.get(config.name, 9), config.turns)
+
+
+def _groups(predictions: Iterable[Prediction]) -> dict[str, Level]:
+    subdomains = sorted({p.subdomain for p in predictions})
+    domains = sorted({p.domain for p in predictions})
+    levels: dict[str, Level] = {}
+    for name in subdomains:
+        levels[name] = "subdomain"
+    for name in domains:
+        # A domain whose only subdomain shares its name adds nothing; keep the subdomain.
+        levels.setdefault(name, "domain")
+    levels["overall"] = "overall"
+    return levels
+
+
+def _members(prediction: Prediction, group: str, level: Level) -> bool:
+    if level == "overall":
+        return True
+    return (prediction.subdomain if level == "subdomain" else prediction.domain) == group
+
+
+def _task_counts(predictions: Sequence[Prediction], tasks: list[str]) -> NDArray[np.int64]:
+    """Per task (rows in ``tasks`` order): tp, fp, tn, fn over its predictions."""
+    index = {task: row for row, task in enumerate(tasks)}
+    counts = np.zeros((len(tasks), 4), dtype=np.int64)
+    for prediction in predictions:
+        counts[index[prediction.task_id]] += counts_row(
+            confusion_counts([prediction.label == "PASS"], [_as_bool(prediction)])
+        )
+    return counts
+
+
+def _as_bool(prediction: Prediction) -> bool | None:
+    return None if prediction.verdict == "INVALID" else prediction.verdict == "PASS"
+
+
+def _score_group(
+    predictions: Sequence[Prediction], group: str, level: Level, replicates: int, seed: int
+) -> GroupScores:
+    confusion = confusion_counts(
+        [p.label == "PASS" for p in predictions], [_as_bool(p) for p in predictions]
+    )
+    values = metric_values(confusion)
+    tasks = sorted({p.task_id for p in predictions})
+    counts = _task_counts(predictions, tasks)
+    by_run: dict[int, list[Prediction]] = defaultdict(list)
+    for prediction in predictions:
+        by_run[prediction.run].append(prediction)
+    per_run = [
+        metric_values(
+            confusion_counts([p.label == "PASS" for p in run], [_as_bool(p) for p in run])
+        )
+        for _, run in sorted(by_run.items())
+    ]
+
+    def spread(name: str) -> RunSpread | None:
+        kept = [value for values in per_run if (value := values[name]) is not None]
+        return mean_interval(kept) if kept else None
+
+    return GroupScores(
+        group=group,
+        level=level,
+        predictions=len(predictions),
+        trajectories=len({p.trajectory_id for p in predictions}),
+        confusion=confusion,
+        accuracy=values["accuracy"],
+        precision=values["precision"],
+        recall=values["recall"],
+        f1=values["f1"],
+        balanced_accuracy=values["balanced_accuracy"],
+        fpr=values["fpr"],
+        fnr=values["fnr"],
+        f1_interval=cluster_bootstrap(
+            counts, METRICS_FROM_COUNTS["f1"], replicates=replicates, seed=seed
+        ),
+        balanced_accuracy_interval=cluster_bootstrap(
+            counts, METRICS_FROM_COUNTS["balanced_accuracy"], replicates=replicates, seed=seed
+        ),
+        f1_runs=spread("f1"),
+        accuracy_runs=spread("accuracy"),
+    )
+
+
+def _ranking(predictions: Sequence[Prediction]) -> RankingFidelity | None:
+    labels: dict[str, dict[str, bool]] = defaultdict(dict)
+    judged: dict[str, list[bool]] = defaultdict(list)
+    for prediction in predictions:
+        if prediction.agent is None:
+            continue
+        labels[prediction.agent][prediction.trajectory_id] = prediction.label == "PASS"
+        judged[prediction.agent].append(prediction.verdict == "PASS")
+    agents = sorted(labels)
+    return ranking_fidelity(
+        agents,
+        [sum(labels[a].values()) / len(labels[a]) for a in agents],
+        [sum(judged[a]) / len(judged[a]) for a in agents],
+    )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values)) if values else 0.0
+
+
+def _score_config(
+    config: JudgeConfig,
+    predictions: Sequence[Prediction],
+    levels: dict[str, Level],
+    replicates: int,
+    seed: int,
+) -> ConfigScores:
+    groups = []
+    for group, level in levels.items():
+        members = [p for p in predictions if _members(p, group, level)]
+        if members:
+            groups.append(_score_group(members, group, level, replicates, seed))
+    costs = [p.cost_usd for p in predictions]
+    tags: dict[str, int] = {}
+    for prediction in predictions:
+        tag = error_tag(prediction)
+        if tag is not None:
+            tags[tag] = tags.get(tag, 0) + 1
+    return ConfigScores(
+        config=config,
+        label=config.label,
+        scripted=any(p.scripted for p in predictions),
+        groups=groups,
+        verdicts=len(predictions),
+        cost_per_verdict=None
+        if any(cost is None for cost in costs)
+        else _mean([float(cost or 0.0) for cost in costs]),
+        turns_per_verdict=_mean([float(p.turns_used) for p in predictions]),
+        tool_calls_per_verdict=_mean([float(p.tool_calls) for p in predictions]),
+        ranking=_ranking(predictions),
+        error_tags={tag: tags[tag] for tag in ERROR_TAGS if tag in tags},
+    )
+
+
+def _paired(
+    agent: Sequence[Prediction], llm: Sequence[Prediction], replicates: int, seed: int
+) -> tuple[PairedTest, list[tuple[Prediction, Prediction]]]:
+    llm_by_key = {(p.trajectory_id, p.run): p for p in llm}
+    pairs = [
+        (a, llm_by_key[(a.trajectory_id, a.run)])
+        for a in agent
+        if (a.trajectory_id, a.run) in llm_by_key
+    ]
+    agent_only = sum(a.correct and not b.correct for a, b in pairs)
+    llm_only = sum(b.correct and not a.correct for a, b in pairs)
+    tasks = sorted({a.task_id for a, _ in pairs})
+    counts_a = _task_counts([a for a, _ in pairs], tasks)
+    counts_b = _task_counts([b for _, b in pairs], tasks)
+    delta: float | None = None
+    interval = None
+    p_value = None
+    if pairs:
+        f1_a = f1_from_counts(counts_a.sum(axis=0))
+        f1_b = f1_from_counts(counts_b.sum(axis=0))
+        if not (np.isnan(f1_a) or np.isnan(f1_b)):
+            delta = float(f1_a - f1_b)
+        interval, p_value = paired_cluster_bootstrap(
+            counts_a, counts_b, METRICS_FROM_COUNTS["f1"], replicates=replicates, seed=seed
+        )
+    test = PairedTest(
+        pairs=len(pairs),
+        agent_only_correct=agent_only,
+        llm_only_correct=llm_only,
+        mcnemar_p=mcnemar_exact(agent_only, llm_only),
+        delta_f1=delta,
+        delta_f1_interval=interval,
+        bootstrap_p=p_value,
+    )
+    return test, pairs
+
+
+def _improvements(
+    by_config: dict[JudgeConfig, list[Prediction]],
+    scores: dict[JudgeConfig, ConfigScores],
+    replicates: int,
+    seed: int,
+) -> list[Improvement]:
+    rows: list[Improvement] = []
+    judges = sorted((c for c in by_config if c.kind == "judge"), key=config_order)
+    for config in judges:
+        if config.name == "llm":
+            continue
+        llm = JudgeConfig(kind="judge", name="llm", model=config.model, variant=config.variant)
+        if llm not in by_config:
+            continue
+        test, _ = _paired(by_config[config], by_config[llm], replicates, seed)
+        deltas: dict[str, float | None] = {}
+        for group in scores[config].groups:
+            other = scores[llm].group(group.group)
+            deltas[group.group] = (
+                None
+                if other is None or group.f1 is None or other.f1 is None
+                else group.f1 - other.f1
+            )
+        rows.append(
+            Improvement(
+                agent=config,
+                llm=llm,
+                label=f"Improvement ({config.label} - llm)",
+                delta_f1=deltas,
+                paired=test,
+            )
+        )
+    return rows
+
+
+def _curves(scores: dict[JudgeConfig, ConfigScores]) -> list[TurnCurve]:
+    families: dict[str, list[CurvePoint]] = defaultdict(list)
+    for config, score in scores.items():
+        if config.kind != "judge" or config.turns == 0:
+            continue
+        overall = score.group("overall")
+        families[config.family].append(
+            CurvePoint(
+                turns=config.turns,
+                f1=overall.f1 if overall else None,
+                interval=overall.f1_interval if overall else None,
+            )
+        )
+    return [
+        TurnCurve(family=family, points=sorted(points, key=lambda point: point.turns))
+        for family, points in sorted(families.items())
+    ]
+
+
+def _wrong_verdicts(predictions: Iterable[Prediction]) -> list[WrongVerdict]:
+    wrong: list[WrongVerdict] = []
+    for prediction in predictions:
+        tag = error_tag(prediction)
+        if tag is None:
+            continue
+        wrong.append(
+            WrongVerdict(
+                config=prediction.config.label,
+                trajectory_id=prediction.trajectory_id,
+                run=prediction.run,
+                label=prediction.label,
+                verdict=prediction.verdict,
+                tag=tag,
+                transcript=f"{LOGS_DIR}/{prediction.key}.jsonl" if prediction.key else None,
+                detail=prediction.error or prediction.rationale,
+            )
+        )
+    return sorted(wrong, key=lambda item: (item.config, item.trajectory_id, item.run))
+
+
+def build_report(
+    predictions: Sequence[Prediction],
+    *,
+    dataset: str,
+    title: str = "Judge evaluation",
+    notes: Sequence[str] = (),
+    replicates: int = 2000,
+    seed: int = 0,
+) -> BenchReport:
+    """Score every configuration in ``predictions`` and assemble the report."""
+    levels = _groups(predictions)
+    by_config: dict[JudgeConfig, list[Prediction]] = defaultdict(list)
+    for prediction in predictions:
+        by_config[prediction.config].append(prediction)
+    ordered = sorted(by_config, key=config_order)
+    scores = {
+        config: _score_config(config, by_config[config], levels, replicates, seed)
+        for config in ordered
+    }
+    labels: dict[str, str] = {}
+    where: dict[str, Prediction] = {}
+    for prediction in predictions:
+        labels[prediction.trajectory_id] = prediction.label
+        where[prediction.trajectory_id] = prediction
+    label_counts: dict[str, dict[str, int]] = {}
+    for group, level in levels.items():
+        members = [t for t, p in where.items() if _members(p, group, level)]
+        label_counts[group] = {
+            value: sum(labels[t] == value for t in members) for value in ("PASS", "FAIL")
+        }
+    judged = [p for p in predictions if p.config.kind == "judge"]
+    wrong = _wrong_verdicts(judged)
+    totals: dict[str, int] = {}
+    for item in wrong:
+        totals[item.tag] = totals.get(item.tag, 0) + 1
+    all_notes = list(notes)
+    if any(p.scripted for p in judged):
+        all_notes.append(
+            "Judge rows marked scripted come from the scripted mock model: they exercise the "
+            "pipeline and are not judge results."
+        )
+    return BenchReport(
+        title=title,
+        dataset=dataset,
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        groups=list(levels),
+        group_levels=levels,
+        label_counts=label_counts,
+        configs=list(scores.values()),
+        improvements=_improvements(by_config, scores, replicates, seed),
+        curves=_curves(scores),
+        wrong_verdicts=wrong,
+        error_tag_totals={tag: totals[tag] for tag in ERROR_TAGS if tag in totals},
+        notes=all_notes,
+        bootstrap_replicates=replicates,
+    )
