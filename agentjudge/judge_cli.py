@@ -73,20 +73,28 @@ def _turns(text: str) -> tuple[int, ...]:
 
 
 class JudgeProgress:
-    """A live line per invocation: runs done of planned, verdicts so far, tokens and dollars."""
+    """Runs done of planned, verdicts so far, tokens and dollars: a live ``rich`` bar on a
+    terminal; in a log or a pipe, a plain line at every tenth of the runs."""
 
     def __init__(self) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+        self.live = console.is_terminal
+        # No stdout redirection: other output goes through the same console anyway.
         self.progress = Progress(
             TextColumn("judging"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[verdicts]}  {task.fields[usage]}"),
+            TextColumn("{task.fields[status]}"),
             console=console,
             transient=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            disable=not self.live,
         )
         self.task: Any = None
+        self.total = 0
+        self.done = 0
         self.counts = {"PASS": 0, "FAIL": 0, "INVALID": 0}
         self.tokens = 0
         self.dollars: float | None = 0.0
@@ -94,25 +102,30 @@ class JudgeProgress:
     def planned(self, new: int, reused: int) -> None:
         """Start the display once the runs are planned."""
         console.print(f"{new} judge run(s) to make, {reused} reused.", markup=False)
+        self.total = new
         self.progress.start()
-        self.task = self.progress.add_task("judging", total=new, verdicts="", usage="")
+        self.task = self.progress.add_task("judging", total=new, status="")
+
+    def status(self) -> str:
+        """Verdicts, tokens and dollars so far."""
+        verdicts = " ".join(f"{name} {count}" for name, count in self.counts.items())
+        dollars = "$?" if self.dollars is None else f"${self.dollars:.4f}"
+        return f"{verdicts}  {self.tokens:,} tokens {dollars}"
 
     def record(self, record: JudgeRecord) -> None:
         """Count one finished run."""
         verdict = record.verdict
+        self.done += 1
         self.counts[verdict.verdict] += 1
         self.tokens += verdict.tokens_in + verdict.tokens_out
         if self.dollars is not None and verdict.cost_usd is not None:
             self.dollars += verdict.cost_usd
         elif verdict.cost_usd is None:
             self.dollars = None
-        dollars = "$?" if self.dollars is None else f"${self.dollars:.4f}"
-        self.progress.update(
-            self.task,
-            advance=1,
-            verdicts=" ".join(f"{name} {count}" for name, count in self.counts.items()),
-            usage=f"{self.tokens:,} tokens {dollars}",
-        )
+        self.progress.update(self.task, advance=1, status=self.status())
+        step = max(1, self.total // 10)
+        if not self.live and (self.done % step == 0 or self.done == self.total):
+            console.print(f"judged {self.done}/{self.total}: {self.status()}", markup=False)
 
     def stop(self) -> None:
         """End the display."""

@@ -103,11 +103,16 @@ def _place_labels(points: list[tuple[float, float, str]], low: float, high: floa
         right = left + _CHAR_WIDTH_PT * max(len(line) for line in lines)
         half = _LINE_HEIGHT * len(lines) / 2
         centre, moved = y, True
-        while moved:
+        # Each pass either moves the label above one more box or ends, so len(boxes) + 1
+        # passes suffice; the tolerance keeps rounding in ``top + half - half`` from counting
+        # as an overlap again (which looped forever).
+        for _ in range(len(boxes) + 1):
+            if not moved:
+                break
             moved = False
             for other_left, other_right, bottom, top in boxes:
                 across = left < other_right and other_left < right
-                if across and centre - half < top and bottom < centre + half:
+                if across and centre - half < top - 1e-9 and bottom < centre + half - 1e-9:
                     centre, moved = top + half, True
         boxes.append((left, right, centre - half, centre + half))
         centres[index] = centre

@@ -323,7 +323,8 @@ def _header_blocks(report: BenchReport) -> list[_Block]:
     ]
     notes = list(report.notes)
     for config in report.configs:
-        if config.scripted and not any(config.label in note for note in notes):
+        named = config.config.model or config.label
+        if config.scripted and not any(named in note for note in notes):
             notes.append(f"{config.label}: scripted model, a dry run, not judge results.")
     if notes:
         blocks.append(_Callout("Notes", notes))

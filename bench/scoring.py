@@ -345,10 +345,11 @@ def build_report(
     for item in wrong:
         totals[item.tag] = totals.get(item.tag, 0) + 1
     all_notes = list(notes)
-    if any(p.scripted for p in judged):
+    scripted = sorted({p.config.model for p in judged if p.scripted})
+    if scripted:
         all_notes.append(
-            "Judge rows marked scripted come from the scripted mock model: they exercise the "
-            "pipeline and are not judge results."
+            f"The rows of {', '.join(scripted)} come from the scripted mock model: they exercise "
+            "the pipeline and are not judge results."
         )
     return BenchReport(
         title=title,

@@ -9,8 +9,12 @@ Other domains get the trajectory server only. ``llm`` runs get no tools and igno
 
 Each finished run is appended to ``verdicts.jsonl`` (flushed and synced) with its key, and its
 full conversation goes to ``logs/<key>.jsonl``; running again skips keys already judged (``fresh``
-starts over), so an interrupted grid loses only the runs in flight. ``jobs`` bounds concurrent
-judge runs, ``max_connections`` concurrent model calls.
+starts over), so an interrupted grid loses only the runs in flight. A run the harness could not
+make (its environment failed) is recorded ``INVALID`` with a ``harness:`` error rather than
+retried on every invocation; ``retry_invalid`` makes every ``INVALID`` run again. Several
+``JudgeArm`` (model and grid) pairs, from an ablation grid file, share one results file, one set of
+frozen replays and the limits: ``jobs`` bounds concurrent judge runs, ``max_connections``
+concurrent model calls.
 """
 
 from __future__ import annotations

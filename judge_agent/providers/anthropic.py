@@ -193,7 +193,13 @@ class AnthropicModel:
         self.name = f"anthropic/{model}"
         base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
-        if api_key is None and base_url is not None and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+        if api_key is None and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            if base_url is None:
+                # The SDK would only fail at the first request, once per judge run.
+                raise ModelError(
+                    f"{self.name}: no API key; set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
+                    "or ANTHROPIC_BASE_URL for a compatible server"
+                )
             api_key = PLACEHOLDER_API_KEY
         self.base_url = base_url
         self.request_options = dict(options)

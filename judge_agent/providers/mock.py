@@ -20,6 +20,7 @@ from pydantic import JsonValue
 from judge_agent.model import (
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
     ContentText,
@@ -68,23 +69,30 @@ def _always(verdict: str) -> Responder:
     return respond
 
 
-def _first_user_text(messages: list[ChatMessage]) -> str:
+def _opening_text(messages: list[ChatMessage]) -> str:
+    """The system prompt and the first user message: what differs between trajectories and
+    between judge modes, and not between runs."""
+    parts: list[str] = []
     for message in messages:
-        if isinstance(message, ChatMessageUser):
+        if isinstance(message, ChatMessageSystem):
+            parts.append(message.content)
+        elif isinstance(message, ChatMessageUser):
             if isinstance(message.content, str):
-                return message.content
-            return "".join(part.text for part in message.content if isinstance(part, ContentText))
-    return ""
+                parts.append(message.content)
+            else:
+                parts.extend(p.text for p in message.content if isinstance(p, ContentText))
+            break
+    return "\n".join(parts)
 
 
 def _coin(messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig) -> Reply:
     """Looks at step 1 through ``VIEW_TRAJECTORY_STEP`` when it has that tool and has not yet,
-    then answers PASS or FAIL from a hash of the first user message, so a trajectory always gets
-    the same answer whatever the order of runs."""
+    then answers PASS or FAIL from a hash of the system prompt and the first user message, so a
+    trajectory gets the same answer in every run and whatever the order of runs."""
     looked = any(isinstance(message, ChatMessageTool) for message in messages)
     if not looked and any(tool.name == "VIEW_TRAJECTORY_STEP" for tool in tools):
         return reply("Scripted: looking at step 1.", tool_call("VIEW_TRAJECTORY_STEP", step=1))
-    digest = hashlib.sha256(_first_user_text(messages).encode()).digest()
+    digest = hashlib.sha256(_opening_text(messages).encode()).digest()
     verdict = "PASS" if digest[0] % 2 == 0 else "FAIL"
     return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from dataset.store import load_dataset
 from judge_agent.model import (
@@ -15,9 +18,11 @@ from judge_agent.model import (
 from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
 from judge_agent.records import read_log
 from judge_agent.runner import (
+    HARNESS_ERROR_PREFIX,
     LOGS_DIR,
     VERDICTS_FILE,
     GridSpec,
+    JudgeArm,
     judge_dataset,
     read_records,
     run_key,
@@ -170,3 +175,77 @@ def test_run_keys_are_safe_file_names() -> None:
     long = run_key("t" * 300, "agent", 16, "openai/gpt-4o", 1)
     assert len(long) <= 180
     assert long != run_key("t" * 301, "agent", 16, "openai/gpt-4o", 1)
+
+
+async def test_a_crashed_run_is_recorded_invalid_and_retried_only_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment that cannot be opened is a harness error: an INVALID record naming it
+    (not a silent retry on every invocation); ``retry_invalid`` makes the run again."""
+    from judge_agent import toolbox
+
+    real_open = toolbox.Toolbox.open
+    broken = {"on": True}
+
+    async def failing_open(servers: Any) -> Any:
+        if broken["on"]:
+            raise OSError("sandbox vanished")
+        return await real_open(servers)
+
+    monkeypatch.setattr(toolbox.Toolbox, "open", staticmethod(failing_open))
+    only = {"fs-meeting-notes-index--sonnet-pass"}
+    grid = GridSpec(modes=("agent",), turns=(1,))
+    factory = lambda: ScriptedModel("pass")  # noqa: E731
+    first = await judge_dataset(MINI, tmp_path, model_factory=factory, grid=grid, only=only)
+    (record,) = read_records(tmp_path / VERDICTS_FILE).values()
+    assert record.verdict.verdict == "INVALID"
+    assert record.verdict.stop_reason == "error"
+    assert record.verdict.error == f"{HARNESS_ERROR_PREFIX}OSError: sandbox vanished"
+    assert any("sandbox vanished" in problem for problem in first.problems)
+
+    again = await judge_dataset(MINI, tmp_path, model_factory=factory, grid=grid, only=only)
+    assert again.resumed == 1
+    assert len((tmp_path / VERDICTS_FILE).read_text().splitlines()) == 1
+
+    broken["on"] = False
+    retried = await judge_dataset(
+        MINI, tmp_path, model_factory=factory, grid=grid, only=only, retry_invalid=True
+    )
+    assert retried.resumed == 0
+    assert retried.problems == []
+    (record,) = read_records(tmp_path / VERDICTS_FILE).values()
+    assert record.verdict.verdict == "PASS"
+
+
+async def test_arms_of_several_models_and_variants_share_one_results_file(
+    tmp_path: Path,
+) -> None:
+    only = {"fs-meeting-notes-index--sonnet-pass", "pg-active-customers-view--mini-inner-join"}
+    plain = GridSpec(modes=("llm",))
+    effortful = GridSpec(modes=("llm",), generate=GenerateConfig(reasoning_effort="high"))
+    seen: list[GenerateConfig] = []
+
+    def remember(
+        messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> Reply:
+        seen.append(config)
+        return "RESULT: PASS"
+
+    summary = await judge_dataset(
+        MINI,
+        tmp_path,
+        arms=[
+            JudgeArm(lambda: ScriptedModel("pass"), plain),
+            JudgeArm(lambda: ScriptedModel("fail"), plain),
+            JudgeArm(lambda: ScriptedModel("effort", respond=remember), effortful),
+        ],
+        only=only,
+    )
+    records = read_records(tmp_path / VERDICTS_FILE)
+    assert summary.runs == len(records) == 6
+    by_arm = {(r.model, r.variant) for r in records.values()}
+    assert by_arm == {("mock/pass", ""), ("mock/fail", ""), ("mock/effort", "effort=high")}
+    assert {r.agent for r in records.values()} == {
+        load_dataset(MINI).trajectories[t].agent for t in only
+    }
+    assert [config.reasoning_effort for config in seen] == ["high", "high"]

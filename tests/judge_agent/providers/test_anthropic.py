@@ -103,6 +103,17 @@ async def test_a_text_answer_with_system_prompt_usage_and_defaults(wire: WireSer
     assert "tools" not in body
 
 
+def test_anthropic_without_a_key_or_server_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK accepts a missing key and fails at the first request; the provider says so when
+    it is built, so a judge grid stops before it starts."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ModelError, match="no API key; set ANTHROPIC_API_KEY"):
+        get_model("anthropic/claude-x")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token")
+    assert get_model("anthropic/claude-x").name == "anthropic/claude-x"
+
+
 async def test_anthropic_base_url_alone_reaches_the_server(
     wire: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
