@@ -311,7 +311,7 @@ def judge(
     the output folder. Without a model, everything but the judge grid runs and the exit code
     is 0.
     """
-    from bench.evaluation import NO_MODEL_NOTE, replay_and_verify, report_folder, write_baselines
+    from bench.evaluation import replay_and_verify, report_folder, write_baselines
     from bench.grid import GridError, expand_grid, load_grid
     from judge_agent.model import MODEL_ENV
     from sandboxes.providers import BackendChoice
@@ -396,8 +396,7 @@ def judge(
                 summary_path,
                 JudgeSummary(dataset=str(dataset), output=str(folder)).model_dump(mode="json"),
             )
-    notes = [] if arms else [NO_MODEL_NOTE]
-    report, files = report_folder(folder, notes=notes)
+    report, files = report_folder(folder, model_configured=bool(arms))
     print_report(report)
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
     if not arms:

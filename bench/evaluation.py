@@ -20,10 +20,11 @@ from bench.scoring import build_report
 from dataset.store import load_dataset, write_text_atomic
 from judge_agent.runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
 from replay.report import FidelityReport
-from replay.runner import ReplaySummary, read_reports, replay_dataset
+from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
 from sandboxes.providers import BackendChoice
 
 __all__ = [
+    "EARLIER_RUNS_NOTE",
     "NO_MODEL_NOTE",
     "replay_and_verify",
     "report_folder",
@@ -35,6 +36,11 @@ NO_MODEL_NOTE = (
     "(or pass --model) to provider/model, e.g. openai/gpt-4.1 with OPENAI_API_KEY, "
     "anthropic/claude-sonnet-4-5 with ANTHROPIC_API_KEY, or openai/<name> with OPENAI_BASE_URL "
     "pointing at any OpenAI-compatible server."
+)
+
+EARLIER_RUNS_NOTE = (
+    "No judge model was configured for this invocation; the judge rows come from earlier runs "
+    "recorded in this folder."
 )
 
 
@@ -49,8 +55,6 @@ async def replay_and_verify(
     """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
     return the summary and each trajectory's report, verifier result included."""
     summary = await replay_dataset(root, folder, choice=choice, jobs=jobs, on_report=on_report)
-    from replay.runner import REPORT_FILE
-
     return summary, read_reports(folder / REPORT_FILE)
 
 
@@ -73,17 +77,22 @@ def report_folder(
     *,
     output: Path | None = None,
     notes: Sequence[str] = (),
+    model_configured: bool = True,
     replicates: int = 2000,
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
-    default the folder itself)."""
+    default the folder itself). ``model_configured=False`` says in the report that no judge
+    could run now."""
     predictions = read_predictions(folder)
     dataset = str(folder)
     summary_path = folder / JUDGE_SUMMARY_FILE
     if summary_path.is_file():
         dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
     all_notes = list(notes)
-    if not any(p.config.kind == "judge" for p in predictions) and NO_MODEL_NOTE not in all_notes:
+    judged = any(p.config.kind == "judge" for p in predictions)
+    if not model_configured:
+        all_notes.append(NO_MODEL_NOTE if not judged else EARLIER_RUNS_NOTE)
+    elif not judged:
         all_notes.append("No judge verdicts in these results: the report holds baselines only.")
     report = build_report(
         predictions,

@@ -14,9 +14,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from dataset.store import read_jsonl
-from judge_agent.runner import JudgeRecord
+from judge_agent.runner import VERDICTS_FILE, JudgeRecord, read_records
 
-__all__ = ["BASELINES_FILE", "JudgeConfig", "Prediction", "predictions_from_records"]
+__all__ = [
+    "BASELINES_FILE",
+    "JudgeConfig",
+    "Prediction",
+    "predictions_from_records",
+    "read_predictions",
+]
 
 BASELINES_FILE = "baselines.jsonl"
 """Baseline predictions, next to ``verdicts.jsonl`` in a judge output folder."""
@@ -111,10 +117,6 @@ class Prediction(BaseModel):
         return self.verdict == self.label
 
 
-def _variant(record: JudgeRecord) -> str:
-    return record.variant
-
-
 def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
     """Scorable predictions from judge records (unlabelled trajectories are left out)."""
     predictions: list[Prediction] = []
@@ -129,7 +131,7 @@ def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
                     name=record.mode,
                     turns=record.turns,
                     model=record.model,
-                    variant=_variant(record),
+                    variant=record.variant,
                 ),
                 trajectory_id=record.trajectory_id,
                 task_id=record.task_id,
@@ -155,8 +157,6 @@ def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
 
 def read_predictions(folder: Path) -> list[Prediction]:
     """Every prediction in a judge output folder: judge verdicts and baselines."""
-    from judge_agent.runner import VERDICTS_FILE, read_records
-
     predictions = predictions_from_records(list(read_records(folder / VERDICTS_FILE).values()))
     predictions.extend(read_jsonl(folder / BASELINES_FILE, Prediction))
     return predictions

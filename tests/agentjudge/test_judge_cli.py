@@ -104,3 +104,20 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
     rebuilt = json.loads((tmp_path / "report.json").read_text())
     assert rebuilt["configs"] == report["configs"]
     assert "Improvement (agent T=1 mock/fail - llm)" in again.output
+    # Without a model, the same folder's report keeps the earlier judge rows and says so.
+    later = runner.invoke(
+        app,
+        [
+            "judge",
+            str(MINI),
+            "--output",
+            str(tmp_path),
+            "--replay-output",
+            str(tmp_path / "replay"),
+        ],
+    )
+    assert later.exit_code == 0, later.output
+    latest = json.loads((tmp_path / "report.json").read_text())
+    assert latest["configs"] == report["configs"]
+    assert any("judge rows come from earlier runs" in note for note in latest["notes"])
+    assert not any("holds the baselines only" in note for note in latest["notes"])

@@ -43,6 +43,7 @@ from dataset.suites.ds.tasks.postgres.retail_data import (
 )
 
 SHOP = generate()
+ORDER_TOTALS = SHOP.order_totals()
 
 Snapshot = dict[str, tuple[tuple[str, ...], tuple[int, str]]]
 
@@ -725,9 +726,7 @@ unchanged.
             ("status", "text", True),
             ("total_amount", "numeric(12,2)", True),
         ],
-        "EXPECTED_ORDERS": fingerprint(
-            [(*o.row(), SHOP.order_totals()[o.id]) for o in SHOP.orders]
-        ),
+        "EXPECTED_ORDERS": fingerprint([(*o.row(), ORDER_TOTALS[o.id]) for o in SHOP.orders]),
         "UNCHANGED": snapshot(
             table_rows(SHOP), ["customers", "products", "order_items", "payments"]
         ),
