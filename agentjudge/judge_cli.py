@@ -133,11 +133,16 @@ class JudgeProgress:
 
 
 def print_report(report: BenchReport) -> None:
-    """The main table, compact: F1 per domain and overall with its bootstrap interval, and
-    balanced accuracy; then the Improvement rows. Subdomains are in the written report."""
+    """The main table, compact: F1 per subdomain (or per domain, when there are many) and
+    overall with its bootstrap interval, and balanced accuracy; then the Improvement rows. The
+    written report has every group."""
     from bench.report import format_number
 
-    groups = [g for g in report.groups if report.group_levels[g] != "subdomain"]
+    subdomains = [g for g in report.groups if report.group_levels[g] == "subdomain"]
+    domains = [g for g in report.groups if report.group_levels[g] == "domain"]
+    # As many columns as fit a terminal: subdomains when there are few, else domains.
+    columns = subdomains if len(subdomains) <= 4 else domains
+    groups = [*(columns if len(columns) > 1 else []), "overall"]
     table = Table(title=f"F1 by judge: {report.dataset}", box=box.SIMPLE_HEAD)
     table.add_column("judge", no_wrap=True)
     for group in groups:
