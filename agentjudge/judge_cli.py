@@ -316,7 +316,7 @@ def judge(
     the output folder. Without a model, everything but the judge grid runs and the exit code
     is 0.
     """
-    from bench.evaluation import replay_and_verify, report_folder, write_baselines
+    from bench.evaluation import replay_and_verify, replay_notes, report_folder, write_baselines
     from bench.grid import GridError, expand_grid, load_grid
     from judge_agent.model import MODEL_ENV
     from sandboxes.providers import BackendChoice
@@ -401,7 +401,9 @@ def judge(
                 summary_path,
                 JudgeSummary(dataset=str(dataset), output=str(folder)).model_dump(mode="json"),
             )
-    report, files = report_folder(folder, model_configured=bool(arms))
+    report, files = report_folder(
+        folder, notes=replay_notes(replay_summary), model_configured=bool(arms)
+    )
     print_report(report)
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
     if not arms:

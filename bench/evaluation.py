@@ -27,6 +27,7 @@ __all__ = [
     "EARLIER_RUNS_NOTE",
     "NO_MODEL_NOTE",
     "replay_and_verify",
+    "replay_notes",
     "report_folder",
     "write_baselines",
 ]
@@ -56,6 +57,25 @@ async def replay_and_verify(
     return the summary and each trajectory's report, verifier result included."""
     summary = await replay_dataset(root, folder, choice=choice, jobs=jobs, on_report=on_report)
     return summary, read_reports(folder / REPORT_FILE)
+
+
+def replay_notes(summary: ReplaySummary) -> list[str]:
+    """What the replay could not do, said plainly for the report."""
+    total = summary.total
+    notes: list[str] = []
+    if total.diverged or total.failed:
+        notes.append(
+            f"{total.diverged} replay(s) diverged and {total.failed} failed: tool-using judges of "
+            "those trajectories saw a state that may differ from the one the agent left, and the "
+            "verifier baseline is INVALID where no verifier ran (see the replay reports)."
+        )
+    if total.unsupported:
+        notes.append(
+            f"{total.unsupported} trajectory(ies) belong to domains without a replay yet: their "
+            "judges had the trajectory only (no environment tools) and the verifier baseline is "
+            "INVALID on them."
+        )
+    return notes
 
 
 def write_baselines(
