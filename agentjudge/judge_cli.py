@@ -18,6 +18,7 @@ from agentjudge.replay_cli import print_summary as print_replay_summary
 from dataset.store import write_json_atomic
 from judge_agent.loop import MODES, JudgeLimits, JudgeMode
 from judge_agent.model import GenerateConfig
+from judge_agent.pricing import add_costs
 from judge_agent.runner import (
     LOGS_DIR,
     SUMMARY_FILE,
@@ -118,10 +119,7 @@ class JudgeProgress:
         self.done += 1
         self.counts[verdict.verdict] += 1
         self.tokens += verdict.tokens_in + verdict.tokens_out
-        if self.dollars is not None and verdict.cost_usd is not None:
-            self.dollars += verdict.cost_usd
-        elif verdict.cost_usd is None:
-            self.dollars = None
+        self.dollars = add_costs(self.dollars, verdict.cost_usd)
         self.progress.update(self.task, advance=1, status=self.status())
         step = max(1, self.total // 10)
         if not self.live and (self.done % step == 0 or self.done == self.total):

@@ -19,7 +19,10 @@ ERROR_TAGS: dict[str, str] = {
     "invalid verdict": "the judge gave no parsable verdict (or its model calls failed)",
     "no tool call": "a tool-using judge answered without inspecting anything",
     "tool error": "at least one of the judge's tool calls failed",
-    "needs review": "none of the above; wrong tool, misread output or wrong reasoning",
+    "needs review": (
+        "none of the above; the AJ-Bench taxonomy (wrong tool, misread output, wrong reasoning) "
+        "needs a human reader"
+    ),
 }
 """Every tag with what it means, in the order they are tried."""
 

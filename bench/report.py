@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
+from bench.error_tags import ERROR_TAGS
 from bench.plots import PLOTS
 from bench.scores import (
     BenchReport,
@@ -30,7 +31,6 @@ from bench.scores import (
 from dataset.store import write_bytes_atomic
 
 __all__ = [
-    "ERROR_TAG_MEANINGS",
     "WRONG_VERDICT_LIMIT",
     "ReportFiles",
     "format_interval",
@@ -50,19 +50,6 @@ _DETAIL_CHARS = 200
 
 _MINUS = "\u2212"
 _RHO = "\u03c1"
-
-ERROR_TAG_MEANINGS: dict[str, str] = {
-    "no tool call": "a tool-using judge answered without inspecting anything.",
-    "tool error": "at least one of the judge's tool calls failed.",
-    "budget exhausted": "a turn, token, time or tool-call limit ended the run.",
-    "invalid verdict": "the judge gave no verdict that could be parsed.",
-    "harness error": "the judge run could not be made (environment or crash).",
-    "needs review": (
-        "none of the above; the AJ-Bench taxonomy (wrong tool, misread output, wrong "
-        "reasoning) needs a human reader."
-    ),
-}
-"""One sentence per automatic error tag, in the order the report lists them."""
 
 
 class ReportFiles(BaseModel):
@@ -554,15 +541,15 @@ def _tag_order(report: BenchReport) -> list[str]:
     seen = set(report.error_tag_totals)
     for config in report.configs:
         seen.update(config.error_tags)
-    known = [tag for tag in ERROR_TAG_MEANINGS if tag in seen]
-    return known + sorted(seen - set(ERROR_TAG_MEANINGS))
+    known = [tag for tag in ERROR_TAGS if tag in seen]
+    return known + sorted(seen - set(ERROR_TAGS))
 
 
 def _error_tags(report: BenchReport) -> list[_Block]:
     blocks: list[_Block] = [
         _Heading("Error tags", 2, "sec-error-tags"),
         _Para("Each wrong judge verdict gets one automatic tag (see bench.error_tags):"),
-        _Terms(list(ERROR_TAG_MEANINGS.items())),
+        _Terms(list(ERROR_TAGS.items())),
     ]
     judges = _judges(report)
     if not judges:

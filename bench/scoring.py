@@ -10,9 +10,9 @@ the "Improvement" rows and the paired tests.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +30,7 @@ from bench.results import JudgeConfig, Prediction
 from bench.scores import (
     BenchReport,
     ConfigScores,
+    Confusion,
     CurvePoint,
     GroupScores,
     Improvement,
@@ -46,11 +47,13 @@ from bench.statistics import (
     paired_cluster_bootstrap,
     ranking_fidelity,
 )
+from judge_agent.pricing import total_cost
 from judge_agent.runner import LOGS_DIR
 
 __all__ = ["build_report", "config_order"]
 
 Level = Literal["subdomain", "domain", "overall"]
+T = TypeVar("T")
 _MODE_ORDER = {"agent": 0, "react": 1, "llm": 2}
 
 
@@ -81,39 +84,43 @@ def _members(prediction: Prediction, group: str, level: Level) -> bool:
     return (prediction.subdomain if level == "subdomain" else prediction.domain) == group
 
 
+def _confusion(predictions: Iterable[Prediction]) -> Confusion:
+    """The predictions' confusion counts (INVALID scored as wrong, see ``bench.metrics``)."""
+    labels: list[bool] = []
+    verdicts: list[bool | None] = []
+    for prediction in predictions:
+        labels.append(prediction.label == "PASS")
+        verdicts.append(None if prediction.verdict == "INVALID" else prediction.verdict == "PASS")
+    return confusion_counts(labels, verdicts)
+
+
+def _by(
+    predictions: Iterable[Prediction], key: Callable[[Prediction], T]
+) -> dict[T, list[Prediction]]:
+    groups: dict[T, list[Prediction]] = defaultdict(list)
+    for prediction in predictions:
+        groups[key(prediction)].append(prediction)
+    return groups
+
+
 def _task_counts(predictions: Sequence[Prediction], tasks: list[str]) -> NDArray[np.int64]:
     """Per task (rows in ``tasks`` order): tp, fp, tn, fn over its predictions."""
-    index = {task: row for row, task in enumerate(tasks)}
     counts = np.zeros((len(tasks), 4), dtype=np.int64)
-    for prediction in predictions:
-        counts[index[prediction.task_id]] += counts_row(
-            confusion_counts([prediction.label == "PASS"], [_as_bool(prediction)])
-        )
+    by_task = _by(predictions, lambda prediction: prediction.task_id)
+    for row, task in enumerate(tasks):
+        counts[row] = counts_row(_confusion(by_task.get(task, [])))
     return counts
-
-
-def _as_bool(prediction: Prediction) -> bool | None:
-    return None if prediction.verdict == "INVALID" else prediction.verdict == "PASS"
 
 
 def _score_group(
     predictions: Sequence[Prediction], group: str, level: Level, replicates: int, seed: int
 ) -> GroupScores:
-    confusion = confusion_counts(
-        [p.label == "PASS" for p in predictions], [_as_bool(p) for p in predictions]
-    )
+    confusion = _confusion(predictions)
     values = metric_values(confusion)
     tasks = sorted({p.task_id for p in predictions})
     counts = _task_counts(predictions, tasks)
-    by_run: dict[int, list[Prediction]] = defaultdict(list)
-    for prediction in predictions:
-        by_run[prediction.run].append(prediction)
-    per_run = [
-        metric_values(
-            confusion_counts([p.label == "PASS" for p in run], [_as_bool(p) for p in run])
-        )
-        for _, run in sorted(by_run.items())
-    ]
+    by_run = _by(predictions, lambda prediction: prediction.run)
+    per_run = [metric_values(_confusion(run)) for _, run in sorted(by_run.items())]
 
     def spread(name: str) -> RunSpread | None:
         kept = [value for values in per_run if (value := values[name]) is not None]
@@ -175,7 +182,7 @@ def _score_config(
         members = [p for p in predictions if _members(p, group, level)]
         if members:
             groups.append(_score_group(members, group, level, replicates, seed))
-    costs = [p.cost_usd for p in predictions]
+    cost = total_cost(p.cost_usd for p in predictions)
     tags: dict[str, int] = {}
     for prediction in predictions:
         tag = error_tag(prediction)
@@ -187,9 +194,7 @@ def _score_config(
         scripted=any(p.scripted for p in predictions),
         groups=groups,
         verdicts=len(predictions),
-        cost_per_verdict=None
-        if any(cost is None for cost in costs)
-        else _mean([float(cost or 0.0) for cost in costs]),
+        cost_per_verdict=None if cost is None or not predictions else cost / len(predictions),
         turns_per_verdict=_mean([float(p.turns_used) for p in predictions]),
         tool_calls_per_verdict=_mean([float(p.tool_calls) for p in predictions]),
         ranking=_ranking(predictions),
@@ -320,9 +325,7 @@ def build_report(
 ) -> BenchReport:
     """Score every configuration in ``predictions`` and assemble the report."""
     levels = _groups(predictions)
-    by_config: dict[JudgeConfig, list[Prediction]] = defaultdict(list)
-    for prediction in predictions:
-        by_config[prediction.config].append(prediction)
+    by_config = _by(predictions, lambda prediction: prediction.config)
     ordered = sorted(by_config, key=config_order)
     scores = {
         config: _score_config(config, by_config[config], levels, replicates, seed)

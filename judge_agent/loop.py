@@ -44,7 +44,7 @@ from judge_agent.model import (
     ToolCall,
     ToolInfo,
 )
-from judge_agent.pricing import cost_usd
+from judge_agent.pricing import add_costs, cost_usd
 from judge_agent.react import ReactAction, ReactError, ReactFinal, format_observation, parse_react
 from judge_agent.records import RunLog
 from judge_agent.toolbox import Toolbox
@@ -134,7 +134,7 @@ class _Run:
         seconds = time.perf_counter() - started
         self.usage = self.usage + output.usage
         dollars = cost_usd(self.model.name, output.usage)
-        self.cost = None if dollars is None or self.cost is None else self.cost + dollars
+        self.cost = add_costs(self.cost, dollars)
         self.messages.append(output.message)
         self.log.write(
             "model_call",

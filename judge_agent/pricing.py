@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat
@@ -50,6 +51,19 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
         except ValueError as error:
             raise ValueError(f"price table {source}: models.{name!r}: {error}") from None
     return prices
+
+
+def add_costs(total: float | None, dollars: float | None) -> float | None:
+    """A running dollar total: an unknown cost (None) makes the total unknown, never zero."""
+    return None if total is None or dollars is None else total + dollars
+
+
+def total_cost(costs: Iterable[float | None]) -> float | None:
+    """The sum of several costs; unknown if any of them is (see ``add_costs``)."""
+    total: float | None = 0.0
+    for dollars in costs:
+        total = add_costs(total, dollars)
+    return total
 
 
 def cost_usd(model: str, usage: ModelUsage, prices: dict[str, Price] | None = None) -> float | None:

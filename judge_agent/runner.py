@@ -43,6 +43,7 @@ from dataset.store import (
 )
 from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
+from judge_agent.pricing import total_cost
 from judge_agent.records import RunLog
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
@@ -363,9 +364,7 @@ class _Grid:
         return verdict, kind
 
     def cost(self) -> float | None:
-        total: float | None = 0.0
-        for dollars in self.spent:
-            total = None if dollars is None or total is None else total + dollars
+        total = total_cost(self.spent)
         return None if total is None else round(total, 6)
 
 

@@ -60,11 +60,15 @@ class RecordedCall:
     config: GenerateConfig
 
 
+def _scripted_verdict(verdict: str) -> str:
+    return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+
+
 def _always(verdict: str) -> Responder:
     def respond(
         messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
     ) -> Reply:
-        return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+        return _scripted_verdict(verdict)
 
     return respond
 
@@ -94,7 +98,7 @@ def _coin(messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateCo
         return reply("Scripted: looking at step 1.", tool_call("VIEW_TRAJECTORY_STEP", step=1))
     digest = hashlib.sha256(_opening_text(messages).encode()).digest()
     verdict = "PASS" if digest[0] % 2 == 0 else "FAIL"
-    return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+    return _scripted_verdict(verdict)
 
 
 BUILT_IN_SCRIPTS: dict[str, Responder] = {
