@@ -11,7 +11,8 @@ from pathlib import Path
 
 from dataset.store import count_by, load_dataset
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "datasets" / "examples"
 MINI = EXAMPLES / "mini"
 
 
@@ -44,7 +45,8 @@ def test_mini_is_valid_and_covers_every_domain_with_both_labels() -> None:
 def test_committed_mini_matches_a_fresh_generator_run(tmp_path: Path) -> None:
     output = tmp_path / "mini"
     completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / "build_mini.py"), "--output", str(output)],
+        [sys.executable, "-m", "suites.mini", "--output", str(output)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,15 +17,15 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from dataset.models import SqlSeedState, Task, VerifierRef
-from dataset.suites.ds.spec import AgentPolicy, SuiteTask
-from dataset.suites.ds.tasks.postgres.clinic_data import (
+from suites.ds.spec import AgentPolicy, SuiteTask
+from suites.ds.tasks.postgres.clinic_data import (
     COLUMNS,
     Clinic,
     generate,
     seed_sql,
     table_rows,
 )
-from dataset.suites.ds.tasks.postgres.common import (
+from suites.ds.tasks.postgres.common import (
     Value,
     details,
     fingerprint,

@@ -8,8 +8,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from dataset.suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
-from dataset.suites.ds.tasks.filesystem.common import (
+from suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
+from suites.ds.tasks.filesystem.common import (
     file_names,
     found_paths,
     make_task,

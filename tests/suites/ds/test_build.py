@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER
-from dataset.suites.ds.build import build_suite
-from dataset.suites.ds.spec import AgentPolicy, AgentSession
-from dataset.suites.ds.tasks.filesystem.invoices import TASKS
+from suites.ds.build import build_suite
+from suites.ds.spec import AgentPolicy, AgentSession
+from suites.ds.tasks.filesystem.invoices import TASKS
 
 
 async def does_nothing(session: AgentSession) -> str:

@@ -22,7 +22,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from dataset.suites.ds.spec import AgentSession, Policy
+from suites.ds.spec import AgentSession, Policy
 
 Value = int | str | Decimal | date | None
 """A value of a generated row."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataset.suites.ds.spec import SuiteTask
-from dataset.suites.ds.tasks.filesystem import (
+from suites.ds.spec import SuiteTask
+from suites.ds.tasks.filesystem import (
     invoices,
     metadata,
     restructuring,

@@ -16,7 +16,7 @@ from mcp import Client, types
 
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Observation, Step
-from dataset.suites.ds.spec import CallResult
+from suites.ds.spec import CallResult
 
 STEP_SECONDS = 7
 """Synthetic duration of one step."""

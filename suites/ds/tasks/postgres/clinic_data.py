@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from dataset.suites.ds.tasks.postgres.common import Value, cents, insert_rows
+from suites.ds.tasks.postgres.common import Value, cents, insert_rows
 
 SEED = 7301
 DEPARTMENTS = (

@@ -6,7 +6,7 @@ tasks; ``common`` holds the scripted-run helpers and the verifier frame.
 
 from __future__ import annotations
 
-from dataset.suites.ds.spec import SuiteTask
-from dataset.suites.ds.tasks.postgres import clinic, retail
+from suites.ds.spec import SuiteTask
+from suites.ds.tasks.postgres import clinic, retail
 
 TASKS: list[SuiteTask] = [*retail.TASKS, *clinic.TASKS]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from dataset.suites.ds.tasks.postgres.common import Value, cents, insert_rows
+from suites.ds.tasks.postgres.common import Value, cents, insert_rows
 
 SEED = 5150
 CUSTOMERS = 900

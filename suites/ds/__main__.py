@@ -1,4 +1,4 @@
-"""``python -m dataset.suites.ds --output datasets/ds``: build the DS suite from scratch."""
+"""``python -m suites.ds --output datasets/ds``: build the DS suite from scratch."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from dataset.suites.ds.build import build_suite
-from dataset.suites.ds.tasks import all_tasks
+from suites.ds.build import build_suite
+from suites.ds.tasks import all_tasks
 
 DESCRIPTION = (
     "Filesystem and Postgres tasks authored for judging: scripted agents of several styles "
@@ -18,7 +18,7 @@ DESCRIPTION = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dataset.suites.ds", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m suites.ds", description=__doc__)
     parser.add_argument("--output", type=Path, default=Path("datasets/ds"))
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--only", action="append", help="build only these task ids")

@@ -32,8 +32,8 @@ from dataset.store import (
     write_task,
     write_trajectory,
 )
-from dataset.suites.ds.recorder import RecordingSession, run_start
-from dataset.suites.ds.spec import AgentPolicy, SuiteTask
+from suites.ds.recorder import RecordingSession, run_start
+from suites.ds.spec import AgentPolicy, SuiteTask
 from mcp_servers.filesystem.server import filesystem_server
 from mcp_servers.sql.compatible import agent_sql_server
 from replay.engine import replay_trajectory
@@ -215,7 +215,7 @@ async def build_suite(
 
 README_HEADER = """# DS judging suite
 
-Built by `python -m dataset.suites.ds --output datasets/ds` (see `dataset/suites/ds/`): every
+Built by `python -m suites.ds --output datasets/ds` (see `suites/ds/`): every
 initial state is generated deterministically; every run is a scripted agent recorded through
 the real MCP server of a fresh sandbox; every label is the task verifier's verdict on the
 replayed state. Do not edit by hand: change the task modules and rebuild.

@@ -20,8 +20,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from dataset.models import SqlSeedState, Task, VerifierRef
-from dataset.suites.ds.spec import AgentPolicy, SuiteTask
-from dataset.suites.ds.tasks.postgres.common import (
+from suites.ds.spec import AgentPolicy, SuiteTask
+from suites.ds.tasks.postgres.common import (
     Value,
     details,
     explain,
@@ -32,7 +32,7 @@ from dataset.suites.ds.tasks.postgres.common import (
     sql,
     verifier_source,
 )
-from dataset.suites.ds.tasks.postgres.retail_data import (
+from suites.ds.tasks.postgres.retail_data import (
     COLUMNS,
     Customer,
     Order,

@@ -3,5 +3,5 @@
 ``spec`` says what a task is made of, ``recorder`` records a scripted agent through the real MCP
 server of a sandbox, ``build`` writes the suite and labels each run with its verifier,
 ``claims`` tells whether a final message claims success, and ``tasks`` holds the tasks.
-``python -m dataset.suites.ds --output datasets/ds`` rebuilds the bundled copy.
+``python -m suites.ds --output datasets/ds`` rebuilds the bundled copy.
 """

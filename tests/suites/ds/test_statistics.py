@@ -7,7 +7,7 @@ import random
 import pytest
 
 from dataset.claims import claims_success
-from dataset.suites.ds.statistics import pearson
+from suites.ds.statistics import pearson
 
 
 def test_pearson_matches_a_hand_computed_case() -> None:

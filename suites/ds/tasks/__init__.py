@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataset.suites.ds.spec import SuiteTask
+from suites.ds.spec import SuiteTask
 
 
 def all_tasks() -> list[SuiteTask]:
     """Every task of the suite, filesystem first, in a stable order."""
-    from dataset.suites.ds.tasks.filesystem import TASKS as FILESYSTEM
-    from dataset.suites.ds.tasks.postgres import TASKS as POSTGRES
+    from suites.ds.tasks.filesystem import TASKS as FILESYSTEM
+    from suites.ds.tasks.postgres import TASKS as POSTGRES
 
     return [*FILESYSTEM, *POSTGRES]

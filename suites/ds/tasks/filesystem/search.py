@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from dataset.suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
-from dataset.suites.ds.tasks.filesystem.common import (
+from suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
+from suites.ds.tasks.filesystem.common import (
     dir_names,
     found_paths,
     make_task,

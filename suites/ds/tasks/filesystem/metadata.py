@@ -9,8 +9,8 @@ import re
 from datetime import date, timedelta
 from pathlib import Path
 
-from dataset.suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
-from dataset.suites.ds.tasks.filesystem.common import (
+from suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
+from suites.ds.tasks.filesystem.common import (
     dir_names,
     file_names,
     found_paths,

@@ -2,7 +2,7 @@
 
 Run it from the project root::
 
-    python datasets/examples/build_mini.py
+    python -m suites.mini
 
 It deletes ``datasets/examples/mini/`` and writes it again from scratch. The output is
 deterministic (same bytes on every run) and valid by construction: every record is built from the
@@ -71,8 +71,7 @@ from dataset.store import (
     write_trajectory,
 )
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_OUTPUT = HERE / "mini"
+DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 GENERATOR = "datasets/examples/build_mini.py"
 ROOT = SANDBOX_ROOT_PLACEHOLDER
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from dataset.models import DirectoryTreeState, Task, VerifierRef
-from dataset.suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
+from suites.ds.spec import AgentPolicy, AgentSession, SuiteTask
 
 TASK_ID = "fs-invoice-totals"
 COUNT = 12
