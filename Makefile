@@ -58,7 +58,7 @@ images: $(STAMP)
 	$(BIN)/agentjudge sandboxes build-images
 
 suite: $(STAMP)
-	$(BIN)/python -m dataset.suites.ds --output datasets/ds
+	$(BIN)/python -m suites.ds --output datasets/ds
 
 gc: $(STAMP)
 	$(BIN)/agentjudge sandboxes gc

@@ -1,5 +1,5 @@
-"""The bundled example dataset: valid, one PASS and one FAIL per subdomain, and in sync with its
-generator."""
+"""The bundled example dataset: valid, one PASS and one FAIL per subdomain, its verifier honest
+(``tests/suites/mini`` checks it is in sync with its generator)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,8 @@ from pathlib import Path
 
 from dataset.store import count_by, load_dataset
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "datasets" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "examples"
 MINI = EXAMPLES / "mini"
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
-    }
 
 
 def test_mini_is_valid_and_covers_every_domain_with_both_labels() -> None:
@@ -40,20 +31,6 @@ def test_mini_is_valid_and_covers_every_domain_with_both_labels() -> None:
         for step in trajectory.steps
     }
     assert action_spaces == {"tool_call", "computer_13", "pyautogui", "android"}
-
-
-def test_committed_mini_matches_a_fresh_generator_run(tmp_path: Path) -> None:
-    output = tmp_path / "mini"
-    completed = subprocess.run(
-        [sys.executable, "-m", "suites.mini", "--output", str(output)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    assert _files(output) == _files(MINI)
 
 
 def test_filesystem_verifier_fails_on_the_untouched_initial_tree(tmp_path: Path) -> None:
