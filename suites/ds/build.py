@@ -32,14 +32,14 @@ from dataset.store import (
     write_task,
     write_trajectory,
 )
-from suites.ds.recorder import RecordingSession, run_start
-from suites.ds.spec import AgentPolicy, SuiteTask
 from mcp_servers.filesystem.server import filesystem_server
 from mcp_servers.sql.compatible import agent_sql_server
 from replay.engine import replay_trajectory
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
 from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
+from suites.ds.recorder import RecordingSession, run_start
+from suites.ds.spec import AgentPolicy, SuiteTask
 
 SUITE_NAME = "ds-suite"
 

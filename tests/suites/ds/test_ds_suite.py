@@ -13,11 +13,11 @@ import pytest
 
 from dataset.claims import claims_success
 from dataset.store import Dataset, load_dataset
+from replay.runner import replay_dataset
 from suites.ds.build import readme_text, write_task_folder
 from suites.ds.spec import FailureKind
 from suites.ds.statistics import suite_statistics
 from suites.ds.tasks import all_tasks
-from replay.runner import replay_dataset
 
 SUITE = Path(__file__).resolve().parents[3] / "datasets" / "ds"
 
