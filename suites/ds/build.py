@@ -215,10 +215,11 @@ async def build_suite(
 
 README_HEADER = """# DS judging suite
 
-Built by `python -m suites.ds --output datasets/ds` (see `suites/ds/`): every
-initial state is generated deterministically; every run is a scripted agent recorded through
-the real MCP server of a fresh sandbox; every label is the task verifier's verdict on the
-replayed state. Do not edit by hand: change the task modules and rebuild.
+Built by `python -m suites.ds --output datasets/ds` (see `suites/ds/`): every initial state is
+generated deterministically; every run is a scripted agent recorded through the real MCP server
+of a fresh sandbox; every label is the task verifier's verdict on the replayed state. Do not
+edit by hand, not even a `verify.py` (each is written from the `check` function of its task's
+module in `suites/ds/tasks/`): change the task modules and rebuild.
 
 | task | subdomain | kind | what the verifier checks | runs | PASS | FAIL |
 | --- | --- | --- | --- | --- | --- | --- |

@@ -87,7 +87,8 @@ class SuiteTask:
     """Writes the initial state into the task folder (the ``initial/`` tree or ``seed.sql``);
     deterministic."""
     verifier: str
-    """The ``verify.py`` source (MCPMark contract)."""
+    """The ``verify.py`` source (MCPMark contract), as ``verify_script`` writes it from the
+    task's ``check`` function."""
     checks: str
     """One line on what the verifier checks (for the suite's README table)."""
     policies: list[AgentPolicy] = field(default_factory=list)

@@ -1,4 +1,5 @@
-"""The suite's tasks: ``filesystem`` and ``postgres`` packages, each exporting ``TASKS``."""
+"""The suite's tasks: ``filesystem`` and ``postgres`` packages, one module per task, each package
+exporting ``TASKS``; ``checks`` holds what every verifier prints."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER
 from suites.ds.build import build_suite
 from suites.ds.spec import AgentPolicy, AgentSession
-from suites.ds.tasks.filesystem.invoices import TASKS
+from suites.ds.tasks.filesystem.invoice_totals import TASK
 
 
 async def does_nothing(session: AgentSession) -> str:
@@ -20,7 +20,7 @@ async def does_nothing(session: AgentSession) -> str:
 
 
 async def test_one_task_builds_with_verifier_labels(tmp_path: Path) -> None:
-    report = await build_suite(tmp_path / "suite", TASKS)
+    report = await build_suite(tmp_path / "suite", [TASK])
     assert report.problems == []
     assert len(report.runs) == 4
     for run in report.runs:
@@ -40,7 +40,7 @@ async def test_one_task_builds_with_verifier_labels(tmp_path: Path) -> None:
 
 async def test_a_run_that_misses_its_intent_stops_the_build(tmp_path: Path) -> None:
     liar = AgentPolicy("liar", "hasty", does_nothing, "PASS", note="claims without working")
-    task = dataclasses.replace(TASKS[0], policies=[liar])
+    task = dataclasses.replace(TASK, policies=[liar])
     report = await build_suite(tmp_path / "suite", [task])
     assert len(report.problems) == 1
     assert "written to PASS" in report.problems[0]

@@ -3,13 +3,17 @@
 Checks that public.monthly_revenue is a table with month date, order_count integer, items_sold
 integer, revenue numeric(12,2) in order and a primary key on month; that it holds exactly one
 row per month with completed orders, with the right counts and revenue (completed orders only);
-and that the shop's tables are unchanged."""
+and that the shop's tables are unchanged.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import NoReturn
 
 import asyncpg
 
@@ -18,34 +22,57 @@ EXPECTED_ROWS = [('2023-01-01', 144, 1112, '109943.83'), ('2023-02-01', 151, 116
 UNCHANGED = {'customers': (('id', 'full_name', 'email', 'city', 'signed_up'), (900, '53a140c00a9f328ef028b8623dbdc48a')), 'products': (('id', 'sku', 'name', 'category', 'unit_price'), (120, 'da9b10f314305abae670f12c04622148')), 'orders': (('id', 'customer_id', 'ordered_at', 'status'), (6000, 'a46df722692d0e93eeecb476416e57bb')), 'order_items': (('id', 'order_id', 'product_id', 'quantity', 'unit_price'), (14484, 'd08451ab1e0cda5c9314c94219581fa2')), 'payments': (('id', 'order_id', 'paid_on', 'amount', 'method'), (4410, 'aaec4b790dbf518d49516bfa528955cc'))}
 
 
-def report(ok, what):
+def report(ok: bool, what: str) -> bool:
+    """Print ``[ok] what`` or ``[FAIL] what`` and return whether the check passed."""
     print(("[ok] " if ok else "[FAIL] ") + what)
     return bool(ok)
 
 
-async def fingerprint(connection, table, columns, key):
+async def table_fingerprint(
+    connection: asyncpg.Connection, table: str, columns: Sequence[str], key: str
+) -> tuple[int, str]:
     """Row count and md5 of a table's rows in key order (values as text, NULL as ~)."""
-    values = ", ".join("coalesce((%s)::text, '~')" % column for column in columns)
+    values = ", ".join(f"coalesce(({column})::text, '~')" for column in columns)
     row = await connection.fetchrow(
         "SELECT count(*) AS n, md5(coalesce(string_agg(concat_ws('|', " + values + "), E'\\n'"
         " ORDER BY " + key + "), '')) AS digest FROM " + table
     )
-    return int(row["n"]), row["digest"]
+    assert row is not None  # an aggregate without GROUP BY returns one row
+    return int(row["n"]), str(row["digest"])
 
 
-async def same_rows(connection, table, columns, key, expected):
+async def same_rows(
+    connection: asyncpg.Connection,
+    table: str,
+    columns: Sequence[str],
+    key: str,
+    expected: tuple[int, str],
+) -> bool:
+    """Report that ``table`` holds exactly the rows whose fingerprint is ``expected``."""
     try:
-        found = await fingerprint(connection, table, columns, key)
+        found = await table_fingerprint(connection, table, columns, key)
     except asyncpg.PostgresError as error:
         return report(False, table + " unchanged (" + str(error).splitlines()[0] + ")")
     return report(
         found == tuple(expected),
-        "%s holds exactly the expected rows (%d expected, %d found)"
-        % (table, expected[0], found[0]),
+        f"{table} holds exactly the expected rows ({expected[0]} expected, {found[0]} found)",
     )
 
 
-async def columns_of(connection, schema, table):
+async def unchanged(
+    connection: asyncpg.Connection,
+    tables: Mapping[str, tuple[Sequence[str], tuple[int, str]]],
+) -> bool:
+    """Report that every table of ``tables`` ({name: (columns, fingerprint)}) keeps its rows."""
+    ok = True
+    for table, (columns, expected) in tables.items():
+        ok &= await same_rows(connection, table, columns, "id", expected)
+    return ok
+
+
+async def columns_of(
+    connection: asyncpg.Connection, schema: str, table: str
+) -> list[tuple[str, str, bool]]:
     """[(name, type as format_type prints it, not null)] of a relation, in order."""
     rows = await connection.fetch(
         "SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull"
@@ -59,97 +86,21 @@ async def columns_of(connection, schema, table):
     return [(r["attname"], r["type"], r["attnotnull"]) for r in rows]
 
 
-async def relkind(connection, schema, name):
+async def relkind(connection: asyncpg.Connection, schema: str, name: str) -> str | None:
     """pg_class.relkind of schema.name, or None."""
-    return await connection.fetchval(
+    kind: str | None = await connection.fetchval(
         "SELECT c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
         " WHERE n.nspname = $1 AND c.relname = $2",
         schema,
         name,
     )
+    return kind
 
 
-async def constraint(connection, schema, table, name):
-    """(contype, definition) of a named constraint of schema.table, or None."""
-    row = await connection.fetchrow(
-        "SELECT con.contype::text AS kind, pg_get_constraintdef(con.oid) AS definition"
-        " FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid"
-        " JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2 AND con.conname = $3",
-        schema,
-        table,
-        name,
-    )
-    return None if row is None else (row["kind"], row["definition"])
-
-
-async def index_definition(connection, schema, name):
-    """pg_get_indexdef of a named index, or None."""
-    return await connection.fetchval(
-        "SELECT pg_get_indexdef(c.oid) FROM pg_class c"
-        " JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'i'",
-        schema,
-        name,
-    )
-
-
-async def unchanged(connection, tables):
-    """Every table of tables ({name: (columns, (count, digest))}) still holds its rows."""
-    ok = True
-    for table, (columns, expected) in tables.items():
-        ok &= await same_rows(connection, table, columns, "id", expected)
-    return ok
-
-
-async def violation(connection, statement):
-    """Run statement in a transaction that is rolled back; the name of the constraint it broke
-    ("" for a violation without a name), or None when it went through."""
-    transaction = connection.transaction()
-    await transaction.start()
-    try:
-        await connection.execute(statement)
-    except asyncpg.IntegrityConstraintViolationError as error:
-        return getattr(error, "constraint_name", None) or ""
-    finally:
-        await transaction.rollback()
-    return None
-
-
-from decimal import Decimal
-
-
-async def check(connection):
-    kind = await relkind(connection, "public", "monthly_revenue")
-    if not report(kind == "r", "public.monthly_revenue is a table"):
-        return False
-    columns = [(name, kind) for name, kind, _ in await columns_of(
-        connection, "public", "monthly_revenue")]
-    if not report(columns == EXPECTED_COLUMNS, "columns: " + repr(EXPECTED_COLUMNS)):
-        print("    found: " + repr(columns))
-        return False
-    key = await connection.fetchval(
-        "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
-        " WHERE conrelid = 'public.monthly_revenue'::regclass AND contype = 'p'"
-    )
-    ok = report(key == "PRIMARY KEY (month)", "primary key on month")
-    records = await connection.fetch(
-        "SELECT month, order_count, items_sold, revenue FROM public.monthly_revenue"
-        " ORDER BY month"
-    )
-    found = [(r[0].isoformat(), r[1], r[2], r[3]) for r in records]
-    expected = [(m, c, i, Decimal(v)) for m, c, i, v in EXPECTED_ROWS]
-    ok &= report(len(found) == len(expected), "%d monthly rows (found %d)" % (
-        len(expected), len(found)))
-    wrong = [row for row in expected if row not in found]
-    ok &= report(not wrong, "every month's order_count, items_sold and revenue are right")
-    for row in wrong[:5]:
-        print("    expected: " + repr(row))
-    ok &= await unchanged(connection, UNCHANGED)
-    return ok
-
-
-async def main():
+async def verify(check: Callable[[asyncpg.Connection], Awaitable[bool]]) -> int:
+    """Connect as MCPMark's runners describe (``POSTGRES_*`` or ``DATABASE_URL``; the database
+    from the first argument or ``POSTGRES_DATABASE``), run ``check``, print PASS or FAIL, and
+    return the exit code."""
     database = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("POSTGRES_DATABASE")
     try:
         if os.environ.get("POSTGRES_HOST") or not os.environ.get("DATABASE_URL"):
@@ -176,5 +127,40 @@ async def main():
     return 0 if passed else 1
 
 
+async def check(connection: asyncpg.Connection) -> bool:
+    kind = await relkind(connection, "public", "monthly_revenue")
+    if not report(kind == "r", "public.monthly_revenue is a table"):
+        return False
+    columns = [
+        (name, type_)
+        for name, type_, _ in await columns_of(connection, "public", "monthly_revenue")
+    ]
+    if not report(columns == EXPECTED_COLUMNS, "columns: " + repr(EXPECTED_COLUMNS)):
+        print("    found: " + repr(columns))
+        return False
+    key = await connection.fetchval(
+        "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+        " WHERE conrelid = 'public.monthly_revenue'::regclass AND contype = 'p'"
+    )
+    ok = report(key == "PRIMARY KEY (month)", "primary key on month")
+    records = await connection.fetch(
+        "SELECT month, order_count, items_sold, revenue FROM public.monthly_revenue ORDER BY month"
+    )
+    found = [(r[0].isoformat(), r[1], r[2], r[3]) for r in records]
+    expected = [(m, c, i, Decimal(v)) for m, c, i, v in EXPECTED_ROWS]
+    ok &= report(len(found) == len(expected), f"{len(expected)} monthly rows (found {len(found)})")
+    wrong = [row for row in expected if row not in found]
+    ok &= report(not wrong, "every month's order_count, items_sold and revenue are right")
+    for row in wrong[:5]:
+        print("    expected: " + repr(row))
+    ok &= await unchanged(connection, UNCHANGED)
+    return ok
+
+
+def main(check: Callable[[asyncpg.Connection], Awaitable[bool]]) -> NoReturn:
+    """Run ``check`` against the task's database and exit 0 when it passes."""
+    sys.exit(asyncio.run(verify(check)))
+
+
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    main(check)

@@ -1,9 +1,10 @@
-"""Helpers shared by the filesystem task modules: task records, verifier scaffolding, and
-parsers for what the filesystem tools answer."""
+"""Helpers shared by the filesystem task modules: task records, initial trees, and parsers for
+what the filesystem tools answer (the scripted agents read them as an agent would).
+
+The verifiers' side is ``checks``; nothing here ends up in a ``verify.py``."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 from dataset.models import DirectoryTreeState, Task, VerifierRef
@@ -31,73 +32,6 @@ def write_tree(folder: Path, files: dict[str, str], directories: tuple[str, ...]
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-
-
-_VERIFIER = '''"""Verifier of %(task_id)s (MCPMark contract: exit code 0 means PASS).
-
-%(summary)s
-"""
-
-import os
-import sys
-from pathlib import Path
-
-%(constants)s
-
-
-def report(ok, what):
-    print(("[ok] " if ok else "[FAIL] ") + what)
-    return ok
-
-
-def read(path):
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def files_under(root, folder):
-    """Every file below root/folder as {path relative to root: text}."""
-    base = root / folder
-    if not base.is_dir():
-        return {}
-    found = {}
-    for path in sorted(base.rglob("*")):
-        if path.is_file():
-            found[path.relative_to(root).as_posix()] = read(path)
-    return found
-
-
-def unchanged(root, expected, what):
-    changed = sorted(name for name, text in expected.items() if read(root / name) != text)
-    detail = (": changed or missing " + ", ".join(changed[:5])) if changed else ""
-    return report(not changed, what + " unchanged (" + str(len(expected)) + " files)" + detail)
-
-
-def main():
-    root = Path(os.environ["FILESYSTEM_TEST_DIR"])
-    ok = True
-%(body)s
-    return ok
-
-
-if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
-'''
-
-
-def verifier(task_id: str, summary: str, body: str, **constants: object) -> str:
-    """A standalone ``verify.py``: ``constants`` are embedded with ``repr``; ``body`` runs inside
-    ``main()`` with ``root`` (the sandbox), ``ok`` (to ``&=``) and the helpers ``report``,
-    ``read``, ``files_under`` and ``unchanged`` at hand."""
-    lines = [f"{name} = {value!r}" for name, value in constants.items()]
-    return _VERIFIER % {
-        "task_id": task_id,
-        "summary": textwrap.fill(" ".join(summary.split()), 96),
-        "constants": "\n".join(lines),
-        "body": textwrap.indent(textwrap.dedent(body).strip("\n"), "    "),
-    }
 
 
 def file_names(listing: str) -> list[str]:
@@ -142,3 +76,12 @@ def split_multiple(answer: str, paths: list[str]) -> dict[str, str]:
             end = len(answer)
         contents[path] = answer[start:end].removesuffix("\n")
     return contents
+
+
+def relative_texts(answer: str, paths: list[str], root: str, strip: str) -> dict[str, str]:
+    """File texts of a ``read_multiple_files`` answer for ``paths``, keyed by path relative to
+    the sandbox root with the prefix ``strip`` removed."""
+    return {
+        relative_to(root, path).removeprefix(strip): text
+        for path, text in split_multiple(answer, paths).items()
+    }

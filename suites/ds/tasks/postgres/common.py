@@ -6,11 +6,11 @@
   stops the recording, so a run cannot silently drift from the story it was written to tell.
 * SQL literals for the seeds, and ``insert_rows`` for multi-row INSERT statements.
 * Fingerprints: the verifiers compare a table with what it must hold through a digest of its
-  rows computed in SQL (``fingerprint_sql``), and the task modules compute the same digest in
-  Python from the generated data (``fingerprint``).
-* ``verifier_source``: the common frame of every ``verify.py`` (MCPMark contract: connection from
-  the environment, database name as the first argument, exit code 0 = PASS), around a task's own
-  ``check`` function and constants.
+  rows computed in SQL (``checks.table_fingerprint``), and the task modules compute the same
+  digest in Python from the generated data (``fingerprint``).
+
+The verifiers' own helpers are in ``checks`` and ``roles``; nothing here ends up in a
+``verify.py``.
 """
 
 from __future__ import annotations
@@ -151,166 +151,8 @@ def _text(value: Value) -> str:
 
 
 def fingerprint(rows: Iterable[Sequence[Value]]) -> tuple[int, str]:
-    """Row count and digest of ``rows`` (already in key order), as ``fingerprint_sql`` computes
-    them: values as PostgreSQL prints them, ``|`` between values, a newline between rows."""
+    """Row count and digest of ``rows`` (already in key order), as ``checks.table_fingerprint``
+    computes them: values as PostgreSQL prints them, ``|`` between values, a newline between
+    rows."""
     lines = ["|".join(_text(value) for value in row) for row in rows]
     return len(lines), hashlib.md5("\n".join(lines).encode()).hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# Verifiers
-# ---------------------------------------------------------------------------------------------
-
-_FRAME_HEAD = '''"""%(doc)s"""
-
-from __future__ import annotations
-
-import asyncio
-import os
-import sys
-
-import asyncpg
-
-%(constants)s
-
-
-def report(ok, what):
-    print(("[ok] " if ok else "[FAIL] ") + what)
-    return bool(ok)
-
-
-async def fingerprint(connection, table, columns, key):
-    """Row count and md5 of a table's rows in key order (values as text, NULL as ~)."""
-    values = ", ".join("coalesce((%%s)::text, '~')" %% column for column in columns)
-    row = await connection.fetchrow(
-        "SELECT count(*) AS n, md5(coalesce(string_agg(concat_ws('|', " + values + "), E'\\\\n'"
-        " ORDER BY " + key + "), '')) AS digest FROM " + table
-    )
-    return int(row["n"]), row["digest"]
-
-
-async def same_rows(connection, table, columns, key, expected):
-    try:
-        found = await fingerprint(connection, table, columns, key)
-    except asyncpg.PostgresError as error:
-        return report(False, table + " unchanged (" + str(error).splitlines()[0] + ")")
-    return report(
-        found == tuple(expected),
-        "%%s holds exactly the expected rows (%%d expected, %%d found)"
-        %% (table, expected[0], found[0]),
-    )
-
-
-async def columns_of(connection, schema, table):
-    """[(name, type as format_type prints it, not null)] of a relation, in order."""
-    rows = await connection.fetch(
-        "SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull"
-        " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
-        " JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
-        " ORDER BY a.attnum",
-        schema,
-        table,
-    )
-    return [(r["attname"], r["type"], r["attnotnull"]) for r in rows]
-
-
-async def relkind(connection, schema, name):
-    """pg_class.relkind of schema.name, or None."""
-    return await connection.fetchval(
-        "SELECT c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2",
-        schema,
-        name,
-    )
-
-
-async def constraint(connection, schema, table, name):
-    """(contype, definition) of a named constraint of schema.table, or None."""
-    row = await connection.fetchrow(
-        "SELECT con.contype::text AS kind, pg_get_constraintdef(con.oid) AS definition"
-        " FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid"
-        " JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2 AND con.conname = $3",
-        schema,
-        table,
-        name,
-    )
-    return None if row is None else (row["kind"], row["definition"])
-
-
-async def index_definition(connection, schema, name):
-    """pg_get_indexdef of a named index, or None."""
-    return await connection.fetchval(
-        "SELECT pg_get_indexdef(c.oid) FROM pg_class c"
-        " JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'i'",
-        schema,
-        name,
-    )
-
-
-async def unchanged(connection, tables):
-    """Every table of tables ({name: (columns, (count, digest))}) still holds its rows."""
-    ok = True
-    for table, (columns, expected) in tables.items():
-        ok &= await same_rows(connection, table, columns, "id", expected)
-    return ok
-
-
-async def violation(connection, statement):
-    """Run statement in a transaction that is rolled back; the name of the constraint it broke
-    ("" for a violation without a name), or None when it went through."""
-    transaction = connection.transaction()
-    await transaction.start()
-    try:
-        await connection.execute(statement)
-    except asyncpg.IntegrityConstraintViolationError as error:
-        return getattr(error, "constraint_name", None) or ""
-    finally:
-        await transaction.rollback()
-    return None
-
-
-'''
-
-_FRAME_TAIL = """
-
-async def main():
-    database = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("POSTGRES_DATABASE")
-    try:
-        if os.environ.get("POSTGRES_HOST") or not os.environ.get("DATABASE_URL"):
-            connection = await asyncpg.connect(
-                host=os.environ.get("POSTGRES_HOST", "localhost"),
-                port=int(os.environ.get("POSTGRES_PORT", "5432")),
-                user=os.environ.get("POSTGRES_USERNAME", "postgres"),
-                password=os.environ.get("POSTGRES_PASSWORD") or None,
-                database=database,
-            )
-        else:
-            connection = await asyncpg.connect(os.environ["DATABASE_URL"])
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-        print("cannot connect to the database: " + str(error))
-        return 1
-    try:
-        passed = await check(connection)
-    except asyncpg.PostgresError as error:
-        report(False, "query failed: " + str(error).splitlines()[0])
-        passed = False
-    finally:
-        await connection.close()
-    print("PASS" if passed else "FAIL")
-    return 0 if passed else 1
-
-
-if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
-"""
-
-
-def verifier_source(doc: str, constants: dict[str, object], check: str) -> str:
-    """A complete ``verify.py``: the docstring, ``NAME = repr(value)`` constants, the shared
-    helpers, the task's ``async def check(connection)`` source, and the entry point."""
-    lines = [f"{name} = {value!r}" for name, value in constants.items()]
-    head = _FRAME_HEAD % {"doc": doc.strip(), "constants": "\n".join(lines)}
-    return head + check.strip("\n") + "\n" + _FRAME_TAIL
