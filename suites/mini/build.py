@@ -72,7 +72,7 @@ from dataset.store import (
 )
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
-GENERATOR = "datasets/examples/build_mini.py"
+GENERATOR = "python -m suites.mini"
 ROOT = SANDBOX_ROOT_PLACEHOLDER
 
 AnyAction = ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction
