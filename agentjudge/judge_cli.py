@@ -316,8 +316,8 @@ def judge(
     """
     from bench.evaluation import replay_and_verify, replay_notes, report_folder, write_baselines
     from bench.grid import GridError, expand_grid, load_grid
+    from environments.backends import BackendChoice
     from judge_agent.model import MODEL_ENV
-    from sandboxes.providers import BackendChoice
 
     base = GridSpec(
         modes=_modes(mode),

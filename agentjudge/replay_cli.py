@@ -11,9 +11,9 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from environments.backends import BackendChoice
 from replay.report import FidelityReport
 from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, SubdomainRow, replay_dataset
-from sandboxes.providers import BackendChoice
 
 DEFAULT_OUTPUT = Path("runs/replay")
 """Reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless ``--output`` says."""
@@ -101,7 +101,7 @@ def replay(
     """
     choice = BackendChoice.for_backend(backend, dsn)
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
-    console.print(f"Replaying {dataset} ({choice.filesystem} / {choice.postgres})", markup=False)
+    console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     summary = asyncio.run(
         replay_dataset(dataset, folder, choice=choice, jobs=jobs, fresh=fresh, on_report=_progress)
     )

@@ -26,7 +26,7 @@ def gc(
 ) -> None:
     """Remove directories, embedded Postgres servers, databases, roles, containers and images
     left by runs that are no longer alive (every run also does this when it starts)."""
-    from sandboxes.leftovers import collect_all_leftovers
+    from environments.leftovers import collect_all_leftovers
 
     removed = asyncio.run(collect_all_leftovers(dsn))
     for line in removed:

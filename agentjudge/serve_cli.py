@@ -1,5 +1,7 @@
 """``agentjudge serve``: serve one trajectory's environment (or its record) to any MCP client.
 
+The served names are the environment kinds' (``EnvironmentKind.serve_name``: ``filesystem``,
+``sql``, and those of kinds registered later) plus ``trajectory``, the recorded steps themselves.
 Stdout carries the MCP protocol, so everything this command says goes to stderr.
 """
 
@@ -10,7 +12,7 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -18,7 +20,12 @@ from rich.console import Console
 from dataset.problems import DatasetError
 from dataset.store import load_dataset
 
-ServedKind = Literal["filesystem", "sql", "trajectory"]
+if TYPE_CHECKING:
+    from environments.kind import EnvironmentKind
+    from sandboxes.base import Sandbox
+
+TRAJECTORY = "trajectory"
+"""The served name of the recorded trajectory (no replay)."""
 
 DEFAULT_DATASET = Path("datasets/examples/mini")
 
@@ -30,23 +37,33 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def served_kind(name: str) -> EnvironmentKind:
+    """The environment kind served as ``name``; an unknown name fails listing the served ones."""
+    from environments.registry import served_kinds
+
+    served = served_kinds()
+    if name not in served:
+        known = ", ".join([*served, TRAJECTORY])
+        raise _fail(f"nothing is served as {name!r} (served: {known})")
+    return served[name]
+
+
 @contextlib.asynccontextmanager
 async def _environment(
     dataset_root: Path,
     trajectory_id: str,
-    kind: ServedKind,
+    kind: EnvironmentKind,
     *,
     backend: Literal["local", "docker"],
     dsn: str | None,
     writable: bool,
     verify: bool,
-) -> AsyncIterator[Any]:
+) -> AsyncIterator[Sandbox]:
     """Replay the trajectory, freeze its final state and hand out a view (or a private clone)."""
+    from environments.backends import BackendChoice, ProviderSet
+    from environments.leftovers import collect_all_leftovers
+    from environments.registry import kind_for_task
     from replay.frozen import FrozenReplays
-    from sandboxes.filesystem.sandbox import FilesystemSandbox
-    from sandboxes.leftovers import collect_all_leftovers
-    from sandboxes.postgres.sandbox import PostgresSandbox
-    from sandboxes.providers import BackendChoice, ProviderSet
 
     dataset = load_dataset(dataset_root, partial=True)
     if trajectory_id not in dataset.trajectories:
@@ -64,9 +81,10 @@ async def _environment(
         if sandbox is None:
             problems = "; ".join(report.problems) or "its domain has no replay"
             raise _fail(f"{trajectory_id} has no environment to serve: {problems}")
-        wanted = FilesystemSandbox if kind == "filesystem" else PostgresSandbox
-        if not isinstance(sandbox, wanted):
-            raise _fail(f"{trajectory_id} left a {sandbox.kind} environment, not one for {kind}")
+        left = kind_for_task(dataset.tasks[dataset.trajectories[trajectory_id].task_id])
+        if left is not kind:
+            name = left.name if left else "unknown"
+            raise _fail(f"{trajectory_id} left a {name} environment, not one for {kind.serve_name}")
         try:
             yield sandbox
         finally:
@@ -75,7 +93,7 @@ async def _environment(
 
 
 async def _serve(
-    kind: ServedKind,
+    name: str,
     trajectory_id: str,
     dataset_root: Path,
     *,
@@ -86,38 +104,43 @@ async def _serve(
 ) -> None:
     from mcp_servers.serving import serve_stdio
 
-    if kind == "trajectory":
+    if name == TRAJECTORY:
         from mcp_servers.trajectory.loading import load_trajectory_file, trajectory_file_in_dataset
 
         loaded = load_trajectory_file(trajectory_file_in_dataset(dataset_root, trajectory_id))
         await serve_stdio(loaded.server().server())
         return
-    async with _environment(
-        dataset_root,
-        trajectory_id,
-        kind,
-        backend=backend,
-        dsn=dsn,
-        writable=writable,
-        verify=verify,
-    ) as sandbox:
-        from mcp_servers.environment import environment_server
-
-        async with environment_server(sandbox, writable=writable) as tools:
-            assert tools is not None  # _environment checked the sandbox's kind
-            where = sandbox.tree.root if kind == "filesystem" else sandbox.name
-            mode = "a private writable clone" if writable else "the read-only view"
-            _log.print(
-                f"serving {kind} tools over stdio on {mode} of {trajectory_id} ({where})",
-                markup=False,
-            )
-            await serve_stdio(tools.server())
+    kind = served_kind(name)
+    async with (
+        _environment(
+            dataset_root,
+            trajectory_id,
+            kind,
+            backend=backend,
+            dsn=dsn,
+            writable=writable,
+            verify=verify,
+        ) as sandbox,
+        kind.judge_servers(sandbox, writable=writable) as servers,
+    ):
+        if len(servers) != 1:
+            raise _fail(f"the {kind.name} kind has {len(servers)} servers; serve serves one")
+        where = kind.sandbox_root(sandbox) or sandbox.name
+        mode = "a private writable clone" if writable else "the read-only view"
+        _log.print(
+            f"serving {name} tools over stdio on {mode} of {trajectory_id} ({where})",
+            markup=False,
+        )
+        await serve_stdio(servers[0].server())
 
 
 def serve(
     kind: Annotated[
-        ServedKind,
-        typer.Argument(help="filesystem | sql: the replayed final state; trajectory: the record."),
+        str,
+        typer.Argument(
+            help="filesystem | sql (or another environment kind's served name): the replayed "
+            "final state; trajectory: the record."
+        ),
     ],
     trajectory_id: Annotated[str, typer.Argument(help="The trajectory to serve.")],
     dataset: Annotated[

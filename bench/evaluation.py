@@ -18,10 +18,10 @@ from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
 from bench.scoring import build_report
 from dataset.store import load_dataset, write_text_atomic
+from environments.backends import BackendChoice
 from judge_agent.runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
 from replay.report import FidelityReport
 from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
-from sandboxes.providers import BackendChoice
 
 __all__ = [
     "EARLIER_RUNS_NOTE",

@@ -100,9 +100,9 @@ async def filesystem_figures(
 async def sql_figures(
     seed_dir: Path, calls: int, warmup: int, figures: dict[str, dict[str, float]]
 ) -> None:
+    from environments.backends import BackendChoice, ProviderSet
+    from environments.postgres import as_postgres_sandbox
     from mcp_servers.sql.server import sql_server
-    from sandboxes.postgres.sandbox import PostgresSandbox
-    from sandboxes.providers import BackendChoice, ProviderSet
 
     (seed_dir / "seed.sql").write_text(
         "CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL, price numeric(8,2));\n"
@@ -120,8 +120,7 @@ async def sql_figures(
         provider = await providers.get("postgres")
         snapshot = await (await provider.create(task, seed_dir)).freeze()
         async with snapshot:
-            view = await snapshot.clone(writable=False)
-            assert isinstance(view, PostgresSandbox)
+            view = as_postgres_sandbox(await snapshot.clone(writable=False))
             reader = sql_server(view)
             async with Client(reader.server()) as client:
                 _report(
@@ -139,8 +138,7 @@ async def sql_figures(
                     await _latencies(client, "execute_sql", arguments, calls, warmup),
                     figures,
                 )
-            clone = await snapshot.clone(writable=True)
-            assert isinstance(clone, PostgresSandbox)
+            clone = as_postgres_sandbox(await snapshot.clone(writable=True))
             async with clone:
                 writer = sql_server(clone, access="unrestricted")
                 async with Client(writer.server()) as client:

@@ -32,12 +32,13 @@ from pathlib import Path
 
 from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
+from environments.backends import BackendChoice, ProviderSet
+from environments.filesystem import as_filesystem_sandbox
+from environments.postgres import as_postgres_sandbox
 from replay.engine import replay_trajectory
 from replay.frozen import FrozenReplays
 from replay.runner import replay_dataset
 from sandboxes.base import Sandbox, SandboxProvider
-from sandboxes.filesystem.sandbox import FilesystemSandbox
-from sandboxes.providers import BackendChoice, ProviderSet
 from sandboxes.runs import WORKDIR_ENV, workdir
 
 TURN_BUDGETS = (1, 2, 4, 8, 16, 32)
@@ -120,16 +121,15 @@ async def filesystem_figures(provider: SandboxProvider, task_dir: Path, label: s
     made: list[Sandbox] = []
     for _ in range(20):
         started = time.perf_counter()
-        clone = await snapshot.clone(writable=True)
+        clone = as_filesystem_sandbox(await snapshot.clone(writable=True))
         handles.append(time.perf_counter() - started)
-        assert isinstance(clone, FilesystemSandbox)
         await clone.tree.write_bytes("judge-note.txt", b"a judge wrote this")
         clones.append(time.perf_counter() - started)
         made.append(clone)
     figure(f"fs[{label}] per-judge writable clone, until its first write", handles)
     figure(f"fs[{label}] per-judge writable clone + first write", clones)
-    for clone in made:
-        await clone.destroy()
+    for made_clone in made:
+        await made_clone.destroy()
     views = [(await timed(snapshot.clone(writable=False)))[0] for _ in range(20)]
     figure(f"fs[{label}] per-judge read-only view (shared)", views)
     await snapshot.destroy()
@@ -172,10 +172,7 @@ async def postgres_figures(providers: ProviderSet, seed_dir: Path) -> None:
 
 
 async def database_size(sandbox: Sandbox) -> int:
-    from sandboxes.postgres.sandbox import PostgresSandbox
-
-    assert isinstance(sandbox, PostgresSandbox)
-    async with sandbox.connect() as connection:
+    async with as_postgres_sandbox(sandbox).connect() as connection:
         return int(await connection.fetchval("SELECT pg_database_size(current_database())"))
 
 
@@ -244,8 +241,9 @@ async def grid_figures(dataset_root: Path) -> None:
                         for _run in range(RUNS):
                             if mode == "llm":
                                 continue  # LLM-as-judge reads the trajectory only
-                            environment = await frozen.environment(trajectory.id, writable=writable)
-                            assert isinstance(environment, FilesystemSandbox)
+                            found = await frozen.environment(trajectory.id, writable=writable)
+                            assert found is not None
+                            environment = as_filesystem_sandbox(found)
                             if writes:
                                 await environment.tree.write_bytes("judge.txt", b"note")
                             environments.append(environment)
@@ -316,7 +314,7 @@ async def docker_figures(task_dir: Path, seed_dir: Path) -> None:
         starts.append(seconds)
         await cluster.stop()
     figure("pg[docker] container ready", starts)
-    async with ProviderSet(BackendChoice(filesystem="docker", postgres="docker")) as providers:
+    async with ProviderSet(BackendChoice.for_backend("docker")) as providers:
         await postgres_figures(providers, seed_dir)
 
 
@@ -350,8 +348,7 @@ async def main(use_docker: bool) -> None:
                 costs = []
                 for _ in range(10):
                     started = time.perf_counter()
-                    clone = await snapshot.clone(writable=True)
-                    assert isinstance(clone, FilesystemSandbox)
+                    clone = as_filesystem_sandbox(await snapshot.clone(writable=True))
                     await clone.tree.write_bytes("judge-note.txt", b"a judge wrote this")
                     costs.append(time.perf_counter() - started)
                     await clone.destroy()

@@ -238,7 +238,7 @@ class _Environments:
     async def servers(
         self, planned: PlannedRun
     ) -> AsyncIterator[tuple[list[ToolServer[Any]], str]]:
-        from mcp_servers.environment import environment_server
+        from environments.registry import kind_for_task
         from mcp_servers.trajectory.server import trajectory_server
 
         trajectories = trajectory_server(
@@ -248,12 +248,13 @@ class _Environments:
         sandbox = None
         if self.replays is not None:
             sandbox = await self.replays.environment(planned.trajectory.id, writable=writable)
+        kind = kind_for_task(planned.task) if sandbox is not None else None
         try:
-            async with environment_server(sandbox, writable=writable) as server:
-                if server is None or sandbox is None:
-                    yield [trajectories], "trajectory-only"
-                else:
-                    yield [server, trajectories], sandbox.kind
+            if sandbox is None or kind is None:
+                yield [trajectories], "trajectory-only"
+            else:
+                async with kind.judge_servers(sandbox, writable=writable) as servers:
+                    yield [*servers, trajectories], kind.name
         finally:
             if sandbox is not None and writable:
                 await self.replays.release_clone(planned.trajectory.id, sandbox)
@@ -470,11 +471,11 @@ async def _frozen_replays(
     stack: contextlib.AsyncExitStack, dataset: Dataset, backend_choice: Any
 ) -> Any:
     """Sandbox providers and frozen replays for the run, closed with ``stack``."""
+    from environments.backends import BackendChoice, ProviderSet
+    from environments.leftovers import collect_all_leftovers
     from replay.frozen import FrozenReplays
-    from sandboxes.leftovers import collect_all_leftovers
-    from sandboxes.providers import BackendChoice, ProviderSet
 
     choice = backend_choice or BackendChoice()
-    await collect_all_leftovers(choice.postgres_dsn if choice.postgres == "external" else None)
+    await collect_all_leftovers(choice.dsn)
     providers = await stack.enter_async_context(ProviderSet(choice))
     return await stack.enter_async_context(FrozenReplays(dataset, providers, verify=False))

@@ -2,5 +2,5 @@
 
 Owns applying a trajectory's state-changing actions in order, comparing re-executed outputs with
 the recorded ones, and running task verifiers on the result. Must not judge, and must not create
-environments itself: it asks ``sandboxes`` for them.
+environments itself: it asks the task's environment kind (``environments``) for them.
 """

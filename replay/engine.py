@@ -1,10 +1,10 @@
 """Replaying one DS trajectory: re-execute its calls in a fresh sandbox and compare outputs.
 
-Every recorded tool call is executed again, in order, with the tool semantics of the server the
-agent used (``mcp_servers.*.operations``): the writes rebuild the state the agent left, and the
-reads let replay check, step by step, that the rebuilt state matches what the agent saw. Each SQL
-call runs on its own connection and commits on its own, as ``execute_sql`` did for the agent.
-Recorded ``${SANDBOX_ROOT}`` paths become the sandbox's root before execution.
+Every recorded tool call is executed again, in order, by the task's environment kind
+(``environments``) with the tool semantics of the server the agent used: the writes rebuild the
+state the agent left, and the reads let replay check, step by step, that the rebuilt state matches
+what the agent saw. Recorded ``${SANDBOX_ROOT}`` paths become the root the kind names before
+execution. Nothing here knows a particular kind.
 """
 
 from __future__ import annotations
@@ -17,16 +17,14 @@ from typing import Any
 
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
-from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
-from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
-from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
-from replay.normalise import normalise_output, sql_text
+from environments.backends import ProviderSet
+from environments.kind import EnvironmentKind
+from environments.registry import kind_for_task
+from mcp_servers.results import ToolArgumentError
+from replay.normalise import normalise_output
 from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
 from replay.verifier import run_verifier
 from sandboxes.base import Sandbox, Snapshot
-from sandboxes.filesystem.sandbox import FilesystemSandbox
-from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.providers import ProviderSet, sandbox_kind
 
 DIFF_LINES = 24
 """Lines of unified diff kept per diverged step."""
@@ -68,24 +66,11 @@ def short_diff(recorded: str, replayed: str) -> str:
     return "\n".join(line[:300] for line in lines)
 
 
-async def execute_call(sandbox: Sandbox, name: str, arguments: dict[str, Any]) -> ToolResult:
-    """Run one tool call against a sandbox with the semantics of the server that owns the tool."""
-    if isinstance(sandbox, FilesystemSandbox):
-        return await call_filesystem_tool(sandbox.tree, name, arguments)
-    if isinstance(sandbox, PostgresSandbox):
-        async with sandbox.connect(sql_text(arguments) or None) as connection:
-            return await call_sql_tool(connection, name, arguments)
-    raise ToolArgumentError(f"no tools for a {sandbox.kind} sandbox")
-
-
-def tool_spec(sandbox: Sandbox, name: str) -> ToolSpec[Any] | None:
-    """The tool ``name`` of the server that serves this kind of sandbox, if it has one."""
-    table = FILESYSTEM_TOOLS if isinstance(sandbox, FilesystemSandbox) else SQL_TOOLS
-    return table.get(name)
-
-
-async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
-    """Execute one recorded step and compare its output with the recording."""
+async def replay_step(
+    kind: EnvironmentKind, sandbox: Sandbox, step: Step, file: str
+) -> StepFidelity:
+    """Execute one recorded step in ``sandbox`` through its task's environment kind, and compare
+    its output with the recording."""
     position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
     action = step.action
     if not isinstance(action, ToolCallAction):
@@ -93,10 +78,10 @@ async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
             index=step.index,
             tool=action.type,
             status="failed",
-            message=f"{position}: a {action.type} action cannot be replayed in a {sandbox.kind}"
+            message=f"{position}: a {action.type} action cannot be replayed in a {kind.name}"
             " sandbox",
         )
-    spec = tool_spec(sandbox, action.name)
+    spec = kind.tool_spec(action.name)
     writes = spec is not None and spec.writes  # every SQL text tool may write
 
     def failed(message: str) -> StepFidelity:
@@ -105,11 +90,11 @@ async def replay_step(sandbox: Sandbox, step: Step, file: str) -> StepFidelity:
         )
 
     if spec is None:
-        return failed(f"{position}.name: unknown tool {action.name!r} for a {sandbox.kind} sandbox")
-    root = sandbox.root if isinstance(sandbox, FilesystemSandbox) else ""
+        return failed(f"{position}.name: unknown tool {action.name!r} for a {kind.name} sandbox")
+    root = kind.sandbox_root(sandbox)
     arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)
     try:
-        result = await execute_call(sandbox, action.name, arguments)
+        result = await kind.execute_call(sandbox, action.name, arguments)
     except ToolArgumentError as error:
         return failed(f"{position}.arguments: {error}")
     except Exception as error:  # a broken sandbox must fail this step, not the whole run
@@ -195,18 +180,26 @@ async def replay_trajectory(
     """
     started = time.perf_counter()
     file = file or f"trajectories/{trajectory.id}.json"
-    kind = sandbox_kind(task)
+    kind = kind_for_task(task)
     report = FidelityReport(
         trajectory_id=trajectory.id,
         task_id=task.id,
         domain=task.domain,
         subdomain=task.subdomain,
-        backend=providers.choice.label(kind) if kind else "none",
+        backend=providers.choice.label(kind.name) if kind else "none",
         verdict="unsupported",
     )
     if kind is None:  # counted as "not replayable", not as a fault of the trajectory
         return ReplayResult(report)
-    provider = await providers.get(kind)
+    if task.initial_state.kind not in kind.initial_states:  # no provider started for nothing
+        report.verdict = "failed"
+        report.problems.append(
+            f"tasks/{task.id}: could not build the initial state: a {kind.name} sandbox cannot"
+            f" start from a {task.initial_state.kind} state"
+        )
+        report.seconds = time.perf_counter() - started
+        return ReplayResult(report)
+    provider = await providers.get(kind.name)
     try:
         sandbox = await provider.create(task, task_dir)
     except Exception as error:
@@ -217,7 +210,7 @@ async def replay_trajectory(
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:
-            fidelity = await replay_step(sandbox, step, file)
+            fidelity = await replay_step(kind, sandbox, step, file)
             report.steps.append(fidelity)
             if fidelity.message:
                 report.problems.append(fidelity.message)

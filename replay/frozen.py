@@ -12,10 +12,10 @@ import asyncio
 from dataclasses import dataclass, field
 
 from dataset.store import Dataset
+from environments.backends import ProviderSet
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
 from sandboxes.base import Releasable, Sandbox, Snapshot
-from sandboxes.providers import ProviderSet
 
 
 @dataclass

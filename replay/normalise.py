@@ -38,7 +38,7 @@ import re
 from typing import Any
 
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER
-from mcp_servers.sql.statements import split_statements
+from mcp_servers.sql.statements import split_statements, sql_text
 
 DATETIME_MARK = "<DATETIME>"
 """What every date-time becomes."""
@@ -174,15 +174,6 @@ def normalise_output(
         if rows is not None and not _ORDER_BY.search(_last_statement(statement)):
             text = "[" + ", ".join(sorted(rows)) + "]"
     return text
-
-
-def sql_text(arguments: dict[str, Any]) -> str:
-    """The SQL of a call, whichever server's argument name carries it."""
-    for name in ("sql", "query"):
-        value = arguments.get(name)
-        if isinstance(value, str):
-            return value
-    return ""
 
 
 def _last_statement(sql: str) -> str:

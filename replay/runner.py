@@ -6,8 +6,9 @@ Running again skips trajectories that already have a report made from the same t
 on the same backend (``fresh=True`` starts over). A bad trajectory or task becomes a report (or a
 dataset problem) naming its file and step; it never stops the other replays.
 
-Postgres roles are cluster-global, so trajectories of one task whose SQL manages roles are
-replayed one at a time: two of them creating the same role at once would fail each other.
+Trajectories that their environment kind says must replay exclusively
+(``EnvironmentKind.replays_exclusively``: Postgres SQL that manages cluster-global roles) are
+replayed one at a time per task: two of them creating the same role at once would fail each other.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dataset.actions import ToolCallAction
 from dataset.models import Trajectory
 from dataset.store import (
     TRAJECTORIES_DIR,
@@ -31,12 +31,11 @@ from dataset.store import (
     read_jsonl,
     write_json_atomic,
 )
+from environments.backends import BackendChoice, ProviderSet
+from environments.leftovers import collect_all_leftovers
+from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
-from replay.normalise import sql_text
 from replay.report import FidelityReport
-from sandboxes.leftovers import collect_all_leftovers
-from sandboxes.postgres.provider import may_touch_roles
-from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
 
 REPORT_FILE = "fidelity.jsonl"
 """One ``FidelityReport`` per line, in completion order."""
@@ -122,13 +121,6 @@ def summarise(
     )
 
 
-def _manages_roles(trajectory: Trajectory) -> bool:
-    return any(
-        isinstance(step.action, ToolCallAction) and may_touch_roles(sql_text(step.action.arguments))
-        for step in trajectory.steps
-    )
-
-
 def _plan(
     dataset: Dataset,
     root: Path,
@@ -143,8 +135,8 @@ def _plan(
         if only is not None and trajectory_id not in only:
             continue
         digest = file_digest(root / TRAJECTORIES_DIR / f"{trajectory_id}.json")
-        kind = sandbox_kind(dataset.tasks[trajectory.task_id])
-        backend = choice.label(kind) if kind else "none"
+        kind = kind_for_task(dataset.tasks[trajectory.task_id])
+        backend = choice.label(kind.name) if kind else "none"
         previous = earlier.get(trajectory_id)
         if previous and previous.trajectory_sha256 == digest and previous.backend == backend:
             reports[trajectory_id] = previous
@@ -174,7 +166,7 @@ async def replay_dataset(
     if fresh and report_path.exists():
         report_path.unlink()
     earlier = read_reports(report_path)
-    await collect_all_leftovers(choice.postgres_dsn if choice.postgres == "external" else None)
+    await collect_all_leftovers(choice.dsn)
 
     reports, pending = _plan(dataset, root, choice, earlier, only)
     resumed = len(reports)
@@ -184,10 +176,11 @@ async def replay_dataset(
 
     async def replay_one(trajectory: Trajectory, digest: str) -> None:
         task = dataset.tasks[trajectory.task_id]
+        kind = kind_for_task(task)
         # Taken before a job slot, so a replay waiting for its task's turn holds no slot.
         exclusive: contextlib.AbstractAsyncContextManager[object] = (
             task_locks.setdefault(task.id, asyncio.Lock())
-            if sandbox_kind(task) == "postgres" and _manages_roles(trajectory)
+            if kind is not None and kind.replays_exclusively(trajectory)
             else contextlib.nullcontext()
         )
         async with exclusive, semaphore:

@@ -3,8 +3,9 @@
 The verifier runs as ``python verify.py [database]`` in a subprocess, with the task folder as its
 working directory, this interpreter (so it sees the runtime's packages, e.g. asyncpg), the
 contract's environment variables, and the task's timeout, after which it is killed. Exit code 0
-means PASS. Filesystem verifiers get ``FILESYSTEM_TEST_DIR``: the sandbox's own directory on the
-local backend, a fresh export of the tree on Docker.
+means PASS. What points the verifier at the sandbox (``FILESYSTEM_TEST_DIR``, ``POSTGRES_*`` and
+the database name, exported files) is the sandbox's environment kind's
+(``EnvironmentKind.verifier_inputs``).
 """
 
 from __future__ import annotations
@@ -12,18 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
 
 from dataset.models import Task
+from environments.registry import kind_for_task
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
-from sandboxes.filesystem.local import LocalFileTree
-from sandboxes.filesystem.sandbox import FilesystemSandbox
-from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.runs import current_run, track_process, untrack_process
+from sandboxes.runs import track_process, untrack_process
 
 OUTPUT_LIMIT = 8_000
 """Characters of verifier output kept in reports (head and tail)."""
@@ -40,25 +38,17 @@ async def run_verifier(task: Task, task_dir: Path, sandbox: Sandbox) -> Verifier
     """Run the task's verifier against ``sandbox``; the task must have one."""
     if task.verifier is None:
         raise ValueError(f"task {task.id} has no verifier")
+    kind = kind_for_task(task)
+    if kind is None:
+        raise ValueError(
+            f"task {task.id}: no environment kind serves {task.domain}/{task.subdomain}"
+        )
     script = task_dir / task.verifier.path
-    environment = dict(os.environ)
-    arguments: list[str] = []
-    export: Path | None = None
-    if isinstance(sandbox, FilesystemSandbox):
-        if isinstance(sandbox.tree, LocalFileTree):
-            environment["FILESYSTEM_TEST_DIR"] = str(await sandbox.tree.host_directory())
-        else:
-            export = current_run().directory() / current_run().new_name("verify")
-            await sandbox.tree.export(export)
-            environment["FILESYSTEM_TEST_DIR"] = str(export)
-    elif isinstance(sandbox, PostgresSandbox):
-        environment.update(sandbox.connection.verifier_environment())
-        arguments.append(sandbox.connection.database)
-    try:
-        return await run_script(script, arguments, environment, task.verifier.timeout_seconds)
-    finally:
-        if export is not None:
-            await asyncio.to_thread(shutil.rmtree, export, True)
+    async with kind.verifier_inputs(sandbox) as inputs:
+        environment = {**os.environ, **inputs.environment}
+        return await run_script(
+            script, list(inputs.arguments), environment, task.verifier.timeout_seconds
+        )
 
 
 async def run_script(

@@ -20,7 +20,7 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 import psutil
@@ -253,10 +253,15 @@ def register_collector(name: str, collector: LeftoverCollector, *, order: int = 
     _collectors[name] = (order, collector)
 
 
-async def collect_leftovers() -> list[str]:
-    """Run every registered collector and the run-record cleanup; return what was removed."""
+async def collect_leftovers(
+    extra: Iterable[tuple[str, LeftoverCollector, int]] = (),
+) -> list[str]:
+    """Run every registered collector, and the ``(name, collector, order)`` ones of ``extra``
+    for this call only, then the run-record cleanup; return what was removed."""
     removed: list[str] = []
-    for name, (_, collector) in sorted(_collectors.items(), key=lambda item: item[1][0]):
+    collectors = dict(_collectors)
+    collectors.update({name: (order, collector) for name, collector, order in extra})
+    for name, (_, collector) in sorted(collectors.items(), key=lambda item: item[1][0]):
         try:
             removed.extend(await collector())
         except Exception as error:  # one broken collector must not stop the rest

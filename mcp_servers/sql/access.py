@@ -296,11 +296,11 @@ class DsnEndpoint(Endpoint):
 
 def endpoint_for(target: PostgresSandbox | PostgresConnectionInfo | str) -> Endpoint:
     """The endpoint of a sandbox, a connection info or a DSN."""
-    if isinstance(target, PostgresSandbox):
-        return SandboxEndpoint(target)
+    if isinstance(target, str):
+        return DsnEndpoint(target)
     if isinstance(target, PostgresConnectionInfo):
         return DsnEndpoint(target.dsn)
-    return DsnEndpoint(target)
+    return SandboxEndpoint(target)
 
 
 # ---------------------------------------------------------------------------------------------

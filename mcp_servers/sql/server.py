@@ -35,6 +35,7 @@ from mcp_servers.sql.access import (
     AccessMode,
     CappedRows,
     Endpoint,
+    SandboxEndpoint,
     SqlSession,
     endpoint_for,
     explain_refusal,
@@ -595,11 +596,16 @@ def sql_server(
     """
     if access not in ("read-only", "unrestricted"):
         raise ValueError(f"access must be 'read-only' or 'unrestricted', not {access!r}")
-    if isinstance(endpoint, PostgresSandbox) and endpoint.read_only and access != "read-only":
-        raise ValueError(
-            f"{endpoint.name} is a read-only view: unrestricted access needs a writable clone"
-        )
     resolved = endpoint if isinstance(endpoint, Endpoint) else endpoint_for(endpoint)
+    if (
+        access != "read-only"
+        and isinstance(resolved, SandboxEndpoint)
+        and resolved.sandbox.read_only
+    ):
+        raise ValueError(
+            f"{resolved.sandbox.name} is a read-only view: "
+            "unrestricted access needs a writable clone"
+        )
     session = SqlSession(
         resolved, access=access, max_rows=max_rows, statement_timeout=statement_timeout
     )

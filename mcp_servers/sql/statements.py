@@ -1,13 +1,16 @@
 """Splitting a SQL script into its statements, as the PostgreSQL lexer sees them.
 
 Owns the statement boundaries: semicolons outside quotes, dollar quotes, (nested) comments,
-``E''`` strings and the ``BEGIN ATOMIC`` bodies of SQL functions and procedures.
+``E''`` strings and the ``BEGIN ATOMIC`` bodies of SQL functions and procedures; and where a
+recorded call carries its SQL (``sql_text``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 _IDENTIFIER_START = re.compile(r"[A-Za-z_\u0080-\U0010ffff]")
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_\u0080-\U0010ffff][A-Za-z_0-9\u0080-\U0010ffff]*)?\$")
@@ -117,3 +120,12 @@ def _skip_quoted(script: str, index: int, quote: str, *, backslashes: bool) -> i
             return index + 1
         index += 1
     return index
+
+
+def sql_text(arguments: Mapping[str, Any]) -> str:
+    """The SQL of a recorded call, whichever server's argument name carries it ("" if none)."""
+    for name in ("sql", "query"):
+        value = arguments.get(name)
+        if isinstance(value, str):
+            return value
+    return ""

@@ -32,12 +32,9 @@ from dataset.store import (
     write_task,
     write_trajectory,
 )
-from mcp_servers.filesystem.server import filesystem_server
-from mcp_servers.sql.compatible import agent_sql_server
+from environments.backends import BackendChoice, ProviderSet
+from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
-from sandboxes.filesystem.sandbox import FilesystemSandbox
-from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
 from suites.ds.recorder import RecordingSession, run_start
 from suites.ds.spec import AgentPolicy, SuiteTask
 
@@ -90,18 +87,15 @@ async def record_run(
 ) -> Trajectory:
     """Run one scripted agent against a fresh sandbox and return its unlabelled trajectory."""
     task = suite_task.task
-    kind = sandbox_kind(task)
+    kind = kind_for_task(task)
     if kind is None:
         raise BuildError(f"{task.id}: not a filesystem or Postgres task")
-    provider = await providers.get(kind)
+    provider = await providers.get(kind.name)
     sandbox = await provider.create(task, folder)
     async with sandbox:
-        if isinstance(sandbox, FilesystemSandbox):
-            server, root = filesystem_server(sandbox.tree), sandbox.tree.root
-        elif isinstance(sandbox, PostgresSandbox):
-            server, root = agent_sql_server(sandbox), ""  # type: ignore[assignment]
-        else:
-            raise BuildError(f"{task.id}: unexpected sandbox {sandbox.kind}")
+        server, root = kind.agent_server(sandbox), kind.sandbox_root(sandbox)
+        if server is None:
+            raise BuildError(f"{task.id}: the {kind.name} kind has no agent tools to record")
         started = run_start(sequence)
         async with Client(server.server()) as client:
             session = RecordingSession(client, root, started)

@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
+from environments.backends import BackendChoice, ProviderSet
 from judge_agent.cache import CachedModel
 from judge_agent.loop import JudgeLimits, JudgeSettings, judge_trajectory
 from judge_agent.model import (
@@ -44,7 +45,6 @@ from mcp_servers.trajectory.server import trajectory_server
 from replay.frozen import FrozenReplays
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.providers import BackendChoice, ProviderSet
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 FS = "fs-meeting-notes-index--sonnet-pass"

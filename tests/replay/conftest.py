@@ -7,13 +7,11 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from sandboxes.providers import BackendChoice, ProviderSet
+from environments.backends import BackendChoice, ProviderSet
 
 BACKENDS = [
     pytest.param(BackendChoice(), id="local"),
-    pytest.param(
-        BackendChoice(filesystem="docker", postgres="docker"), id="docker", marks=pytest.mark.docker
-    ),
+    pytest.param(BackendChoice.for_backend("docker"), id="docker", marks=pytest.mark.docker),
 ]
 
 
@@ -21,7 +19,7 @@ BACKENDS = [
 async def providers(request: pytest.FixtureRequest) -> AsyncIterator[ProviderSet]:
     """Providers on one backend, shared by a test module (the Postgres server starts once)."""
     choice: BackendChoice = request.param
-    if choice.filesystem == "docker":
+    if choice.label("filesystem") == "docker":
         from sandboxes.docker.images import ensure_sandbox_image
 
         ensure_sandbox_image()

@@ -10,11 +10,11 @@ import pytest
 from dataset.actions import AndroidAction
 from dataset.models import Step, Trajectory
 from dataset.store import Dataset, load_dataset
+from environments.backends import ProviderSet
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.providers import ProviderSet
 from tests.replay.builders import FS_TASK, MINI, PG_TASK, build_dataset, call, steps, trajectory
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -10,10 +10,10 @@ import pytest
 import replay.engine
 import replay.frozen
 from dataset.store import load_dataset
+from environments.backends import ProviderSet
 from replay.frozen import FrozenReplays
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
-from sandboxes.providers import ProviderSet
 from tests.replay.builders import MINI
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

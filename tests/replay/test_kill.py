@@ -14,7 +14,7 @@ import pytest
 
 from dataset.models import VerifierRef
 from dataset.store import load_dataset, write_task
-from sandboxes.leftovers import collect_all_leftovers
+from environments.leftovers import collect_all_leftovers
 from sandboxes.postgres.embedded import data_parents
 from sandboxes.runs import RunRecord, process_alive, runs_registry
 from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajectory

@@ -152,8 +152,8 @@ async def test_imported_mcpmark_runs_replay_and_hand_made_outputs_are_caught(
 
 
 async def test_replay_into_an_external_server_given_by_dsn(tmp_path: Path) -> None:
+    from environments.backends import BackendChoice
     from sandboxes.postgres.embedded import EmbeddedPostgresCluster
-    from sandboxes.providers import BackendChoice
 
     server = EmbeddedPostgresCluster()  # stands for any server the user already runs
     await server.start()
@@ -162,7 +162,7 @@ async def test_replay_into_an_external_server_given_by_dsn(tmp_path: Path) -> No
         recorded = load_dataset(MINI).trajectories[PG_PASS_ID]
         build_dataset(root, [recorded], (PG_TASK,))
         choice = BackendChoice.for_backend("local", server.admin.dsn)
-        assert choice.postgres == "external"
+        assert choice.label("postgres") == "external"
         summary = await replay_dataset(root, tmp_path / "out", choice=choice)
         assert (summary.total.faithful, summary.total.verifier_agrees) == (1, 1)
         report = read_reports(tmp_path / "out" / REPORT_FILE)[PG_PASS_ID]

@@ -341,8 +341,8 @@ async def test_a_killed_runs_trees_and_overlay_mounts_are_collected(task_dir: Pa
     import subprocess
     import sys
 
+    from environments.leftovers import collect_all_leftovers
     from sandboxes.filesystem.overlay import mounts_below
-    from sandboxes.leftovers import collect_all_leftovers
 
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(task_dir)], stdout=subprocess.PIPE, text=True

@@ -1,0 +1,156 @@
+"""What the runtime asks of an environment kind, as one abstract record per kind.
+
+Owns ``EnvironmentKind`` and the small records its hooks return (``VerifierInputs``,
+``LeftoverSource``). A kind (filesystem, postgres; later desktop, browser, android) subclasses it
+once, in its own subpackage of ``environments``, and is registered by name in
+``environments.registry``. Replay, verifiers, judges, ``agentjudge serve`` and garbage collection
+ask the kind's record instead of testing a sandbox's class. Nothing here knows a particular kind.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from dataset.models import Task, Trajectory
+from mcp_servers.results import ToolResult, ToolSpec
+from mcp_servers.serving import ToolServer
+from sandboxes.base import Sandbox, SandboxProvider
+from sandboxes.runs import LeftoverCollector
+
+if TYPE_CHECKING:
+    from environments.backends import BackendChoice
+
+CommandLineBackend = Literal["local", "docker"]
+"""The command line's ``--backend``: host resources, or containers."""
+
+ProviderFactory = Callable[["BackendChoice"], Awaitable[SandboxProvider]]
+"""Starts one backend's provider (and any server or image it needs) for a run's backend choice."""
+
+
+@dataclass(frozen=True)
+class VerifierInputs:
+    """What a task's ``verify.py`` gets to find the replayed state (the MCPMark contract)."""
+
+    environment: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to the verifier's environment (e.g. ``FILESYSTEM_TEST_DIR``)."""
+    arguments: Sequence[str] = ()
+    """Command-line arguments after ``verify.py`` (e.g. the database name)."""
+
+
+@dataclass(frozen=True)
+class LeftoverSource:
+    """One collector of what dead runs left behind in one kind of resource."""
+
+    name: str
+    """Names the resource type; kinds that share a resource (Docker) give the same name, and it
+    is collected once."""
+    collect: LeftoverCollector
+    """Removes the leftovers of dead runs and returns one line per removed thing."""
+    order: int = 100
+    """Collectors run by ascending order: servers and containers first, directories (900) last."""
+
+
+class EnvironmentKind(ABC):
+    """Everything the runtime needs to know about one kind of environment.
+
+    Subclass it once per kind and register one instance (see ``environments.registry``).
+    Callers find a sandbox's kind through its task (``registry.kind_for_task``), so a kind may
+    reuse another kind's sandboxes.
+    """
+
+    name: ClassVar[str]
+    """The kind's name (``filesystem``); its own sandboxes carry it as ``Sandbox.kind``."""
+
+    serve_name: ClassVar[str]
+    """The name ``agentjudge serve`` knows it by (``filesystem``; ``sql`` for postgres)."""
+
+    tasks: ClassVar[frozenset[tuple[str, str]]]
+    """The (domain, subdomain) pairs whose tasks replay into this kind."""
+
+    initial_states: ClassVar[frozenset[str]]
+    """The ``Task.initial_state`` kinds its providers can start from (``directory_tree``)."""
+
+    backends: ClassVar[Mapping[str, ProviderFactory]]
+    """Its backends by name, each with the factory of its provider; the first is the default."""
+
+    # -- tasks and backends ----------------------------------------------------------------------
+
+    def serves(self, task: Task) -> bool:
+        """Whether ``task`` replays into this kind (its domain and subdomain are in ``tasks``)."""
+        return (task.domain, task.subdomain) in self.tasks
+
+    @property
+    def default_backend(self) -> str:
+        """The backend used when a run names none for this kind: the first of ``backends``."""
+        return next(iter(self.backends))
+
+    @abstractmethod
+    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+        """The backend that the command line's ``--backend`` and ``--dsn`` select for this kind."""
+
+    async def close_provider(self, provider: SandboxProvider) -> None:
+        """Close a provider one of ``backends`` started, and whatever it started with it (a
+        server). The default closes the provider only."""
+        await provider.aclose()
+
+    # -- replay ----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def tool_spec(self, name: str) -> ToolSpec[Any] | None:
+        """The recorded agents' tool ``name`` on this kind (whether it writes), if it exists."""
+
+    @abstractmethod
+    async def execute_call(
+        self, sandbox: Sandbox, name: str, arguments: dict[str, Any]
+    ) -> ToolResult:
+        """Run one recorded tool call on ``sandbox`` with the semantics of the agent's server.
+
+        ``arguments`` already hold the sandbox's root in place of ``${SANDBOX_ROOT}``. Bad
+        arguments raise ``mcp_servers.results.ToolArgumentError``; tool errors are results.
+        """
+
+    def sandbox_root(self, sandbox: Sandbox) -> str:
+        """What ``${SANDBOX_ROOT}`` stands for in this sandbox ("" when recordings of this kind
+        hold no such paths). Replay substitutes it into arguments and masks it in outputs."""
+        return ""
+
+    def replays_exclusively(self, trajectory: Trajectory) -> bool:
+        """Whether ``trajectory`` must not replay while another trajectory of the same task for
+        which this is also true replays (they would fight over something the sandboxes share,
+        like cluster-global roles). The default is False."""
+        return False
+
+    # -- verifiers, judges, recording ------------------------------------------------------------
+
+    @abstractmethod
+    def verifier_inputs(self, sandbox: Sandbox) -> AbstractAsyncContextManager[VerifierInputs]:
+        """``async with``: the environment variables and arguments that point a task's
+        ``verify.py`` at ``sandbox``; files exported for it are removed when the block ends."""
+
+    @abstractmethod
+    def judge_servers(
+        self, sandbox: Sandbox, *, writable: bool
+    ) -> AbstractAsyncContextManager[list[ToolServer[Any]]]:
+        """``async with``: the MCP servers a judge gets on ``sandbox``: its reading tools on a
+        read-only view, the writing ones too on a writable clone; closed when the block ends."""
+
+    def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
+        """The tool surface the recorded agents used, over a writable ``sandbox`` (scripted
+        suites record their agents through it); None when the kind has none."""
+        return None
+
+    def prompt_notes(self, task: Task) -> str | None:
+        """The ``prompts`` template holding the judge's notes on this kind for ``task`` (a path
+        inside the ``prompts`` package), or None. The wording belongs to ``prompts``."""
+        return None
+
+    # -- garbage collection ----------------------------------------------------------------------
+
+    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+        """The collectors of what killed runs left in this kind's backends; ``dsn`` names an
+        external server to collect in too, when given. The default has none."""
+        return ()

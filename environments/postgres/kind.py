@@ -1,0 +1,194 @@
+"""The postgres kind's record: backends, replay, verifier inputs, judge servers, leftovers.
+
+Tasks of ``ds/postgres`` start from an SQL seed (or an empty database) and replay into a database
+cloned from a per-task template, in a cluster the run starts (``embedded``, ``docker``) or one it
+is given (``external``, ``--dsn``). Recorded calls are the agents' SQL tools, each on its own
+connection and committed on its own. Roles are cluster-global, so trajectories whose SQL may
+manage roles replay one at a time per task. Heavy modules (asyncpg, the tools, the Docker client)
+are imported when a hook needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dataset.actions import ToolCallAction
+from dataset.models import Task, Trajectory
+from environments.kind import (
+    CommandLineBackend,
+    EnvironmentKind,
+    LeftoverSource,
+    ProviderFactory,
+    VerifierInputs,
+)
+from mcp_servers.results import ToolResult, ToolSpec
+from mcp_servers.sql.statements import sql_text
+from sandboxes.base import Sandbox, SandboxError, SandboxProvider
+from sandboxes.postgres.sandbox import PostgresCluster, PostgresSandbox
+
+if TYPE_CHECKING:
+    from environments.backends import BackendChoice
+    from mcp_servers.serving import ToolServer
+
+
+def as_postgres_sandbox(sandbox: Sandbox) -> PostgresSandbox:
+    """``sandbox`` as a Postgres sandbox; a sandbox of another kind raises ``TypeError``."""
+    if not isinstance(sandbox, PostgresSandbox):
+        raise TypeError(f"{sandbox.name} is a {sandbox.kind} sandbox, not a postgres one")
+    return sandbox
+
+
+async def _on_cluster(cluster: PostgresCluster) -> SandboxProvider:
+    from sandboxes.postgres.provider import ClusterPostgresProvider
+
+    await cluster.start()
+    return ClusterPostgresProvider(cluster)
+
+
+async def _embedded(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.postgres.embedded import EmbeddedPostgresCluster
+
+    return await _on_cluster(EmbeddedPostgresCluster())
+
+
+async def _external(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.postgres.external import ExternalPostgresCluster
+
+    if not choice.dsn:
+        raise SandboxError("the external Postgres backend needs a DSN (--dsn)")
+    return await _on_cluster(ExternalPostgresCluster(choice.dsn))
+
+
+async def _docker(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.docker.images import ensure_sandbox_image_async
+    from sandboxes.postgres.docker_cluster import DockerPostgresCluster
+
+    await ensure_sandbox_image_async()  # builds it once (minutes), then cached by tag
+    return await _on_cluster(DockerPostgresCluster())
+
+
+async def _embedded_servers() -> list[str]:
+    from sandboxes.postgres.leftovers import collect_embedded_leftovers
+
+    return await collect_embedded_leftovers()
+
+
+def _external_server(dsn: str) -> LeftoverSource:
+    async def collect() -> list[str]:
+        from sandboxes.postgres.external import ExternalPostgresCluster
+        from sandboxes.postgres.leftovers import collect_postgres_leftovers
+
+        return await collect_postgres_leftovers(ExternalPostgresCluster(dsn).admin)
+
+    return LeftoverSource("external-postgres", collect, order=0)
+
+
+class PostgresKind(EnvironmentKind):
+    """One database, reached through the agents' SQL tools and the judges' SQL server."""
+
+    name: ClassVar[str] = "postgres"
+    serve_name: ClassVar[str] = "sql"
+    tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset({("ds", "postgres")})
+    initial_states: ClassVar[frozenset[str]] = frozenset({"sql_seed", "empty"})
+    backends: ClassVar[Mapping[str, ProviderFactory]] = {
+        "embedded": _embedded,
+        "external": _external,
+        "docker": _docker,
+    }
+
+    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+        """``docker``: a Postgres container; else ``external`` with a DSN, ``embedded`` (a
+        server from the pgserver wheel) without."""
+        if backend == "docker":
+            return "docker"
+        return "external" if dsn else "embedded"
+
+    async def close_provider(self, provider: SandboxProvider) -> None:
+        """Close the provider (dropping its databases and roles), then stop its cluster (an
+        external server is left running)."""
+        from sandboxes.postgres.provider import ClusterPostgresProvider
+
+        try:
+            await provider.aclose()
+        finally:
+            if isinstance(provider, ClusterPostgresProvider):
+                await provider.cluster.stop()
+
+    def tool_spec(self, name: str) -> ToolSpec[Any] | None:
+        """The agents' SQL tool ``name`` (postgres-mcp, Supabase, InsForge); every tool that
+        runs SQL text counts as writing."""
+        from mcp_servers.sql.operations import SQL_TOOLS
+
+        return SQL_TOOLS.get(name)
+
+    async def execute_call(
+        self, sandbox: Sandbox, name: str, arguments: dict[str, Any]
+    ) -> ToolResult:
+        """The call on a fresh connection of its own, committed on its own; SQL that may manage
+        roles is serialised with the cluster's other such calls."""
+        from mcp_servers.sql.operations import call_sql_tool
+
+        database = as_postgres_sandbox(sandbox)
+        async with database.connect(sql_text(arguments) or None) as connection:
+            return await call_sql_tool(connection, name, arguments)
+
+    def replays_exclusively(self, trajectory: Trajectory) -> bool:
+        """True when any recorded SQL may create, rename or drop roles (cluster-global names)."""
+        from sandboxes.postgres.provider import may_touch_roles
+
+        return any(
+            isinstance(step.action, ToolCallAction)
+            and may_touch_roles(sql_text(step.action.arguments))
+            for step in trajectory.steps
+        )
+
+    @asynccontextmanager
+    async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:
+        """``POSTGRES_*`` and ``DATABASE_URL`` for the sandbox's database, and its name as the
+        first argument."""
+        connection = as_postgres_sandbox(sandbox).connection
+        yield VerifierInputs(
+            environment=connection.verifier_environment(), arguments=[connection.database]
+        )
+
+    @asynccontextmanager
+    async def judge_servers(
+        self, sandbox: Sandbox, *, writable: bool
+    ) -> AsyncIterator[list[ToolServer[Any]]]:
+        """The SQL server: ``unrestricted`` as the clone's owner on a writable clone, else
+        ``read-only`` as the view's reader role."""
+        from mcp_servers.sql.server import sql_server
+
+        server = sql_server(
+            as_postgres_sandbox(sandbox), access="unrestricted" if writable else "read-only"
+        )
+        try:
+            yield [server]
+        finally:
+            await server.context.aclose()
+
+    def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
+        """The agents' SQL tools with their recorded output (``mcp_servers.sql.compatible``)."""
+        from mcp_servers.sql.compatible import agent_sql_server
+
+        return agent_sql_server(as_postgres_sandbox(sandbox))
+
+    def prompt_notes(self, task: Task) -> str | None:
+        """``prompts/subdomains/postgres.md``."""
+        return "subdomains/postgres.md"
+
+    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+        """Databases and roles of dead runs in the external server ``dsn`` (first), containers
+        (Docker), then the embedded servers of dead runs."""
+        from environments.leftovers import DOCKER_LEFTOVERS
+
+        sources = [DOCKER_LEFTOVERS, LeftoverSource("embedded-postgres", _embedded_servers, 20)]
+        if dsn:
+            sources.insert(0, _external_server(dsn))
+        return sources
+
+
+KIND = PostgresKind()
+"""The registered record (``environments.registry`` names it by module path)."""

@@ -1,0 +1,118 @@
+"""The postgres kind's hooks on an embedded cluster: replay calls, the exclusive-replay rule,
+verifier inputs, judge servers per access mode, and closing the cluster with the provider."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import mcp
+import pytest
+import pytest_asyncio
+
+from dataset.actions import ToolCallAction
+from dataset.models import Step, Trajectory
+from dataset.store import load_dataset
+from environments.backends import BackendChoice, ProviderSet
+from environments.postgres import KIND, as_postgres_sandbox
+from mcp_servers.serving import ToolServer
+from prompts.templates import load_template
+from sandboxes.base import Snapshot
+from sandboxes.postgres.embedded import EmbeddedPostgresCluster
+from sandboxes.postgres.provider import ClusterPostgresProvider
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+
+MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"
+TASK_ID = "pg-active-customers-view"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def snapshot() -> AsyncIterator[Snapshot]:
+    """The mini example's shop database, frozen, in an embedded cluster of its own."""
+    mini = load_dataset(MINI)
+    async with ProviderSet(BackendChoice()) as providers:
+        provider = await providers.get("postgres")
+        sandbox = await provider.create(mini.tasks[TASK_ID], mini.task_dir(TASK_ID))
+        yield await sandbox.freeze()
+    assert isinstance(provider, ClusterPostgresProvider)
+    assert isinstance(provider.cluster, EmbeddedPostgresCluster)
+    assert provider.cluster.pid is None  # closing the provider stopped its server
+
+
+def _trajectory(*statements: str) -> Trajectory:
+    return Trajectory(
+        id="t",
+        task_id=TASK_ID,
+        agent="a",
+        steps=[
+            Step(index=index, action=ToolCallAction(name="execute_sql", arguments={"sql": sql}))
+            for index, sql in enumerate(statements, start=1)
+        ],
+    )
+
+
+def test_backends_from_the_command_line() -> None:
+    assert list(KIND.backends) == ["embedded", "external", "docker"]
+    assert KIND.backend_for("local", None) == "embedded"
+    assert KIND.backend_for("local", "postgresql://u@h/db") == "external"
+    assert KIND.backend_for("docker", "postgresql://u@h/db") == "docker"
+    assert KIND.serve_name == "sql"
+
+
+def test_trajectories_that_may_manage_roles_replay_exclusively() -> None:
+    assert KIND.replays_exclusively(_trajectory("SELECT 1", "CREATE ROLE auditor"))
+    assert not KIND.replays_exclusively(_trajectory("SELECT status FROM customers GROUP BY 1"))
+    assert KIND.tool_spec("execute_sql") is not None
+    assert KIND.tool_spec("read_text_file") is None
+    notes = KIND.prompt_notes(load_dataset(MINI).tasks[TASK_ID])
+    assert notes is not None
+    assert load_template(notes).template.strip()
+
+
+@module_loop
+async def test_calls_run_on_their_own_connection(snapshot: Snapshot) -> None:
+    clone = await snapshot.clone(writable=True)
+    async with clone:
+        assert KIND.sandbox_root(clone) == ""
+        made = await KIND.execute_call(clone, "execute_sql", {"sql": "CREATE TABLE t (x int)"})
+        assert not made.is_error, made.text
+        listed = await KIND.execute_call(
+            clone, "execute_sql", {"sql": "SELECT count(*) AS n FROM t"}
+        )
+        assert "0" in listed.text
+
+
+@module_loop
+async def test_the_verifier_gets_the_database(snapshot: Snapshot) -> None:
+    view = await snapshot.clone(writable=True)
+    async with view, KIND.verifier_inputs(view) as inputs:
+        database = as_postgres_sandbox(view).connection.database
+        assert list(inputs.arguments) == [database]
+        assert inputs.environment["POSTGRES_DATABASE"] == database
+        assert database in inputs.environment["DATABASE_URL"]
+
+
+async def _execute(server: ToolServer[object], sql: str) -> tuple[bool, str]:
+    async with mcp.Client(server.server()) as client:
+        result = await client.call_tool("execute_sql", {"sql": sql})
+    return result.is_error, "".join(getattr(block, "text", "") for block in result.content)
+
+
+@module_loop
+async def test_judge_servers_per_access_mode(snapshot: Snapshot) -> None:
+    view = await snapshot.clone(writable=False)
+    async with KIND.judge_servers(view, writable=False) as servers:
+        (reader,) = servers
+        assert "execute_sql" in reader.tools
+        refused, text = await _execute(reader, "CREATE TABLE judge_note (x int)")
+        assert refused, text
+        _, rows = await _execute(reader, "SELECT count(*) AS n FROM customers")
+        assert json.loads(rows)["row_count"] == 1
+    clone = await snapshot.clone(writable=True)
+    async with clone, KIND.judge_servers(clone, writable=True) as servers:
+        (writer,) = servers
+        assert set(writer.tools) == set(reader.tools)
+        refused, text = await _execute(writer, "CREATE TABLE judge_note (x int)")
+        assert not refused, text

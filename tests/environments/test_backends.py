@@ -1,0 +1,72 @@
+"""Backend choices for every kind, and providers started and closed through their kinds."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+
+from environments.backends import BackendChoice, ProviderSet
+from environments.registry import register_kind
+from sandboxes.base import SandboxError, SandboxProvider
+from sandboxes.filesystem.local import LocalFilesystemProvider
+from tests.environments.notes_kind import NotesKind
+
+
+def test_every_kind_gets_a_backend() -> None:
+    assert BackendChoice().kinds == {"filesystem": "local", "postgres": "embedded"}
+    docker = BackendChoice.for_backend("docker")
+    assert docker.kinds == {"filesystem": "docker", "postgres": "docker"}
+    external = BackendChoice.for_backend("local", "postgresql://u@h/db")
+    assert external.kinds == {"filesystem": "local", "postgres": "external"}
+    assert external.dsn == "postgresql://u@h/db"
+    assert external.label("postgres") == "external"
+    assert external.describe() == "local / external"
+    partial = BackendChoice(kinds={"postgres": "docker"})
+    assert partial.kinds == {"filesystem": "local", "postgres": "docker"}
+
+
+def test_a_backend_the_kind_lacks_is_refused() -> None:
+    with pytest.raises(pydantic.ValidationError, match=r"no backend 'qemu' \(its backends: local"):
+        BackendChoice(kinds={"filesystem": "qemu"})
+    with pytest.raises(pydantic.ValidationError, match="postgres kind has no backend 'lxc'"):
+        BackendChoice(kinds={"postgres": "lxc"})
+
+
+def test_the_choice_round_trips_through_json() -> None:
+    choice = BackendChoice.for_backend("local", "postgresql://u@h/db")
+    assert BackendChoice.model_validate_json(choice.model_dump_json()) == choice
+    # A kind not installed here is kept as recorded.
+    recorded = BackendChoice.model_validate({"kinds": {"desktop": "qemu"}})
+    assert recorded.kinds["desktop"] == "qemu"
+    assert recorded.label("desktop") == "qemu"
+
+
+async def test_providers_start_once_and_close_through_their_kind() -> None:
+    kind = NotesKind()
+    register_kind(kind)
+    async with ProviderSet() as providers:
+        first = await providers.get("notes")
+        assert isinstance(first, LocalFilesystemProvider)
+        assert await providers.get("notes") is first
+        assert await providers.get("filesystem") is not first
+        with pytest.raises(SandboxError, match="no environment kind 'desktop'"):
+            await providers.get("desktop")
+    assert kind.closed == [first]
+
+
+async def test_a_failing_close_does_not_stop_the_others() -> None:
+    class Failing(NotesKind):
+        name = "failing"
+
+        async def close_provider(self, provider: SandboxProvider) -> None:
+            raise RuntimeError("cannot close")
+
+    notes, failing = NotesKind(), Failing()
+    register_kind(notes)
+    register_kind(failing)
+    providers = ProviderSet()
+    await providers.get("failing")
+    kept = await providers.get("notes")
+    with pytest.raises(SandboxError, match="cannot close"):
+        await providers.aclose()
+    assert notes.closed == [kept]
