@@ -12,11 +12,15 @@ from rich.table import Table
 
 from agentjudge.console import console
 from replay.report import FidelityReport
-from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, SubdomainRow, replay_dataset
+from replay.runner import (
+    DEFAULT_OUTPUT,
+    REPORT_FILE,
+    SUMMARY_FILE,
+    ReplaySummary,
+    SubdomainRow,
+    replay_dataset,
+)
 from sandboxes.providers import BackendChoice
-
-DEFAULT_OUTPUT = Path("runs/replay")
-"""Reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless ``--output`` says."""
 
 
 def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
