@@ -41,8 +41,8 @@ def report(
     `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
     agent-vs-LLM improvements with paired tests, F1-vs-turns curves, confusion matrices, cost,
     ranking fidelity, and every wrong verdict with its error tag and transcript."""
-    from bench.evaluation import report_folder
-    from judge_agent.runner import VERDICTS_FILE
+    from bench.evaluate import report_folder
+    from bench.grid_runner import VERDICTS_FILE
 
     folder = results.parent if results.name == VERDICTS_FILE else results
     if not folder.is_dir():

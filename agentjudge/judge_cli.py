@@ -1,9 +1,12 @@
-"""``agentjudge judge``: replay, baselines, the judge grid and the report, with live progress."""
+"""``agentjudge judge``: options from the command line, ``bench.evaluate.evaluate()``, and printing.
+
+The evaluation itself (replay, baselines, the judge grid, the report) is ``evaluate()``'s; this
+module turns arguments into ``EvaluationOptions``, prints its progress events and the tables,
+and sets the exit code (2: bad options, 1: problems with a model configured, else 0).
+"""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -13,30 +16,22 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.replay_cli import DEFAULT_OUTPUT as DEFAULT_REPLAY_OUTPUT
 from agentjudge.replay_cli import print_summary as print_replay_summary
-from dataset.store import write_json_atomic
-from judge_agent.loop import MODES, JudgeLimits, JudgeMode
-from judge_agent.model import GenerateConfig
-from judge_agent.pricing import add_costs
-from judge_agent.runner import (
+from bench.grid_runner import (
     LOGS_DIR,
     SUMMARY_FILE,
     VERDICTS_FILE,
     GridSpec,
-    JudgeArm,
     JudgeRecord,
     JudgeSummary,
-    judge_dataset,
-    read_records,
 )
+from judge_agent.loop import MODES, JudgeLimits, JudgeMode
+from judge_agent.model import GenerateConfig
+from judge_agent.pricing import add_costs
 
 if TYPE_CHECKING:
+    from bench.evaluate import EvaluationEvent
     from bench.scores import BenchReport
-    from judge_agent.model import ModelAPI
-
-DEFAULT_OUTPUT = Path("runs/judge")
-"""Verdicts go to ``runs/judge/<dataset folder name>/`` unless ``--output`` says."""
 
 NO_MODEL_HINT = """\
 No judge model is configured, so only the replay, the verifier check and the baselines ran.
@@ -208,25 +203,47 @@ def print_summary(summary: JudgeSummary, records: list[JudgeRecord], scripted: b
     )
 
 
-def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
-    """Build each arm's model now, so a bad name or a missing key stops before any work."""
-    from judge_agent.cache import CachedModel
-    from judge_agent.model import ModelError, get_model
+class _Printer:
+    """Prints ``evaluate``'s progress events as ``agentjudge judge`` always has."""
 
-    arms: list[JudgeArm] = []
-    for name, spec in planned:
-        try:
-            made = get_model(name)
-        except (ValueError, ImportError, ModelError) as error:
-            console.print(f"error: {error}", markup=False)
-            raise typer.Exit(2) from None
-        model: ModelAPI = CachedModel(made) if cache and not made.name.startswith("mock/") else made
-        arms.append(JudgeArm(functools.partial(_same, model), spec))
-    return arms
+    def __init__(self) -> None:
+        self.progress: JudgeProgress | None = None
 
+    def __call__(self, event: EvaluationEvent) -> None:
+        from bench.evaluate import (
+            JudgeRunFinished,
+            JudgeRunsPlanned,
+            JudgingFinished,
+            JudgingStarted,
+            ReplayFinished,
+            ReplayStarted,
+        )
 
-def _same(model: ModelAPI) -> ModelAPI:
-    return model
+        match event:
+            case ReplayStarted(dataset=dataset, folder=folder):
+                console.print(
+                    f"Replaying {dataset} and running every verifier -> {folder}", markup=False
+                )
+            case ReplayFinished(summary=summary, folder=folder):
+                print_replay_summary(summary, folder)
+            case JudgingStarted(dataset=dataset, models=models, folder=folder):
+                console.print(
+                    f"Judging {dataset} with {', '.join(models)} -> {folder}", markup=False
+                )
+                self.progress = JudgeProgress()
+            case JudgeRunsPlanned(new=new, reused=reused) if self.progress is not None:
+                self.progress.planned(new, reused)
+            case JudgeRunFinished(record=record) if self.progress is not None:
+                self.progress.record(record)
+            case JudgingFinished(summary=summary, records=records):
+                self.stop()
+                print_summary(summary, records, any(r.scripted for r in records))
+
+    def stop(self) -> None:
+        """End the live display, if one is running."""
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
 
 
 def judge(
@@ -314,12 +331,10 @@ def judge(
     the output folder. Without a model, everything but the judge grid runs and the exit code
     is 0.
     """
-    from bench.evaluation import replay_and_verify, replay_notes, report_folder, write_baselines
-    from bench.grid import GridError, expand_grid, load_grid
-    from environments.backends import BackendChoice
+    from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
     from judge_agent.model import MODEL_ENV
 
-    base = GridSpec(
+    grid = GridSpec(
         modes=_modes(mode),
         turns=_turns(turns),
         runs=runs,
@@ -341,71 +356,33 @@ def judge(
         judge_access=judge_access,
     )
     default_model = model or os.environ.get(MODEL_ENV) or None
+    options = EvaluationOptions(
+        models=(default_model,) if default_model else (),
+        grid=grid,
+        grid_file=grid_file,
+        output=output,
+        replay_output=replay_output,
+        backend=backend,
+        dsn=dsn,
+        jobs=jobs,
+        max_connections=max_connections,
+        cache=cache,
+        fresh=fresh,
+        retry_invalid=retry_invalid,
+    )
+    printer = _Printer()
     try:
-        if grid_file is not None:
-            planned_arms = expand_grid(
-                load_grid(grid_file), base, [default_model] if default_model else []
-            )
-        else:
-            planned_arms = [(default_model, base)] if default_model else []
-    except GridError as error:
+        result = evaluate(dataset, options, on_event=printer)
+    except EvaluationError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
-
-    arms = _make_arms(planned_arms, cache)
-    choice = BackendChoice.for_backend(backend, dsn)
-    name = dataset.resolve().name
-    folder = output or DEFAULT_OUTPUT / name
-    replay_folder = replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{backend}"
-    console.print(
-        f"Replaying {dataset} and running every verifier -> {replay_folder}", markup=False
-    )
-    replay_summary, replay_reports = asyncio.run(
-        replay_and_verify(dataset, replay_folder, choice, jobs=jobs)
-    )
-    print_replay_summary(replay_summary, replay_folder)
-    write_baselines(dataset, folder, replay_reports)
-
-    problems = list(replay_summary.problems)
-    if arms:
-        models = ", ".join(sorted({arm.model_factory().name for arm in arms}))
-        console.print(f"Judging {dataset} with {models} -> {folder}", markup=False)
-        progress = JudgeProgress()
-        try:
-            summary = asyncio.run(
-                judge_dataset(
-                    dataset,
-                    folder,
-                    arms=arms,
-                    jobs=jobs,
-                    max_connections=max_connections,
-                    fresh=fresh,
-                    retry_invalid=retry_invalid,
-                    backend_choice=choice,
-                    on_planned=progress.planned,
-                    on_record=progress.record,
-                )
-            )
-        finally:
-            progress.stop()
-        records = list(read_records(folder / VERDICTS_FILE).values())
-        print_summary(summary, records, any(r.scripted for r in records))
-        problems.extend(summary.problems)
-
-    else:
-        summary_path = folder / SUMMARY_FILE
-        if not summary_path.exists():  # names the dataset for `agentjudge report`
-            write_json_atomic(
-                summary_path,
-                JudgeSummary(dataset=str(dataset), output=str(folder)).model_dump(mode="json"),
-            )
-    report, files = report_folder(
-        folder, notes=replay_notes(replay_summary), model_configured=bool(arms)
-    )
-    print_report(report)
+    finally:
+        printer.stop()
+    print_report(result.report)
+    files = result.files
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
-    if not arms:
+    if not result.models:
         console.print(NO_MODEL_HINT, markup=False)
         return
-    if problems:
+    if result.problems:
         raise typer.Exit(1)

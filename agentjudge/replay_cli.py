@@ -13,10 +13,14 @@ from rich.table import Table
 from agentjudge.console import console
 from environments.backends import BackendChoice
 from replay.report import FidelityReport
-from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, SubdomainRow, replay_dataset
-
-DEFAULT_OUTPUT = Path("runs/replay")
-"""Reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless ``--output`` says."""
+from replay.runner import (
+    DEFAULT_OUTPUT,
+    REPORT_FILE,
+    SUMMARY_FILE,
+    ReplaySummary,
+    SubdomainRow,
+    replay_dataset,
+)
 
 
 def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:

@@ -10,13 +10,20 @@
   (``dataset.claims.claims_success``).
 * ``verifier``: the task's own verifier run on the replayed final state: the rule-based upper
   bound. A trajectory without a verifier result (no verifier, replay failed) gets ``INVALID``.
+
+Each baseline is registered once with ``@baseline(name)``: a function that, given the run's
+inputs (``BaselineInputs``), returns the per-trajectory rule, or None when it cannot run (the
+verifier baseline without replay reports). ``baseline_predictions`` and the report's row order
+iterate the registry, so a new baseline is one decorated function. Must not call models or
+start environments: baselines read the recorded trajectories and the replay reports only.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bench.results import JudgeConfig, Prediction
 from dataset.claims import claims_success
@@ -24,17 +31,77 @@ from dataset.models import Task, Trajectory
 from judge_agent.verdict import VerdictValue
 from replay.report import FidelityReport
 
-__all__ = ["BASELINE_NAMES", "baseline_predictions", "fit_length_threshold"]
+__all__ = [
+    "BASELINES",
+    "Answer",
+    "Baseline",
+    "BaselineInputs",
+    "BaselineRule",
+    "RuleMaker",
+    "baseline",
+    "baseline_names",
+    "baseline_predictions",
+    "fit_length_threshold",
+]
 
-BASELINE_NAMES = (
-    "always-pass",
-    "always-fail",
-    "random",
-    "length-threshold",
-    "self-report",
-    "verifier",
-)
-"""Every baseline, in report order."""
+Answer = tuple[VerdictValue, str]
+"""A baseline's verdict on one trajectory and why (the rationale shown in the report)."""
+
+BaselineRule = Callable[[Trajectory, Task], Answer]
+"""A baseline's answer for one labelled trajectory of a task."""
+
+
+@dataclass(frozen=True)
+class BaselineInputs:
+    """What every baseline may look at in one run."""
+
+    labelled: list[Trajectory]
+    """Every labelled trajectory of the run, by id (those the baselines judge)."""
+    tasks: Mapping[str, Task]
+    """Their tasks by id."""
+    replay_reports: Mapping[str, FidelityReport] | None
+    """Fidelity reports (with the verifier's result) by trajectory id; None when the run has no
+    replay."""
+    seed: int
+    """Seed of the randomised baselines."""
+
+
+RuleMaker = Callable[[BaselineInputs], BaselineRule | None]
+"""Builds a baseline's rule for one run, or returns None when the baseline cannot run on these
+inputs (it is then left out rather than reported as all ``INVALID``)."""
+
+RuleMakerT = TypeVar("RuleMakerT", bound=RuleMaker)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A registered baseline: its name (the report row ``baseline: NAME``) and its rule maker."""
+
+    name: str
+    """Unique name, e.g. ``always-pass``."""
+    make_rule: RuleMaker
+    """Builds the per-trajectory rule for a run (see ``RuleMaker``)."""
+
+
+BASELINES: dict[str, Baseline] = {}
+"""Every registered baseline, in registration order, which is the report's row order."""
+
+
+def baseline(name: str) -> Callable[[RuleMakerT], RuleMakerT]:
+    """Register the decorated rule maker as the baseline ``name`` (names must be unique)."""
+
+    def register(make_rule: RuleMakerT) -> RuleMakerT:
+        if name in BASELINES:
+            raise ValueError(f"baseline {name!r} is already registered")
+        BASELINES[name] = Baseline(name, make_rule)
+        return make_rule
+
+    return register
+
+
+def baseline_names() -> tuple[str, ...]:
+    """The registered baselines' names, in report order."""
+    return tuple(BASELINES)
 
 
 @dataclass(frozen=True)
@@ -69,12 +136,78 @@ def fit_length_threshold(samples: list[tuple[int, bool]]) -> LengthRule:
     return best[1]
 
 
+@baseline("always-pass")
+def _always_pass(inputs: BaselineInputs) -> BaselineRule:
+    """The constant PASS: what recall 1 costs in false positives."""
+    return lambda trajectory, task: ("PASS", "always PASS")
+
+
+@baseline("always-fail")
+def _always_fail(inputs: BaselineInputs) -> BaselineRule:
+    """The constant FAIL."""
+    return lambda trajectory, task: ("FAIL", "always FAIL")
+
+
 def _coin(seed: int, trajectory_id: str) -> bool:
     digest = hashlib.sha256(f"{seed}:{trajectory_id}".encode()).digest()
     return digest[0] < 128
 
 
-def _verifier_answer(report: FidelityReport | None) -> tuple[VerdictValue, str]:
+@baseline("random")
+def _random(inputs: BaselineInputs) -> BaselineRule:
+    """PASS with probability one half, seeded per trajectory id."""
+    seed = inputs.seed
+    return lambda trajectory, task: (
+        "PASS" if _coin(seed, trajectory.id) else "FAIL",
+        f"coin seeded with {seed}",
+    )
+
+
+@baseline("length-threshold")
+def _length_threshold(inputs: BaselineInputs) -> BaselineRule:
+    """A step-count threshold fitted on the other tasks' trajectories (leave one task out)."""
+    samples = [
+        (trajectory.task_id, len(trajectory.steps), trajectory.label.value == "PASS")
+        for trajectory in inputs.labelled
+        if trajectory.label is not None
+    ]
+    rules: dict[str, LengthRule] = {}
+
+    def answer(trajectory: Trajectory, task: Task) -> Answer:
+        if task.id not in rules:
+            training = [(steps, passed) for owner, steps, passed in samples if owner != task.id]
+            rules[task.id] = fit_length_threshold(training)
+        rule = rules[task.id]
+        steps = len(trajectory.steps)
+        return (
+            "PASS" if rule.predicts_pass(steps) else "FAIL",
+            f"{steps} steps; PASS when {'>=' if rule.longer_passes else '<='} "
+            f"{rule.threshold} (fitted without task {task.id})",
+        )
+
+    return answer
+
+
+@baseline("self-report")
+def _self_report(inputs: BaselineInputs) -> BaselineRule:
+    """Believes the agent: PASS when its final message claims success."""
+    return lambda trajectory, task: (
+        ("PASS", "the final message claims success")
+        if claims_success(trajectory.final_response)
+        else ("FAIL", "the final message does not claim success")
+    )
+
+
+@baseline("verifier")
+def _verifier(inputs: BaselineInputs) -> BaselineRule | None:
+    """The task's verifier on the replayed final state; left out without replay reports."""
+    reports = inputs.replay_reports
+    if reports is None:
+        return None
+    return lambda trajectory, task: _verifier_answer(reports.get(trajectory.id))
+
+
+def _verifier_answer(report: FidelityReport | None) -> Answer:
     if report is None:
         return "INVALID", "no replay report for this trajectory"
     if report.verifier is None:
@@ -93,7 +226,7 @@ def baseline_predictions(
     *,
     seed: int = 0,
 ) -> list[Prediction]:
-    """Every baseline's prediction on every labelled trajectory.
+    """Every registered baseline's prediction on every labelled trajectory.
 
     ``replay_reports`` (by trajectory id) supply the verifier baseline; without them that
     baseline is left out rather than reported as all ``INVALID``.
@@ -102,47 +235,18 @@ def baseline_predictions(
         (trajectory for trajectory in trajectories.values() if trajectory.label is not None),
         key=lambda trajectory: trajectory.id,
     )
-    samples = {
-        trajectory.id: (len(trajectory.steps), trajectory.label.value == "PASS")
-        for trajectory in labelled
-        if trajectory.label is not None
-    }
-    rules: dict[str, LengthRule] = {}
+    inputs = BaselineInputs(labelled, tasks, replay_reports, seed)
+    rules = [
+        (name, rule)
+        for name, registered in BASELINES.items()
+        if (rule := registered.make_rule(inputs)) is not None
+    ]
     predictions: list[Prediction] = []
     for trajectory in labelled:
         assert trajectory.label is not None
         task = tasks[trajectory.task_id]
-        if task.id not in rules:
-            training = [
-                samples[other.id] for other in labelled if other.task_id != trajectory.task_id
-            ]
-            rules[task.id] = fit_length_threshold(training)
-        rule = rules[task.id]
-        steps = len(trajectory.steps)
-        answers: dict[str, tuple[VerdictValue, str]] = {
-            "always-pass": ("PASS", "always PASS"),
-            "always-fail": ("FAIL", "always FAIL"),
-            "random": (
-                "PASS" if _coin(seed, trajectory.id) else "FAIL",
-                f"coin seeded with {seed}",
-            ),
-            "length-threshold": (
-                "PASS" if rule.predicts_pass(steps) else "FAIL",
-                f"{steps} steps; PASS when {'>=' if rule.longer_passes else '<='} "
-                f"{rule.threshold} (fitted without task {task.id})",
-            ),
-            "self-report": (
-                ("PASS", "the final message claims success")
-                if claims_success(trajectory.final_response)
-                else ("FAIL", "the final message does not claim success")
-            ),
-        }
-        if replay_reports is not None:
-            answers["verifier"] = _verifier_answer(replay_reports.get(trajectory.id))
-        for name in BASELINE_NAMES:
-            if name not in answers:
-                continue
-            verdict, rationale = answers[name]
+        for name, rule in rules:
+            verdict, rationale = rule(trajectory, task)
             predictions.append(
                 Prediction(
                     config=JudgeConfig(kind="baseline", name=name),

@@ -8,8 +8,8 @@ first that applies.
 
 from __future__ import annotations
 
+from bench.grid_runner import HARNESS_ERROR_PREFIX
 from bench.results import Prediction
-from judge_agent.runner import HARNESS_ERROR_PREFIX
 
 __all__ = ["ERROR_TAGS", "error_tag"]
 

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
+from bench.grid_runner import GridSpec, JudgeAccess
 from judge_agent.loop import JudgeLimits, JudgeMode
-from judge_agent.runner import GridSpec, JudgeAccess
 
 __all__ = ["GridError", "GridFile", "expand_grid", "load_grid"]
 

@@ -20,12 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.grid_runner import GridSpec, judge_dataset
 from bench.perf_sandboxes import percentile
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from judge_agent.loop import JudgeLimits
 from judge_agent.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ToolInfo
 from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
-from judge_agent.runner import GridSpec, judge_dataset
 
 MINI = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "mini"
 SOURCE = "search-python3-release-dates--pass"

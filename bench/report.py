@@ -28,7 +28,7 @@ from bench.scores import (
     RunSpread,
     WrongVerdict,
 )
-from dataset.store import write_bytes_atomic
+from storage.files import write_bytes_atomic
 
 __all__ = [
     "WRONG_VERDICT_LIMIT",

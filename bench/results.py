@@ -1,6 +1,6 @@
 """What the bench scores: one prediction per (judge configuration, trajectory, run).
 
-Judge records (``verdicts.jsonl``, written by ``judge_agent.runner``) and baseline judgements
+Judge records (``verdicts.jsonl``, written by ``bench.grid_runner``) and baseline judgements
 (``baselines.jsonl``, written by ``bench.baselines``) both become ``Prediction`` rows keyed by a
 ``JudgeConfig``, so every metric, table and plot treats an LLM judge and a rule-based baseline the
 same way.
@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from dataset.store import read_jsonl
-from judge_agent.runner import VERDICTS_FILE, JudgeRecord, read_records
+from bench.grid_runner import VERDICTS_FILE, JudgeRecord, read_records
+from storage.jsonl import read_jsonl
 
 __all__ = [
     "BASELINES_FILE",

@@ -17,8 +17,9 @@ from typing import Literal, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.baselines import BASELINE_NAMES
+from bench.baselines import baseline_names
 from bench.error_tags import ERROR_TAGS, error_tag
+from bench.grid_runner import LOGS_DIR
 from bench.metrics import (
     METRICS_FROM_COUNTS,
     confusion_counts,
@@ -48,7 +49,6 @@ from bench.statistics import (
     ranking_fidelity,
 )
 from judge_agent.pricing import total_cost
-from judge_agent.runner import LOGS_DIR
 
 __all__ = ["build_report", "config_order"]
 
@@ -60,7 +60,8 @@ _MODE_ORDER = {"agent": 0, "react": 1, "llm": 2}
 def config_order(config: JudgeConfig) -> tuple[object, ...]:
     """Judges first (by model, variant, mode, budget), then baselines in their fixed order."""
     if config.kind == "baseline":
-        position = BASELINE_NAMES.index(config.name) if config.name in BASELINE_NAMES else 99
+        names = baseline_names()
+        position = names.index(config.name) if config.name in names else len(names)
         return (1, position, config.name)
     return (0, config.model, config.variant, _MODE_ORDER.get(config.name, 9), config.turns)
 

@@ -9,19 +9,16 @@ Layout of a dataset folder::
     trajectories/<id>/...        optional per-trajectory files (screenshots)
 
 Loading checks every file and cross-reference and reports every problem it finds; it raises
-``DatasetError`` unless the caller asks for the valid part only.
+``DatasetError`` unless the caller asks for the valid part only. Files are written atomically
+through ``storage.files``; results files (replay reports, verdicts) are not this module's.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -35,6 +32,7 @@ from dataset.models import (
     Trajectory,
 )
 from dataset.problems import DatasetError, Problem, ProblemLog
+from storage.files import write_json_atomic
 
 __all__ = [
     "FORMAT_VERSION",
@@ -48,7 +46,6 @@ __all__ = [
     "count_by",
     "find_datasets",
     "load_dataset",
-    "write_json_atomic",
     "write_manifest",
     "write_task",
     "write_trajectory",
@@ -336,70 +333,6 @@ def find_datasets(*search_roots: Path) -> list[Path]:
 
 
 # --- writing ----------------------------------------------------------------------------------
-
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-class JsonlAppender:
-    """Appends one JSON document per line, flushed and synced, from concurrent tasks.
-
-    Results files (replay reports, judge verdicts) use it so that an interrupted run keeps every
-    line written before the interruption; a line torn by a kill is skipped by the readers.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = asyncio.Lock()
-
-    async def append(self, line: str) -> None:
-        async with self._lock:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-
-
-def read_jsonl(path: Path, model: type[ModelT]) -> list[ModelT]:
-    """The records of a file written by ``JsonlAppender``, in order; a missing file has none.
-
-    A line that does not validate (torn by a kill mid-write) is skipped, so its work is redone.
-    """
-    if not path.exists():
-        return []
-    records: list[ModelT] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(model.model_validate_json(line))
-        except ValidationError:
-            continue
-    return records
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old one or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; results are meant to be shared
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """``write_bytes_atomic`` for UTF-8 text."""
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_json_atomic(path: Path, payload: object) -> None:
-    """Write JSON atomically (see ``write_bytes_atomic``)."""
-    write_text_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
 def _dump(model: BaseModel) -> object:

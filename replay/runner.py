@@ -3,8 +3,9 @@
 Each trajectory's fidelity report is appended to ``fidelity.jsonl`` in the output folder (flushed
 and synced) the moment it is done, so an interrupted run loses at most the replays in flight.
 Running again skips trajectories that already have a report made from the same trajectory file
-on the same backend (``fresh=True`` starts over). A bad trajectory or task becomes a report (or a
-dataset problem) naming its file and step; it never stops the other replays.
+on the same backend (``fresh=True`` starts over); the results file, resume and concurrency are
+``storage.jobs``'s. A bad trajectory or task becomes a report (or a dataset problem) naming its
+file and step; it never stops the other replays.
 
 Trajectories that their environment kind says must replay exclusively
 (``EnvironmentKind.replays_exclusively``: Postgres SQL that manages cluster-global roles) are
@@ -14,28 +15,27 @@ replayed one at a time per task: two of them creating the same role at once woul
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dataset.models import Trajectory
-from dataset.store import (
-    TRAJECTORIES_DIR,
-    Dataset,
-    JsonlAppender,
-    load_dataset,
-    read_jsonl,
-    write_json_atomic,
-)
+from dataset.models import Task, Trajectory
+from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
 from environments.backends import BackendChoice, ProviderSet
 from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
+from storage.files import write_json_atomic
+from storage.jobs import Job, ResumableJobs
+from storage.jsonl import read_jsonl
+
+DEFAULT_OUTPUT = Path("runs/replay")
+"""Reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless the caller says."""
 
 REPORT_FILE = "fidelity.jsonl"
 """One ``FidelityReport`` per line, in completion order."""
@@ -121,28 +121,44 @@ def summarise(
     )
 
 
-def _plan(
-    dataset: Dataset,
-    root: Path,
-    choice: BackendChoice,
-    earlier: dict[str, FidelityReport],
-    only: set[str] | None,
-) -> tuple[dict[str, FidelityReport], list[tuple[Trajectory, str]]]:
-    """Split the trajectories into those with a current earlier report and those to replay."""
-    reports: dict[str, FidelityReport] = {}
-    pending: list[tuple[Trajectory, str]] = []
+@dataclass(frozen=True)
+class _Replay:
+    """One trajectory to replay, with what decides whether an earlier report is current."""
+
+    trajectory: Trajectory
+    task: Task
+    digest: str
+    """SHA-256 of the trajectory file."""
+    backend: str
+    """The backend its environment kind uses (``none`` for a kind without a replay)."""
+
+
+def _jobs(
+    dataset: Dataset, root: Path, choice: BackendChoice, only: set[str] | None
+) -> list[Job[_Replay]]:
+    """One job per trajectory to consider, in id order. Trajectories of one task whose SQL
+    manages roles (their kind says they replay exclusively) share an exclusive group."""
+    jobs: list[Job[_Replay]] = []
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         if only is not None and trajectory_id not in only:
             continue
-        digest = file_digest(root / TRAJECTORIES_DIR / f"{trajectory_id}.json")
-        kind = kind_for_task(dataset.tasks[trajectory.task_id])
-        backend = choice.label(kind.name) if kind else "none"
-        previous = earlier.get(trajectory_id)
-        if previous and previous.trajectory_sha256 == digest and previous.backend == backend:
-            reports[trajectory_id] = previous
-        else:
-            pending.append((trajectory, digest))
-    return reports, pending
+        task = dataset.tasks[trajectory.task_id]
+        file = f"{TRAJECTORIES_DIR}/{trajectory_id}.json"
+        kind = kind_for_task(task)
+        replay = _Replay(
+            trajectory,
+            task,
+            file_digest(root / file),
+            choice.label(kind.name) if kind else "none",
+        )
+        exclusive = task.id if kind is not None and kind.replays_exclusively(trajectory) else None
+        jobs.append(Job(trajectory_id, replay, name=f"{file}: replay", exclusive=exclusive))
+    return jobs
+
+
+def _is_current(job: Job[_Replay], earlier: FidelityReport) -> bool:
+    """An earlier report counts when made from the same trajectory file on the same backend."""
+    return earlier.trajectory_sha256 == job.item.digest and earlier.backend == job.item.backend
 
 
 async def replay_dataset(
@@ -161,59 +177,33 @@ async def replay_dataset(
     choice = choice or BackendChoice()
     dataset: Dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
-    output.mkdir(parents=True, exist_ok=True)
-    report_path = output / REPORT_FILE
-    if fresh and report_path.exists():
-        report_path.unlink()
-    earlier = read_reports(report_path)
+    results_file = ResumableJobs(
+        output / REPORT_FILE, FidelityReport, lambda report: report.trajectory_id, fresh=fresh
+    )
     await collect_all_leftovers(choice.dsn)
+    plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
 
-    reports, pending = _plan(dataset, root, choice, earlier, only)
-    resumed = len(reports)
-    writer = JsonlAppender(report_path)
-    semaphore = asyncio.Semaphore(max(1, jobs))
-    task_locks: dict[str, asyncio.Lock] = {}
-
-    async def replay_one(trajectory: Trajectory, digest: str) -> None:
-        task = dataset.tasks[trajectory.task_id]
-        kind = kind_for_task(task)
-        # Taken before a job slot, so a replay waiting for its task's turn holds no slot.
-        exclusive: contextlib.AbstractAsyncContextManager[object] = (
-            task_locks.setdefault(task.id, asyncio.Lock())
-            if kind is not None and kind.replays_exclusively(trajectory)
-            else contextlib.nullcontext()
+    async def replay_one(item: _Replay) -> FidelityReport:
+        result = await replay_trajectory(
+            item.trajectory,
+            item.task,
+            dataset.task_dir(item.task.id),
+            providers,
+            file=f"{TRAJECTORIES_DIR}/{item.trajectory.id}.json",
         )
-        async with exclusive, semaphore:
-            result = await replay_trajectory(
-                trajectory,
-                task,
-                dataset.task_dir(task.id),
-                providers,
-                file=f"{TRAJECTORIES_DIR}/{trajectory.id}.json",
-            )
-        result.report.trajectory_sha256 = digest
-        reports[trajectory.id] = result.report
-        await writer.append(result.report.model_dump_json())
-        if on_report is not None:
-            on_report(result.report)
+        result.report.trajectory_sha256 = item.digest
+        return result.report
 
     async with ProviderSet(choice) as providers:
-        outcomes = await asyncio.gather(
-            *(replay_one(trajectory, digest) for trajectory, digest in pending),
-            return_exceptions=True,
+        results = await results_file.run(
+            plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )
-    for (trajectory, _), outcome in zip(pending, outcomes, strict=True):
-        if isinstance(outcome, BaseException):
-            if not isinstance(outcome, Exception):
-                raise outcome
-            problems.append(
-                f"{TRAJECTORIES_DIR}/{trajectory.id}.json: replay crashed: "
-                f"{type(outcome).__name__}: {outcome}"
-            )
+    problems.extend(results.problems)
+    reports = {**plan.reused, **results.made}
     for report in reports.values():
         problems.extend(report.problems)
     summary = summarise(str(root), choice, list(reports.values()), problems)
-    summary.resumed = resumed
+    summary.resumed = len(plan.reused)
     summary.seconds = loop.time() - started
     write_json_atomic(output / SUMMARY_FILE, json.loads(summary.model_dump_json()))
     return summary

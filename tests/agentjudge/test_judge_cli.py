@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from agentjudge.cli import app
-from judge_agent.runner import VERDICTS_FILE
+from bench.grid_runner import VERDICTS_FILE
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.baselines import BASELINE_NAMES, baseline_predictions, fit_length_threshold
-from bench.results import Prediction
+from bench import baselines
+from bench.baselines import BASELINES, baseline_predictions, fit_length_threshold
+from bench.results import JudgeConfig, Prediction
+from bench.scoring import config_order
 from dataset.claims import claims_success
 from dataset.models import Label, Trajectory
 from dataset.store import Dataset, load_dataset
@@ -47,7 +49,7 @@ def test_threshold_fit_without_samples_passes_everything() -> None:
 def test_every_baseline_judges_every_labelled_trajectory(suite: Dataset) -> None:
     predictions = baseline_predictions(suite.trajectories, suite.tasks)
     counts = Counter(p.config.name for p in predictions)
-    assert set(counts) == set(BASELINE_NAMES) - {"verifier"}  # no replay reports given
+    assert set(counts) == set(BASELINES) - {"verifier"}  # no replay reports given
     assert set(counts.values()) == {len(suite.trajectories)}
     for p in predictions:
         trajectory = suite.trajectories[p.trajectory_id]
@@ -148,3 +150,40 @@ def test_verifier_baseline_reads_the_replayed_verifier(suite: Dataset) -> None:
     assert "no verifier result" in (predictions[ids[2]].error or "")
     assert predictions[ids[3]].verdict == "INVALID"
     assert "no replay report" in (predictions[ids[3]].error or "")
+
+
+def test_a_registered_baseline_is_predicted_and_ordered_after_the_built_in_ones(
+    suite: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(baselines, "BASELINES", dict(BASELINES))
+
+    @baselines.baseline("even-steps")
+    def even_steps(inputs: baselines.BaselineInputs) -> baselines.BaselineRule:
+        return lambda trajectory, task: (
+            "PASS" if len(trajectory.steps) % 2 == 0 else "FAIL",
+            f"{len(trajectory.steps)} steps",
+        )
+
+    assert baselines.baseline_names()[-1] == "even-steps"
+    predictions = _by(baseline_predictions(suite.trajectories, suite.tasks), "even-steps")
+    assert set(predictions) == set(suite.trajectories)
+    for trajectory_id, prediction in predictions.items():
+        steps = len(suite.trajectories[trajectory_id].steps)
+        assert prediction.verdict == ("PASS" if steps % 2 == 0 else "FAIL")
+        assert prediction.config.label == "baseline: even-steps"
+    configs = [JudgeConfig(kind="baseline", name=name) for name in ("even-steps", "verifier")]
+    assert [c.name for c in sorted(configs, key=config_order)] == ["verifier", "even-steps"]
+    with pytest.raises(ValueError, match="already registered"):
+        baselines.baseline("even-steps")(even_steps)
+
+
+def test_a_baseline_that_cannot_run_is_left_out(
+    suite: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(baselines, "BASELINES", {})
+
+    @baselines.baseline("never")
+    def never(inputs: baselines.BaselineInputs) -> baselines.BaselineRule | None:
+        return None
+
+    assert baseline_predictions(suite.trajectories, suite.tasks) == []

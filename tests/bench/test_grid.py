@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.grid import GridError, expand_grid, load_grid
+from bench.grid_runner import GridSpec, run_key
 from judge_agent.loop import JudgeLimits
-from judge_agent.runner import GridSpec, run_key
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.baselines import BASELINE_NAMES
+from bench.baselines import BASELINES
+from bench.grid_runner import GridSpec, JudgeRecord, plan_runs, read_records
 from bench.scores import BenchReport
 from dataset.store import load_dataset
-from judge_agent.runner import GridSpec, JudgeRecord, plan_runs, read_records
 from tests.bench.chromium import render_in_chromium
 
 pytestmark = pytest.mark.slow
@@ -81,12 +81,12 @@ async def test_without_a_model_the_baselines_report_renders(tmp_path: Path) -> N
     assert "No judge model is configured" in done.stdout
     assert "MODEL=openai/" in done.stdout
     assert "OPENAI_BASE_URL" in done.stdout
-    for name in BASELINE_NAMES:
+    for name in BASELINES:
         assert f"baseline: {name}" in done.stdout
     assert not (output / "verdicts.jsonl").exists()
 
     report = BenchReport.model_validate_json((output / "report.json").read_text())
-    assert [c.config.name for c in report.configs] == list(BASELINE_NAMES)
+    assert [c.config.name for c in report.configs] == list(BASELINES)
     dataset = load_dataset(DS)
     overall = {c.config.name: c.group("overall") for c in report.configs}
     # The suite's labels come from its verifiers, so the verifier baseline agrees with all.
@@ -103,8 +103,8 @@ async def test_without_a_model_the_baselines_report_renders(tmp_path: Path) -> N
     page = await render_in_chromium(output / "report.html", SCREENSHOTS / "no-model-report.png")
     print(f"screenshot: {page.screenshot}")
     assert page.screenshot.stat().st_size > 10_000
-    assert page.table_rows["main-table"] == len(BASELINE_NAMES)
-    assert page.table_rows["detailed-metrics"] == len(BASELINE_NAMES)
+    assert page.table_rows["main-table"] == len(BASELINES)
+    assert page.table_rows["detailed-metrics"] == len(BASELINES)
     assert page.table_rows["label-counts"] == len(report.groups)
     for table in ("paired-tests", "ranking", "error-tags", "wrong-verdicts"):
         # Sections without data still appear and say why.

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from bench.error_tags import ERROR_TAGS, error_tag
+from bench.grid_runner import HARNESS_ERROR_PREFIX
 from bench.results import JudgeConfig, Prediction
 from bench.scoring import build_report
-from judge_agent.runner import HARNESS_ERROR_PREFIX
 
 AGENT = JudgeConfig(kind="judge", name="agent", turns=4, model="mock/x")
 AGENT_T1 = JudgeConfig(kind="judge", name="agent", turns=1, model="mock/x")

@@ -25,7 +25,6 @@ from dataset.store import (
     count_by,
     find_datasets,
     load_dataset,
-    write_json_atomic,
     write_manifest,
     write_task,
     write_trajectory,
@@ -197,18 +196,6 @@ def test_a_manifest_of_another_format_version_is_refused(tmp_path: Path) -> None
     (tmp_path / "d" / "dataset.json").write_text(json.dumps({"format_version": 2, "name": "x"}))
     problems = load_dataset(tmp_path / "d", partial=True).errors
     assert ("dataset.json", "format_version") in {(p.file, p.field) for p in problems}
-
-
-def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path: Path) -> None:
-    target = tmp_path / "deep" / "file.json"
-    write_json_atomic(target, {"a": 1})
-    write_json_atomic(target, {"b": "é"})
-    assert json.loads(target.read_text(encoding="utf-8")) == {"b": "é"}
-    assert [path.name for path in target.parent.iterdir()] == ["file.json"]
-    with pytest.raises(TypeError):
-        write_json_atomic(target, {"bad": object()})
-    assert json.loads(target.read_text(encoding="utf-8")) == {"b": "é"}
-    assert [path.name for path in target.parent.iterdir()] == ["file.json"]
 
 
 def test_find_datasets_looks_a_few_levels_down(tmp_path: Path) -> None:

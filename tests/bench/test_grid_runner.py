@@ -7,6 +7,16 @@ from typing import Any
 
 import pytest
 
+from bench.grid_runner import (
+    HARNESS_ERROR_PREFIX,
+    LOGS_DIR,
+    VERDICTS_FILE,
+    GridSpec,
+    JudgeArm,
+    judge_dataset,
+    read_records,
+    run_key,
+)
 from dataset.store import load_dataset
 from judge_agent.model import (
     ChatMessage,
@@ -17,16 +27,6 @@ from judge_agent.model import (
 )
 from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
 from judge_agent.records import read_log
-from judge_agent.runner import (
-    HARNESS_ERROR_PREFIX,
-    LOGS_DIR,
-    VERDICTS_FILE,
-    GridSpec,
-    JudgeArm,
-    judge_dataset,
-    read_records,
-    run_key,
-)
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 

@@ -14,7 +14,11 @@ make (its environment failed) is recorded ``INVALID`` with a ``harness:`` error 
 retried on every invocation; ``retry_invalid`` makes every ``INVALID`` run again. Several
 ``JudgeArm`` (model and grid) pairs, from an ablation grid file, share one results file, one set of
 frozen replays and the limits: ``jobs`` bounds concurrent judge runs, ``max_connections``
-concurrent model calls.
+concurrent model calls. The results file, resume and concurrency are ``storage.jobs``'s.
+
+It sits in ``bench`` because it wires the layers below together: ``replay`` (frozen replays),
+``sandboxes`` (providers), ``mcp_servers`` and ``judge_agent`` (the judge loop); ``judge_agent``
+itself is handed its tool servers and never starts an environment.
 """
 
 from __future__ import annotations
@@ -28,19 +32,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
-from dataset.store import (
-    TRAJECTORIES_DIR,
-    Dataset,
-    JsonlAppender,
-    load_dataset,
-    read_jsonl,
-    write_json_atomic,
-)
+from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
 from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
 from judge_agent.pricing import total_cost
@@ -48,6 +45,13 @@ from judge_agent.records import RunLog
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
 from mcp_servers.serving import ToolServer
+from storage.files import write_json_atomic
+from storage.jobs import Job, ResumableJobs
+from storage.jsonl import read_jsonl
+
+if TYPE_CHECKING:  # loaded when a grid needs environments (see ``_frozen_replays``)
+    from environments.backends import BackendChoice
+    from replay.frozen import FrozenReplays
 
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -229,7 +233,7 @@ class ConnectionLimitedModel:
 class _Environments:
     """Tool servers for each judge run, over frozen replays made on first need."""
 
-    def __init__(self, dataset: Dataset, replays: Any, grid: GridSpec) -> None:
+    def __init__(self, dataset: Dataset, replays: FrozenReplays | None, grid: GridSpec) -> None:
         self.dataset = dataset
         self.replays = replays
         self.access = grid.judge_access
@@ -256,7 +260,7 @@ class _Environments:
                 async with kind.judge_servers(sandbox, writable=writable) as servers:
                     yield [*servers, trajectories], kind.name
         finally:
-            if sandbox is not None and writable:
+            if sandbox is not None and writable and self.replays is not None:
                 await self.replays.release_clone(planned.trajectory.id, sandbox)
 
 
@@ -270,49 +274,45 @@ class _Arm:
 
 @dataclass
 class _Grid:
-    """One invocation's judge runs: makes each one and records it."""
+    """One invocation's judge runs: makes each one into a record."""
 
     root: Path
     output: Path
     dataset: Dataset
     arms: list[_Arm]
-    records: dict[str, JudgeRecord]
-    writer: JsonlAppender
-    slots: asyncio.Semaphore
-    on_record: Callable[[JudgeRecord], None] | None
     spent: list[float | None] = field(default_factory=list)
 
-    async def judge(self, planned: PlannedRun, environments: _Environments) -> None:
+    async def judge(self, planned: PlannedRun, environments: _Environments) -> JudgeRecord:
         arm = self.arms[planned.arm]
         kind = "none"
-        async with self.slots:
-            settings = JudgeSettings(
+        settings = JudgeSettings(
+            mode=planned.mode,
+            limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
+            generate=arm.grid.generate,
+            screenshots=arm.grid.screenshots,
+        )
+        log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
+        started = time.monotonic()
+        try:
+            verdict, kind = await self._run(planned, arm.model, settings, environments, log)
+        except Exception as error:
+            # The run could not be made (sandbox, server, harness): recorded as INVALID so it
+            # is counted, not silently retried; ``retry_invalid`` makes it again.
+            verdict = Verdict(
+                trajectory_id=planned.trajectory.id,
+                verdict="INVALID",
+                stop_reason="error",
+                error=f"{HARNESS_ERROR_PREFIX}{type(error).__name__}: {error}",
+                model=arm.model.name,
                 mode=planned.mode,
-                limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
-                generate=arm.grid.generate,
-                screenshots=arm.grid.screenshots,
+                wall_time_seconds=time.monotonic() - started,
+                finished_at=datetime.now(UTC),
             )
-            log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
-            started = time.monotonic()
-            try:
-                verdict, kind = await self._run(planned, arm.model, settings, environments, log)
-            except Exception as error:
-                # The run could not be made (sandbox, server, harness): recorded as INVALID so it
-                # is counted, not silently retried; ``retry_invalid`` makes it again.
-                verdict = Verdict(
-                    trajectory_id=planned.trajectory.id,
-                    verdict="INVALID",
-                    stop_reason="error",
-                    error=f"{HARNESS_ERROR_PREFIX}{type(error).__name__}: {error}",
-                    model=arm.model.name,
-                    mode=planned.mode,
-                    wall_time_seconds=time.monotonic() - started,
-                    finished_at=datetime.now(UTC),
-                )
-            finally:
-                log.close()
+        finally:
+            log.close()
         label = planned.trajectory.label
-        record = JudgeRecord(
+        self.spent.append(verdict.cost_usd)
+        return JudgeRecord(
             key=planned.key,
             trajectory_id=planned.trajectory.id,
             task_id=planned.task.id,
@@ -329,11 +329,6 @@ class _Grid:
             environment=kind,
             verdict=verdict,
         )
-        self.records[record.key] = record
-        self.spent.append(verdict.cost_usd)
-        await self.writer.append(record.model_dump_json())
-        if self.on_record is not None:
-            self.on_record(record)
 
     async def _run(
         self,
@@ -380,7 +375,7 @@ async def judge_dataset(
     max_connections: int = 8,
     fresh: bool = False,
     retry_invalid: bool = False,
-    backend_choice: Any = None,
+    backend_choice: BackendChoice | None = None,
     on_planned: Callable[[int, int], None] | None = None,
     on_record: Callable[[JudgeRecord], None] | None = None,
     only: set[str] | None = None,
@@ -402,13 +397,15 @@ async def judge_dataset(
         raise ValueError("judge_dataset needs a model_factory or at least one arm")
     dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
-    output.mkdir(parents=True, exist_ok=True)
-    verdicts_path = output / VERDICTS_FILE
-    if fresh and verdicts_path.exists():
-        verdicts_path.unlink()
-    records = read_records(verdicts_path)
-    if retry_invalid:
-        records = {key: rec for key, rec in records.items() if rec.verdict.verdict != "INVALID"}
+    results_file = ResumableJobs(
+        output / VERDICTS_FILE, JudgeRecord, lambda record: record.key, fresh=fresh
+    )
+
+    def kept(record: JudgeRecord) -> bool:
+        """An earlier record stands, unless it is INVALID and ``retry_invalid`` asks again."""
+        return not (retry_invalid and record.verdict.verdict == "INVALID")
+
+    records = {key: record for key, record in results_file.earlier.items() if kept(record)}
     resumed = len(records)
     connections = asyncio.Semaphore(max(1, max_connections))
     limited = [
@@ -418,34 +415,33 @@ async def judge_dataset(
         run
         for index, arm in enumerate(limited)
         for run in plan_runs(dataset, arm.grid, arm.model.name, index)
-        if run.key not in records and (only is None or run.trajectory.id in only)
+        if only is None or run.trajectory.id in only
     ]
-    if on_planned is not None:
-        on_planned(len(planned), resumed)
-    runner = _Grid(
-        root,
-        output,
-        dataset,
-        limited,
-        records,
-        JsonlAppender(verdicts_path),
-        asyncio.Semaphore(max(1, jobs)),
-        on_record,
+    plan = results_file.plan(
+        (Job(run.key, run, name=f"judge run {run.key}") for run in planned),
+        is_current=lambda _job, record: kept(record),
     )
+    pending = [job.item for job in plan.pending]
+    if on_planned is not None:
+        on_planned(len(pending), resumed)
+    runner = _Grid(root, output, dataset, limited)
     async with contextlib.AsyncExitStack() as stack:
         replays = None
-        if any(run.mode != "llm" for run in planned):
+        if any(run.mode != "llm" for run in pending):
             replays = await _frozen_replays(stack, dataset, backend_choice)
+
+        async def judge(run: PlannedRun) -> JudgeRecord:
+            return await runner.judge(run, _Environments(dataset, replays, limited[run.arm].grid))
+
         try:
-            await asyncio.gather(
-                *(
-                    runner.judge(run, _Environments(dataset, replays, limited[run.arm].grid))
-                    for run in planned
-                )
+            results = await results_file.run(
+                plan.pending, judge, concurrency=jobs, on_result=on_record
             )
         finally:
             for arm in limited:
                 await arm.model.aclose()
+    records.update(results.made)
+    problems.extend(results.problems)
     for record in records.values():
         error = record.verdict.error
         if error is not None and error.startswith(HARNESS_ERROR_PREFIX):
@@ -468,8 +464,8 @@ async def judge_dataset(
 
 
 async def _frozen_replays(
-    stack: contextlib.AsyncExitStack, dataset: Dataset, backend_choice: Any
-) -> Any:
+    stack: contextlib.AsyncExitStack, dataset: Dataset, backend_choice: BackendChoice | None
+) -> FrozenReplays:
     """Sandbox providers and frozen replays for the run, closed with ``stack``."""
     from environments.backends import BackendChoice, ProviderSet
     from environments.leftovers import collect_all_leftovers

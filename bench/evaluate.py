@@ -1,0 +1,472 @@
+"""``evaluate()``: the whole evaluation of a dataset as one call, like Inspect's ``eval()``.
+
+In order: the dataset's replay (resumable; it also runs every task verifier on the replayed
+state), the baseline judges (written to ``baselines.jsonl``), the judge grid when judge models
+are configured (``bench.grid_runner``), and finally the report over everything in the output
+folder. Without a model the first two and the report still run. Every judge model is built
+before any work starts, so a bad name or a missing key costs nothing.
+
+``agentjudge judge`` is argument parsing, ``evaluate()`` and printing; a caller that prints
+progress subscribes to the ``EvaluationEvent`` stream. Must not print or read the command line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+
+from bench.baselines import baseline_predictions
+from bench.grid import GridError, expand_grid, load_grid
+from bench.grid_runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
+from bench.grid_runner import (
+    VERDICTS_FILE,
+    GridSpec,
+    JudgeArm,
+    JudgeRecord,
+    JudgeSummary,
+    judge_dataset,
+    read_records,
+)
+from bench.report import ReportFiles, write_report
+from bench.results import BASELINES_FILE, Prediction, read_predictions
+from bench.scores import BenchReport
+from bench.scoring import build_report
+from dataset.store import load_dataset
+from environments.backends import BackendChoice
+from judge_agent.model import ModelAPI
+from replay.report import FidelityReport
+from replay.runner import DEFAULT_OUTPUT as REPLAY_DEFAULT_OUTPUT
+from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
+from storage.files import write_json_atomic, write_text_atomic
+
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "DEFAULT_REPLAY_OUTPUT",
+    "EARLIER_RUNS_NOTE",
+    "NO_MODEL_NOTE",
+    "EvaluationError",
+    "EvaluationEvent",
+    "EvaluationOptions",
+    "EvaluationResult",
+    "JudgeRunFinished",
+    "JudgeRunsPlanned",
+    "JudgingFinished",
+    "JudgingStarted",
+    "ReplayFinished",
+    "ReplayStarted",
+    "TrajectoryReplayed",
+    "evaluate",
+    "evaluate_async",
+    "replay_and_verify",
+    "replay_notes",
+    "report_folder",
+    "write_baselines",
+]
+
+DEFAULT_OUTPUT = Path("runs/judge")
+"""Verdicts and the report go to ``runs/judge/<dataset folder name>/`` unless told otherwise."""
+
+DEFAULT_REPLAY_OUTPUT = REPLAY_DEFAULT_OUTPUT
+"""Replay reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless told otherwise:
+where ``agentjudge replay`` puts them, so its reports are reused."""
+
+NO_MODEL_NOTE = (
+    "No judge model was configured, so this report holds the baselines only. Set JUDGE_MODEL "
+    "(or pass --model) to provider/model, e.g. openai/gpt-4.1 with OPENAI_API_KEY, "
+    "anthropic/claude-sonnet-4-5 with ANTHROPIC_API_KEY, or openai/<name> with OPENAI_BASE_URL "
+    "pointing at any OpenAI-compatible server."
+)
+
+EARLIER_RUNS_NOTE = (
+    "No judge model was configured for this invocation; the judge rows come from earlier runs "
+    "recorded in this folder."
+)
+
+
+class EvaluationError(Exception):
+    """The options cannot run: a bad model name, a model without its key, a bad grid file.
+
+    Raised before any work; the message is the one the underlying error gave."""
+
+
+class EvaluationOptions(BaseModel):
+    """How to evaluate a dataset: judge models and grid, backends, limits and folders."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    models: tuple[str, ...] = ()
+    """Judge models as ``provider/model``, each run with ``grid``. Empty (and no models in
+    ``grid_file``): the judge grid does not run; replay, baselines and the report still do."""
+    grid: GridSpec = Field(default_factory=GridSpec)
+    """Modes, turn budgets, repetitions, limits and model-call settings of every judge run."""
+    grid_file: Path | None = None
+    """A YAML ablation grid (``bench.grid``); its axes replace the matching ``grid`` settings and
+    its ``models``, when it lists any, replace ``models``."""
+    output: Path | None = None
+    """Results folder (default: ``runs/judge/<dataset folder name>``)."""
+    replay_output: Path | None = None
+    """Replay report folder (default: ``runs/replay/<dataset folder name>-<backend>``)."""
+    backend: Literal["local", "docker"] = "local"
+    """Sandbox backend for the replayed states."""
+    dsn: str | None = None
+    """An external Postgres server to replay into, instead of a throwaway one."""
+    jobs: PositiveInt = 4
+    """Concurrent replays, and concurrent judge runs."""
+    max_connections: PositiveInt = 8
+    """Concurrent model calls across all judge runs."""
+    cache: bool = True
+    """Reuse cached model answers (scripted models are never cached)."""
+    fresh: bool = False
+    """Ignore earlier verdicts in the results folder and judge again."""
+    retry_invalid: bool = False
+    """Judge again the runs recorded ``INVALID`` (harness errors included)."""
+    replicates: PositiveInt = 2000
+    """Bootstrap replicates behind the report's confidence intervals."""
+
+
+class ReplayStarted(BaseModel):
+    """The replay of the dataset is about to start."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["replay-started"] = "replay-started"
+    """The event's name."""
+    dataset: Path
+    """The dataset folder."""
+    folder: Path
+    """Where the replay reports go."""
+
+
+class TrajectoryReplayed(BaseModel):
+    """One trajectory was replayed now (reports reused from an earlier run send no event)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["trajectory-replayed"] = "trajectory-replayed"
+    """The event's name."""
+    report: FidelityReport
+    """Its fidelity report, verifier result included."""
+
+
+class ReplayFinished(BaseModel):
+    """The replay and verifier check are done."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["replay-finished"] = "replay-finished"
+    """The event's name."""
+    summary: ReplaySummary
+    """The replay table and its problems."""
+    folder: Path
+    """Where the replay reports are."""
+
+
+class JudgingStarted(BaseModel):
+    """The judge grid is about to be planned and run."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["judging-started"] = "judging-started"
+    """The event's name."""
+    dataset: Path
+    """The dataset folder."""
+    models: list[str]
+    """The judge models' names, sorted."""
+    folder: Path
+    """The results folder."""
+
+
+class JudgeRunsPlanned(BaseModel):
+    """The judge runs are planned: how many are new and how many earlier records are reused."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["judge-runs-planned"] = "judge-runs-planned"
+    """The event's name."""
+    new: int
+    """Runs to make now."""
+    reused: int
+    """Records kept from earlier invocations."""
+
+
+class JudgeRunFinished(BaseModel):
+    """One judge run finished and its record was appended to ``verdicts.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["judge-run-finished"] = "judge-run-finished"
+    """The event's name."""
+    record: JudgeRecord
+    """The run's record."""
+
+
+class JudgingFinished(BaseModel):
+    """The judge grid is done."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["judging-finished"] = "judging-finished"
+    """The event's name."""
+    summary: JudgeSummary
+    """Counts, problems, cost and time of this invocation's grid."""
+    records: list[JudgeRecord]
+    """Every record in the results file (earlier invocations' included)."""
+
+
+EvaluationEvent = (
+    ReplayStarted
+    | TrajectoryReplayed
+    | ReplayFinished
+    | JudgingStarted
+    | JudgeRunsPlanned
+    | JudgeRunFinished
+    | JudgingFinished
+)
+"""What ``evaluate`` reports while it runs, in this order (the judge events only with a model)."""
+
+
+class EvaluationResult(BaseModel):
+    """What one evaluation did and where its files are."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    dataset: Path
+    """The dataset folder."""
+    output: Path
+    """The results folder: ``baselines.jsonl``, ``verdicts.jsonl``, ``logs/``, the report."""
+    replay_output: Path
+    """The replay report folder."""
+    models: list[str]
+    """The judge models that ran, sorted; empty when none was configured."""
+    replay: ReplaySummary
+    """The replay table, verifier agreement and replay problems."""
+    baselines: int
+    """Baseline predictions written to ``baselines.jsonl``."""
+    judge: JudgeSummary | None
+    """The judge grid's summary; None when no model was configured."""
+    report: BenchReport
+    """The scored report over everything in the results folder."""
+    files: ReportFiles
+    """Where the report was written."""
+    problems: list[str]
+    """Replay and judge problems, each naming its file or run; empty when all went well."""
+
+    @property
+    def verdicts_file(self) -> Path:
+        """The judge records' file (absent when no judge ever ran here)."""
+        return self.output / VERDICTS_FILE
+
+    @property
+    def baselines_file(self) -> Path:
+        """The baselines' predictions."""
+        return self.output / BASELINES_FILE
+
+
+def evaluate(
+    dataset: Path,
+    options: EvaluationOptions | None = None,
+    *,
+    on_event: Callable[[EvaluationEvent], None] | None = None,
+) -> EvaluationResult:
+    """Replay ``dataset``, check its verifiers, run the baselines, the judge grid (when models
+    are configured) and the report; return what was done.
+
+    Raises ``EvaluationError`` before any work when a model cannot be built or the grid file is
+    bad. ``on_event`` receives the progress events, in order. Runs its own event loop; from
+    async code, await ``evaluate_async``.
+    """
+    return asyncio.run(evaluate_async(dataset, options, on_event=on_event))
+
+
+async def evaluate_async(
+    dataset: Path,
+    options: EvaluationOptions | None = None,
+    *,
+    on_event: Callable[[EvaluationEvent], None] | None = None,
+) -> EvaluationResult:
+    """``evaluate`` for callers that already run an event loop."""
+    options = options or EvaluationOptions()
+
+    def emit(event: EvaluationEvent) -> None:
+        if on_event is not None:
+            on_event(event)
+
+    arms = _make_arms(_planned_arms(options), options.cache)
+    choice = BackendChoice.for_backend(options.backend, options.dsn)
+    name = dataset.resolve().name
+    folder = options.output or DEFAULT_OUTPUT / name
+    replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
+
+    emit(ReplayStarted(dataset=dataset, folder=replay_folder))
+    replay_summary, replay_reports = await replay_and_verify(
+        dataset,
+        replay_folder,
+        choice,
+        jobs=options.jobs,
+        on_report=lambda report: emit(TrajectoryReplayed(report=report)),
+    )
+    emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
+    baselines = write_baselines(dataset, folder, replay_reports)
+
+    problems = list(replay_summary.problems)
+    models = sorted({arm.model_factory().name for arm in arms})
+    judge_summary: JudgeSummary | None = None
+    if arms:
+        emit(JudgingStarted(dataset=dataset, models=models, folder=folder))
+        judge_summary = await judge_dataset(
+            dataset,
+            folder,
+            arms=arms,
+            jobs=options.jobs,
+            max_connections=options.max_connections,
+            fresh=options.fresh,
+            retry_invalid=options.retry_invalid,
+            backend_choice=choice,
+            on_planned=lambda new, reused: emit(JudgeRunsPlanned(new=new, reused=reused)),
+            on_record=lambda record: emit(JudgeRunFinished(record=record)),
+        )
+        records = list(read_records(folder / VERDICTS_FILE).values())
+        emit(JudgingFinished(summary=judge_summary, records=records))
+        problems.extend(judge_summary.problems)
+    else:
+        summary_path = folder / JUDGE_SUMMARY_FILE
+        if not summary_path.exists():  # names the dataset for `agentjudge report`
+            write_json_atomic(
+                summary_path,
+                JudgeSummary(dataset=str(dataset), output=str(folder)).model_dump(mode="json"),
+            )
+    report, files = report_folder(
+        folder,
+        notes=replay_notes(replay_summary),
+        model_configured=bool(arms),
+        replicates=options.replicates,
+    )
+    return EvaluationResult(
+        dataset=dataset,
+        output=folder,
+        replay_output=replay_folder,
+        models=models,
+        replay=replay_summary,
+        baselines=len(baselines),
+        judge=judge_summary,
+        report=report,
+        files=files,
+        problems=problems,
+    )
+
+
+def _planned_arms(options: EvaluationOptions) -> list[tuple[str, GridSpec]]:
+    """Each (model name, grid) pair to run: the grid file's product, or every model with
+    ``options.grid``."""
+    if options.grid_file is None:
+        return [(model, options.grid) for model in options.models]
+    try:
+        return expand_grid(load_grid(options.grid_file), options.grid, list(options.models))
+    except GridError as error:
+        raise EvaluationError(str(error)) from error
+
+
+def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
+    """Build each arm's model now, so a bad name or a missing key stops before any work."""
+    from judge_agent.cache import CachedModel
+    from judge_agent.model import ModelError, get_model
+
+    arms: list[JudgeArm] = []
+    for name, spec in planned:
+        try:
+            made = get_model(name)
+        except (ValueError, ImportError, ModelError) as error:
+            raise EvaluationError(str(error)) from error
+        model: ModelAPI = CachedModel(made) if cache and not made.name.startswith("mock/") else made
+        arms.append(JudgeArm(functools.partial(_same, model), spec))
+    return arms
+
+
+def _same(model: ModelAPI) -> ModelAPI:
+    return model
+
+
+async def replay_and_verify(
+    root: Path,
+    folder: Path,
+    choice: BackendChoice,
+    *,
+    jobs: int = 4,
+    on_report: Callable[[FidelityReport], None] | None = None,
+) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
+    """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
+    return the summary and each trajectory's report, verifier result included."""
+    summary = await replay_dataset(root, folder, choice=choice, jobs=jobs, on_report=on_report)
+    return summary, read_reports(folder / REPORT_FILE)
+
+
+def replay_notes(summary: ReplaySummary) -> list[str]:
+    """What the replay could not do, said plainly for the report."""
+    total = summary.total
+    notes: list[str] = []
+    if total.diverged or total.failed:
+        notes.append(
+            f"{total.diverged} replay(s) diverged and {total.failed} failed: tool-using judges of "
+            "those trajectories saw a state that may differ from the one the agent left, and the "
+            "verifier baseline is INVALID where no verifier ran (see the replay reports)."
+        )
+    if total.unsupported:
+        notes.append(
+            f"{total.unsupported} trajectory(ies) belong to domains without a replay yet: their "
+            "judges had the trajectory only (no environment tools) and the verifier baseline is "
+            "INVALID on them."
+        )
+    return notes
+
+
+def write_baselines(
+    root: Path, output: Path, replay_reports: dict[str, FidelityReport] | None
+) -> list[Prediction]:
+    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``."""
+    dataset = load_dataset(root, partial=True)
+    predictions = baseline_predictions(dataset.trajectories, dataset.tasks, replay_reports)
+    output.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(
+        output / BASELINES_FILE,
+        "".join(prediction.model_dump_json() + "\n" for prediction in predictions),
+    )
+    return predictions
+
+
+def report_folder(
+    folder: Path,
+    *,
+    output: Path | None = None,
+    notes: Sequence[str] = (),
+    model_configured: bool = True,
+    replicates: int = 2000,
+) -> tuple[BenchReport, ReportFiles]:
+    """Score everything in a judge output folder and write the report (into ``output``, by
+    default the folder itself). ``model_configured=False`` says in the report that no judge
+    could run now."""
+    predictions = read_predictions(folder)
+    dataset = str(folder)
+    summary_path = folder / JUDGE_SUMMARY_FILE
+    if summary_path.is_file():
+        dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
+    all_notes = list(notes)
+    judged = any(p.config.kind == "judge" for p in predictions)
+    if not model_configured:
+        all_notes.append(NO_MODEL_NOTE if not judged else EARLIER_RUNS_NOTE)
+    elif not judged:
+        all_notes.append("No judge verdicts in these results: the report holds baselines only.")
+    report = build_report(
+        predictions,
+        dataset=dataset,
+        title=f"Judge evaluation: {Path(dataset).name}",
+        notes=all_notes,
+        replicates=replicates,
+    )
+    files = write_report(report, output or folder)
+    return report, files
