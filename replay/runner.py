@@ -35,7 +35,7 @@ from replay.engine import replay_trajectory
 from replay.normalise import sql_text
 from replay.report import FidelityReport
 from sandboxes.leftovers import collect_all_leftovers
-from sandboxes.postgres.provider import may_touch_roles
+from sandboxes.postgres.roles import may_touch_roles
 from sandboxes.providers import BackendChoice, ProviderSet, sandbox_kind
 
 REPORT_FILE = "fidelity.jsonl"
