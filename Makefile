@@ -36,6 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	shellcheck sandboxes/filesystem/*.sh
 
 replay: $(STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
