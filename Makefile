@@ -37,6 +37,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	shellcheck sandboxes/filesystem/*.sh
 
 replay: $(STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)

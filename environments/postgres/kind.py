@@ -136,7 +136,7 @@ class PostgresKind(EnvironmentKind):
 
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """True when any recorded SQL may create, rename or drop roles (cluster-global names)."""
-        from sandboxes.postgres.provider import may_touch_roles
+        from sandboxes.postgres.roles import may_touch_roles
 
         return any(
             isinstance(step.action, ToolCallAction)

@@ -3,9 +3,10 @@
 Each sandbox is a container of the sandbox image (``sandboxes.docker.images``) that runs ``sleep
 infinity`` without a network. Files move through the Engine's archive API (``put_archive`` /
 ``get_archive``); every other operation is one ``exec`` of a small POSIX shell script
-(``_TREE_SCRIPT``) that resolves the path inside the container, checks it stays in the tree and
-reports failures as errno names, which ``DockerFileTree`` raises as the exceptions the local
-backend (``sandboxes.filesystem.local``) would raise. The two backends behave the same.
+(``docker_tree.sh``, next to this module) that resolves the path inside the container, checks it
+stays in the tree and reports failures as errno names, which ``DockerFileTree`` raises as the
+exceptions the local backend (``sandboxes.filesystem.local``) would raise. The two backends
+behave the same.
 
 Freezing turns the container's tree into an image labelled with the run id: by default a one-layer
 image on top of the sandbox image, loaded from the tree's archive (``docker load``; a fraction of
@@ -35,6 +36,8 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -65,91 +68,17 @@ FreezeMethod = Literal["load", "commit"]
 
 _SPOOL_BYTES = 32 * 1024 * 1024  # archives above this spill from memory to a temporary file
 
-# Arguments: root, operation, operands. Failures the caller maps to exceptions exit 3 with an
-# errno name as the last line of stderr.
-_TREE_SCRIPT = r"""
-set -u
-R=$1; op=$2; shift 2
-# one NUL-terminated record per entry: type size mode mtime atime ctime path
-F='%y %s %m %T@ %A@ %C@ %P\0'
-fail() { printf '%s\n' "$1" >&2; exit 3; }
-# success ends with a trailer, so a lost answer can be told from an empty one
-finish() { printf '%s' AJ-END; exit 0; }
-inside() { case $1 in "$R"|"$R"/*) return 0 ;; esac; return 1; }
-canon() {
-    # realpath -m, keeping trailing newlines of names (command substitution strips them)
-    c=$(realpath -m -- "$1" && echo .) || fail ELOOP
-    c=${c%??}
-}
-full() { canon "$R/$1"; inside "$c" || fail ESCAPE; P=$c; }
-lpath() {
-    if [ -z "$1" ]; then P=$R; return; fi
-    case $1 in */*) d=${1%/*} ;; *) d= ;; esac
-    canon "$R/$d"; inside "$c" || fail ESCAPE
-    P=$c/${1##*/}
-}
-exists() { [ -e "$1" ] || [ -L "$1" ]; }
-ancestor() {
-    m=${1%/*}
-    while [ -n "$m" ] && ! exists "$m"; do m=${m%/*}; done
-    [ -n "$m" ] || m=/
-}
-missing() { ancestor "$1"; [ -d "$m" ] && fail ENOENT; fail ENOTDIR; }
-need_dir() { [ -d "$1" ] && return 0; exists "$1" && fail ENOTDIR; missing "$1"; }
-# a regular file whose hard links are not all names inside the tree must not be read
-own_links() {
-    [ -f "$1" ] || return 0
-    n=$(stat -c %h -- "$1"); [ "$n" -gt 1 ] || return 0
-    k=$(find "$R" -samefile "$1" -printf x | wc -c)
-    [ "$k" -ge "$n" ] || fail LINKED
-}
-case $op in
-resolve)
-    full "$1"; printf '%s' "$P" ;;
-stat)
-    lpath "$1"; exists "$P" || missing "$P"
-    find "$P" -maxdepth 0 -printf "$F" ;;
-list)
-    full "$1"; need_dir "$P"
-    find "$P" -mindepth 1 -maxdepth 1 -printf "$F" ;;
-walk)
-    full "$1"; [ -d "$P" ] || finish
-    find "$P" -mindepth 1 -printf "$F" ;;
-everything)
-    find "$R" -printf "$F" ;;
-read)
-    full "$1"; [ -d "$P" ] && fail EISDIR
-    exists "$P" || missing "$P"
-    own_links "$P"
-    printf '%s' "$P" ;;
-write)
-    S=$2
-    trap 'rm -f -- "$S"' EXIT
-    lpath "$1"; t=$P
-    if [ -L "$t" ]; then full "$1"; t=$P; fi
-    [ -d "$t" ] && fail EISDIR
-    need_dir "${t%/*}"
-    if [ -e "$t" ]; then chmod --reference="$t" -- "$S"; fi
-    mv -f -T -- "$S" "$t" ;;
-mkdir)
-    full "$1"; [ -d "$P" ] && finish
-    exists "$P" && fail EEXIST
-    ancestor "$P"; [ -d "$m" ] || fail ENOTDIR
-    mkdir -p -- "$P" ;;
-move)
-    lpath "$1"; o=$P; lpath "$2"; t=$P
-    exists "$o" || fail ENOENT
-    exists "$t" && fail EEXIST
-    need_dir "${t%/*}"
-    case $t in "$o"/*) fail EINVAL ;; esac
-    mv -T -- "$o" "$t" ;;
-*)
-    echo "unknown operation $op" >&2; exit 2 ;;
-esac
-s=$?
-[ "$s" -eq 0 ] && printf '%s' AJ-END
-exit "$s"
-"""
+TREE_SCRIPT = "docker_tree.sh"
+"""The POSIX shell script (a resource of this package) behind every operation but file transfers.
+Arguments: root, operation, operands. Failures the caller maps to exceptions exit 3 with an errno
+name as the last line of stderr; success ends its output with ``_TRAILER``."""
+
+
+@cache
+def _tree_script() -> str:
+    package = __package__ or "sandboxes.filesystem"
+    return resources.files(package).joinpath(TREE_SCRIPT).read_text(encoding="utf-8")
+
 
 _ERRORS: dict[str, type[OSError]] = {
     "ENOENT": FileNotFoundError,
@@ -329,7 +258,7 @@ class DockerFileTree(FileTree):
         for _ in range(_EXEC_ATTEMPTS):
             try:
                 result = self.container.exec_run(
-                    ["sh", "-c", _TREE_SCRIPT, "tree", ROOT, operation, *operands], demux=True
+                    ["sh", "-c", _tree_script(), "tree", ROOT, operation, *operands], demux=True
                 )
             except docker.errors.DockerException as error:
                 raise _engine_error(

@@ -1,25 +1,32 @@
 """Administrative SQL shared by the Postgres provider and its leftover collector.
 
-Owns identifier and literal quoting, connecting from a ``PostgresConnectionInfo``, the ownership
-comments put on databases and roles, and dropping a database that may be a template or in use.
-Knows nothing about tasks or sandboxes.
+Owns identifier and literal quoting, connecting from a ``PostgresConnectionInfo``, the pool of
+administrative connections a provider shares between its parts (``AdminPool``), the ownership
+comments put on databases and roles, dropping a database that may be a template or in use, and
+reporting server failures as ``SandboxError``. Knows nothing about tasks or sandboxes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import socket
 import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
 
 from sandboxes.base import SandboxError
-from sandboxes.postgres.sandbox import PostgresConnectionInfo
+from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a new connection before giving up."""
+
+CLOSE_TIMEOUT = 5.0
+"""Seconds a sandbox's connections get to finish before they are cut (freeze, destroy)."""
 
 APPLICATION_NAME = "agentjudge"
 """The ``application_name`` of the runtime's own administrative connections."""
@@ -142,3 +149,81 @@ async def drop_database(conn: asyncpg.Connection, database: str, *, timeout: flo
         await terminate_backends(conn, database, timeout)
         await conn.execute(f"DROP DATABASE IF EXISTS {name}")
     return True
+
+
+@contextlib.contextmanager
+def as_sandbox_error(what: str) -> Iterator[None]:
+    """Report server and connection failures of a lifecycle step as ``SandboxError``."""
+    try:
+        yield
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+        raise SandboxError(f"{what}: {type(error).__name__}: {error}") from error
+
+
+class AdminPool:
+    """Pooled administrative connections to one started cluster, opened on first use.
+
+    The first connection also learns the server's version and whether the administrator is a
+    superuser, and on a cluster of the runtime's own (not ``external``) stops the roles it makes
+    from connecting to the maintenance databases.
+    """
+
+    def __init__(self, cluster: PostgresCluster, size: int) -> None:
+        self.cluster = cluster
+        self.size = size
+        self.superuser = False
+        """Whether the administrator is a superuser (known once a connection was made)."""
+        self.version = 0
+        """The server's ``server_version_num`` (known once a connection was made)."""
+        self._pool: Any = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def server(self) -> str:
+        """``host:port`` of the cluster."""
+        info = self.cluster.admin
+        return f"{info.host}:{info.port}"
+
+    @property
+    def opened(self) -> bool:
+        """Whether the pool is open (a connection was made and it is not closed)."""
+        return self._pool is not None
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """An administrative connection of the pool, for the block."""
+        async with self._lock:
+            if self._pool is None:
+                info = self.cluster.admin
+                where = f"{info.user}@{info.host}:{info.port}/{info.database}"
+                backend = self.cluster.backend
+                with as_sandbox_error(f"cannot connect to the {backend} cluster at {where}"):
+                    self._pool = await asyncpg.create_pool(
+                        **connect_arguments(info),
+                        min_size=1,
+                        max_size=self.size,
+                        server_settings={"application_name": APPLICATION_NAME},
+                    )
+                async with self._pool.acquire() as conn:
+                    self.version = await server_version(conn)
+                    self.superuser = bool(
+                        await conn.fetchval(
+                            "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
+                        )
+                    )
+                    if backend != "external":
+                        # A cluster of our own: the roles made for judges and agents may
+                        # connect to their own database only, not to the maintenance ones.
+                        await conn.execute(
+                            "REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC"
+                        )
+            pool = self._pool
+        async with pool.acquire() as conn:
+            yield conn
+
+    async def close(self) -> None:
+        """Close the pool (cutting connections after ``CLOSE_TIMEOUT``); it reopens on use."""
+        async with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            await close_pool(pool, CLOSE_TIMEOUT)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Any
 
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.postgres import admin
-from sandboxes.postgres.sandbox import PostgresConnectionInfo
+from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo, PostgresSandbox
 from sandboxes.runs import current_run
 
 SHOP_SEED = """
@@ -59,3 +60,26 @@ def write_task(folder: Path, seed: str | None, task_id: str = "shop") -> tuple[T
         ),
         folder,
     )
+
+
+async def count(sandbox: PostgresSandbox, table: str) -> int:
+    """Rows of ``table`` in the sandbox."""
+    async with sandbox.connect() as conn:
+        return int(await conn.fetchval(f"SELECT count(*) FROM {table}"))
+
+
+async def role_exists(cluster: PostgresCluster, role: str) -> bool:
+    """Whether the server has a role named ``role``."""
+    rows = await fetch(cluster.admin, "SELECT 1 FROM pg_roles WHERE rolname = $1", role)
+    return bool(rows)
+
+
+async def database_exists(cluster: PostgresCluster, database: str) -> bool:
+    """Whether the server has a database named ``database``."""
+    rows = await fetch(cluster.admin, "SELECT 1 FROM pg_database WHERE datname = $1", database)
+    return bool(rows)
+
+
+def new_role() -> str:
+    """A fresh role name, for roles a test creates through a sandbox."""
+    return f"analyst_{secrets.token_hex(4)}"

@@ -1,68 +1,35 @@
-"""The Postgres sandbox lifecycle on every cluster backend: seeds, isolation, freeze, clones,
-the read-only view, role ownership and cleanup."""
+"""The Postgres sandbox lifecycle on every cluster backend: creation, isolation, freeze, clones,
+the read-only view, connections and cleanup."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import secrets
-import socket
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from dataset.models import DirectoryTreeState, Task
+from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
-from sandboxes.postgres.provider import ClusterPostgresProvider, find_psql, may_touch_roles
-from sandboxes.postgres.sandbox import PostgresCluster, PostgresSandbox
-from sandboxes.runs import current_run
-from tests.sandboxes.postgres.helpers import SHOP_SEED, fetch, run_owned, write_task
+from sandboxes.postgres.provider import ClusterPostgresProvider
+from sandboxes.postgres.sandbox import PostgresCluster
+from sandboxes.postgres.seeding import find_psql
+from tests.sandboxes.postgres.helpers import (
+    count,
+    database_exists,
+    fetch,
+    new_role,
+    role_exists,
+    run_owned,
+    write_task,
+)
 
 Shop = tuple[Task, Path]
 
 
-async def count(sandbox: PostgresSandbox, table: str) -> int:
-    async with sandbox.connect() as conn:
-        return int(await conn.fetchval(f"SELECT count(*) FROM {table}"))
-
-
-async def role_exists(cluster: PostgresCluster, role: str) -> bool:
-    rows = await fetch(cluster.admin, "SELECT 1 FROM pg_roles WHERE rolname = $1", role)
-    return bool(rows)
-
-
-async def database_exists(cluster: PostgresCluster, database: str) -> bool:
-    rows = await fetch(cluster.admin, "SELECT 1 FROM pg_database WHERE datname = $1", database)
-    return bool(rows)
-
-
-def new_role() -> str:
-    return f"analyst_{secrets.token_hex(4)}"
-
-
 # --- creation -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("runner", ["psql", "asyncpg"])
-async def test_seeded_sandbox_holds_the_seed(
-    cluster: PostgresCluster, shop: Shop, runner: str
-) -> None:
-    async with ClusterPostgresProvider(cluster, seed_runner=runner) as provider:  # type: ignore[arg-type]
-        sandbox = await provider.create(*shop)
-        assert provider.backend == cluster.backend
-        assert sandbox.name.startswith(current_run().prefix)
-        assert not sandbox.read_only
-        async with sandbox.connect() as conn:
-            names = [row["name"] for row in await conn.fetch("SELECT name FROM customer_names")]
-            assert names == ["Ada", "Bilal", "Chen"]
-            assert await conn.fetchval("SELECT nextval('ticket_seq')") == 1
-            assert await conn.fetchval("SELECT current_database()") == sandbox.name
-        # The connection info works on its own, as a verifier would use it.
-        rows = await fetch(sandbox.connection, "SELECT count(*) AS n FROM orders")
-        assert rows[0]["n"] == 2
-    assert await run_owned(cluster.admin) == ([], [])
 
 
 async def test_verifier_environment_reaches_the_sandbox(
@@ -85,76 +52,6 @@ async def test_verifier_environment_reaches_the_sandbox(
     output, _ = await asyncio.wait_for(process.communicate(), 30)
     assert output.decode().strip() == "3"
     assert environment["POSTGRES_DATABASE"] == sandbox.name
-
-
-async def test_psql_seeds_may_use_copy_and_restrict_fences(
-    provider: ClusterPostgresProvider, tmp_path: Path
-) -> None:
-    seed = (
-        "\\restrict 4kQz9\n"
-        "CREATE TABLE notes (id integer, body text);\n"
-        "COPY notes (id, body) FROM stdin;\n1\tfirst\n2\tsecond\n\\.\n"
-        "\\unrestrict 4kQz9\n"
-    )
-    sandbox = await provider.create(*write_task(tmp_path / "copy", seed, "copy-task"))
-    async with sandbox.connect() as conn:
-        assert await conn.fetchval("SELECT string_agg(body, ',' ORDER BY id) FROM notes") == (
-            "first,second"
-        )
-
-
-async def test_empty_state_gives_an_empty_database(
-    provider: ClusterPostgresProvider, tmp_path: Path
-) -> None:
-    sandbox = await provider.create(*write_task(tmp_path / "empty", None, "empty-task"))
-    async with sandbox.connect() as conn:
-        tables = await conn.fetchval(
-            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-            " WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')"
-        )
-        assert tables == 0
-        await conn.execute("CREATE TABLE scratch (a integer)")
-    other = await provider.create(*write_task(tmp_path / "empty", None, "empty-task"))
-    assert await fetch(other.connection, "SELECT to_regclass('scratch') AS t") == [(None,)]
-
-
-@pytest.mark.parametrize("runner", ["psql", "asyncpg"])
-async def test_a_broken_seed_fails_naming_the_file(
-    cluster: PostgresCluster, tmp_path: Path, runner: str
-) -> None:
-    seed = "CREATE TABLE fine (a integer);\nINSERT INTO missing_table VALUES (1);\n"
-    task, folder = write_task(tmp_path / "broken", seed, "broken-task")
-    async with ClusterPostgresProvider(cluster, seed_runner=runner) as provider:  # type: ignore[arg-type]
-        for _ in range(2):  # a failure is not cached as a template
-            with pytest.raises(SandboxError) as caught:
-                await provider.create(task, folder)
-            message = str(caught.value)
-            assert str(folder / "seed.sql") in message
-            assert "missing_table" in message
-            assert "line 2" in message or "seed.sql:2" in message
-            assert await run_owned(cluster.admin) == ([], [])
-
-
-async def test_missing_seed_and_unsupported_states_are_refused(
-    provider: ClusterPostgresProvider, tmp_path: Path
-) -> None:
-    task, folder = write_task(tmp_path / "no-seed", SHOP_SEED, "no-seed")
-    (folder / "seed.sql").unlink()
-    with pytest.raises(SandboxError, match=r"cannot read seed .*seed\.sql"):
-        await provider.create(task, folder)
-    tree = task.model_copy(update={"initial_state": DirectoryTreeState()})
-    with pytest.raises(SandboxError, match="directory_tree"):
-        await provider.create(tree, folder)
-
-
-async def test_eight_concurrent_sandboxes_share_one_template(
-    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
-) -> None:
-    sandboxes = await asyncio.gather(*(provider.create(*shop) for _ in range(8)))
-    assert len({sandbox.name for sandbox in sandboxes}) == 8
-    assert [await count(sandbox, "customers") for sandbox in sandboxes] == [3] * 8
-    databases, _ = await run_owned(cluster.admin)
-    assert len([name for name in databases if "_tpl_" in name]) == 1
 
 
 # --- using a sandbox ------------------------------------------------------------------------
@@ -299,81 +196,6 @@ async def test_the_view_shows_rows_hidden_by_row_level_security(
     assert await count(view, "secrets") == (2 if superuser[0]["rolsuper"] else 1)
 
 
-# --- roles ----------------------------------------------------------------------------------
-
-
-def test_role_statements_are_recognised() -> None:
-    assert may_touch_roles("create role x")
-    assert may_touch_roles("ALTER USER x RENAME TO y")
-    assert may_touch_roles("DROP GROUP g")
-    assert may_touch_roles("DO $$ BEGIN EXECUTE 'CREATE ROLE x'; END $$")
-    assert may_touch_roles("CALL make_roles()")
-    assert not may_touch_roles("SELECT status, count(*) FROM customers GROUP BY status")
-    assert not may_touch_roles("SELECT current_user, user_id FROM users")
-
-
-async def test_a_role_created_through_connect_goes_with_its_sandbox(
-    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
-) -> None:
-    sandbox = await provider.create(*shop)
-    role, renamed = new_role(), new_role()
-    async with sandbox.connect(f"CREATE ROLE {role} LOGIN") as conn:
-        await conn.execute(f"CREATE ROLE {role} LOGIN")
-    rows = await fetch(
-        cluster.admin,
-        "SELECT shobj_description(oid, 'pg_authid') AS c FROM pg_roles WHERE rolname = $1",
-        role,
-    )
-    assert rows[0]["c"] == f"agentjudge owner={sandbox.name} host={socket.gethostname()}"
-    async with sandbox.connect(f"ALTER ROLE {role} RENAME TO {renamed}") as conn:
-        await conn.execute(f"ALTER ROLE {role} RENAME TO {renamed}")
-    await sandbox.destroy()
-    assert not await role_exists(cluster, role)
-    assert not await role_exists(cluster, renamed)
-
-
-async def test_concurrent_role_creation_is_attributed_to_the_right_sandbox(
-    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
-) -> None:
-    first, second = await provider.create(*shop), await provider.create(*shop)
-    roles = {first.name: new_role(), second.name: new_role()}
-
-    async def make(sandbox: PostgresSandbox) -> None:
-        statement = f"CREATE ROLE {roles[sandbox.name]}"
-        async with sandbox.connect(statement) as conn:
-            await asyncio.sleep(0.05)
-            await conn.execute(statement)
-
-    await asyncio.gather(make(first), make(second))
-    await first.destroy()
-    assert not await role_exists(cluster, roles[first.name])
-    assert await role_exists(cluster, roles[second.name])
-    await second.destroy()
-    assert not await role_exists(cluster, roles[second.name])
-
-
-async def test_roles_a_snapshot_needs_live_until_the_snapshot_and_its_clones_are_gone(
-    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
-) -> None:
-    sandbox = await provider.create(*shop)
-    role = new_role()
-    statement = f"CREATE ROLE {role}; GRANT SELECT ON customers TO {role}"
-    async with sandbox.connect(statement) as conn:
-        await conn.execute(statement)
-    snapshot = await sandbox.freeze()
-    assert await role_exists(cluster, role)
-    clone = await snapshot.clone()
-    async with clone.connect() as conn:
-        assert await conn.fetchval("SELECT has_table_privilege($1, 'customers', 'SELECT')", role)
-    await clone.destroy()
-    assert await role_exists(cluster, role)
-    survivor = await snapshot.clone()
-    await snapshot.destroy()
-    assert await role_exists(cluster, role)  # the surviving clone still grants to it
-    await survivor.destroy()
-    assert not await role_exists(cluster, role)
-
-
 # --- closing --------------------------------------------------------------------------------
 
 
@@ -428,33 +250,6 @@ async def test_a_connected_user_does_not_block_destroy(
         assert not await database_exists(cluster, sandbox.name)
     finally:
         outsider.terminate()
-
-
-async def test_each_view_has_its_own_reader_who_cannot_touch_other_views(
-    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
-) -> None:
-    first = await (await provider.create(*shop)).freeze()
-    second = await (await provider.create(*shop)).freeze()
-    view_a = await first.clone(writable=False)
-    view_b = await second.clone(writable=False)
-    assert view_a.connection.user != view_b.connection.user
-    # Another view's reader may neither connect here nor end or watch this view's sessions.
-    with pytest.raises(asyncpg.PostgresError):
-        await fetch(view_b.connection.with_database(view_a.name), "SELECT 1")
-    async with view_a.connect() as watched:
-        pid = await watched.fetchval("SELECT pg_backend_pid()")
-        async with view_b.connect() as intruder:
-            with pytest.raises(asyncpg.InsufficientPrivilegeError):
-                await intruder.fetchval("SELECT pg_terminate_backend($1)", pid)
-            seen = await intruder.fetchval("SELECT query FROM pg_stat_activity WHERE pid = $1", pid)
-            assert seen in (None, "<insufficient privilege>")
-        assert await watched.fetchval("SELECT 1") == 1
-    reader_a = view_a.connection.user
-    await first.destroy()
-    assert not await role_exists(cluster, reader_a)
-    assert await role_exists(cluster, view_b.connection.user)
-    await second.destroy()
-    assert not await role_exists(cluster, view_b.connection.user)
 
 
 async def test_runtime_roles_cannot_reach_the_maintenance_databases(
