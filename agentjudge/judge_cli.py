@@ -16,8 +16,9 @@ from agentjudge.console import console
 from agentjudge.replay_cli import DEFAULT_OUTPUT as DEFAULT_REPLAY_OUTPUT
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from dataset.store import write_json_atomic
-from judge_agent.loop import MODES, JudgeLimits, JudgeMode
+from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
+from judge_agent.modes import MODES, mode_names
 from judge_agent.pricing import add_costs
 from judge_agent.runner import (
     LOGS_DIR,
@@ -38,25 +39,22 @@ if TYPE_CHECKING:
 DEFAULT_OUTPUT = Path("runs/judge")
 """Verdicts go to ``runs/judge/<dataset folder name>/`` unless ``--output`` says."""
 
-NO_MODEL_HINT = """\
-No judge model is configured, so only the replay, the verifier check and the baselines ran.
-To run the judges, name a model as provider/model and give it credentials, for example:
-  make judge TURNS=16 MODEL=openai/gpt-4.1                # with OPENAI_API_KEY set
-  make judge TURNS=16 MODEL=anthropic/claude-sonnet-4-5   # with ANTHROPIC_API_KEY set
-  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 make judge TURNS=16 MODEL=openai/NAME
-                                        # any OpenAI-compatible server (vLLM, Ollama, llama.cpp)
-Set JUDGE_MODEL=provider/model to make it the default, or pass --model to agentjudge judge.
-MODEL=mock/pass is the scripted model: a dry run of the pipeline, never a judge result."""
+NO_MODEL_LEAD = (
+    "No judge model is configured, so only the replay, the verifier check and the baselines ran."
+)
+"""Printed before the registry's hint on how to configure a model (``no_model_hint``)."""
 
 
-def _modes(text: str) -> tuple[JudgeMode, ...]:
+def _modes(text: str) -> tuple[str, ...]:
+    """The registered modes ``text`` names (a comma list, or ``all``)."""
     if text == "all":
-        return MODES
-    chosen: list[JudgeMode] = []
+        return mode_names()
+    chosen: list[str] = []
     for part in text.split(","):
         name = part.strip()
         if name not in MODES:
-            raise typer.BadParameter(f"unknown mode {name!r}: use agent, llm, react or all")
+            known = ", ".join(MODES)
+            raise typer.BadParameter(f"unknown mode {name!r}: use {known}, a comma list, or all")
         chosen.append(name)
     return tuple(chosen)
 
@@ -211,7 +209,8 @@ def print_summary(summary: JudgeSummary, records: list[JudgeRecord], scripted: b
 def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
     """Build each arm's model now, so a bad name or a missing key stops before any work."""
     from judge_agent.cache import CachedModel
-    from judge_agent.model import ModelError, get_model
+    from judge_agent.model import ModelError
+    from judge_agent.providers.registry import get_model, is_scripted
 
     arms: list[JudgeArm] = []
     for name, spec in planned:
@@ -220,7 +219,7 @@ def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeAr
         except (ValueError, ImportError, ModelError) as error:
             console.print(f"error: {error}", markup=False)
             raise typer.Exit(2) from None
-        model: ModelAPI = CachedModel(made) if cache and not made.name.startswith("mock/") else made
+        model: ModelAPI = CachedModel(made) if cache and not is_scripted(made) else made
         arms.append(JudgeArm(functools.partial(_same, model), spec))
     return arms
 
@@ -234,7 +233,7 @@ def judge(
     model: Annotated[
         str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
     ] = None,
-    mode: Annotated[str, typer.Option(help="agent, llm, react, a comma list, or all.")] = "all",
+    mode: Annotated[str, typer.Option(help=f"{', '.join(MODES)}, a comma list, or all.")] = "all",
     turns: Annotated[
         str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")
     ] = "16",
@@ -316,7 +315,7 @@ def judge(
     """
     from bench.evaluation import replay_and_verify, replay_notes, report_folder, write_baselines
     from bench.grid import GridError, expand_grid, load_grid
-    from judge_agent.model import MODEL_ENV
+    from judge_agent.providers.registry import MODEL_ENV
     from sandboxes.providers import BackendChoice
 
     base = GridSpec(
@@ -405,7 +404,9 @@ def judge(
     print_report(report)
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
     if not arms:
-        console.print(NO_MODEL_HINT, markup=False)
+        from judge_agent.providers.registry import no_model_hint
+
+        console.print(f"{NO_MODEL_LEAD}\n{no_model_hint()}", markup=False)
         return
     if problems:
         raise typer.Exit(1)

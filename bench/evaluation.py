@@ -18,6 +18,7 @@ from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
 from bench.scoring import build_report
 from dataset.store import load_dataset, write_text_atomic
+from judge_agent.providers.registry import no_model_hint
 from judge_agent.runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
 from replay.report import FidelityReport
 from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
@@ -25,19 +26,22 @@ from sandboxes.providers import BackendChoice
 
 __all__ = [
     "EARLIER_RUNS_NOTE",
-    "NO_MODEL_NOTE",
+    "no_model_note",
     "replay_and_verify",
     "replay_notes",
     "report_folder",
     "write_baselines",
 ]
 
-NO_MODEL_NOTE = (
-    "No judge model was configured, so this report holds the baselines only. Set JUDGE_MODEL "
-    "(or pass --model) to provider/model, e.g. openai/gpt-4.1 with OPENAI_API_KEY, "
-    "anthropic/claude-sonnet-4-5 with ANTHROPIC_API_KEY, or openai/<name> with OPENAI_BASE_URL "
-    "pointing at any OpenAI-compatible server."
-)
+
+def no_model_note() -> str:
+    """The report's note when no judge model was configured: how to configure one, from the
+    provider registry."""
+    return (
+        "No judge model was configured, so this report holds the baselines only. "
+        + no_model_hint("sentence")
+    )
+
 
 EARLIER_RUNS_NOTE = (
     "No judge model was configured for this invocation; the judge rows come from earlier runs "
@@ -111,7 +115,7 @@ def report_folder(
     all_notes = list(notes)
     judged = any(p.config.kind == "judge" for p in predictions)
     if not model_configured:
-        all_notes.append(NO_MODEL_NOTE if not judged else EARLIER_RUNS_NOTE)
+        all_notes.append(no_model_note() if not judged else EARLIER_RUNS_NOTE)
     elif not judged:
         all_notes.append("No judge verdicts in these results: the report holds baselines only.")
     report = build_report(

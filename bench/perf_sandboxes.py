@@ -32,6 +32,7 @@ from pathlib import Path
 
 from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
+from judge_agent.modes import judge_mode
 from replay.engine import replay_trajectory
 from replay.frozen import FrozenReplays
 from replay.runner import replay_dataset
@@ -242,7 +243,7 @@ async def grid_figures(dataset_root: Path) -> None:
                 for _budget in TURN_BUDGETS:
                     for mode in MODES:
                         for _run in range(RUNS):
-                            if mode == "llm":
+                            if not judge_mode(mode).uses_tools:
                                 continue  # LLM-as-judge reads the trajectory only
                             environment = await frozen.environment(trajectory.id, writable=writable)
                             assert isinstance(environment, FilesystemSandbox)

@@ -41,9 +41,12 @@ from dataset.store import (
     read_jsonl,
     write_json_atomic,
 )
-from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
+from judge_agent.conversation import JudgeLimits
+from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
+from judge_agent.modes import ModeName, judge_mode
 from judge_agent.pricing import total_cost
+from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
@@ -74,7 +77,7 @@ class JudgeRecord(BaseModel):
     """The task's domain."""
     subdomain: str
     """The task's subdomain."""
-    mode: JudgeMode
+    mode: ModeName
     """The judge mode."""
     turns: int
     """The turn budget (0 for ``llm`` runs, which have none)."""
@@ -101,7 +104,7 @@ class GridSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
 
-    modes: tuple[JudgeMode, ...] = ("agent", "llm")
+    modes: tuple[ModeName, ...] = ("agent", "llm")
     """Judge modes."""
     turns: tuple[int, ...] = (16,)
     """Turn budgets (agent and react modes)."""
@@ -182,7 +185,7 @@ class PlannedRun:
 
     trajectory: Trajectory
     task: Task
-    mode: JudgeMode
+    mode: str
     turns: int
     run: int
     key: str
@@ -195,7 +198,7 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> lis
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         task = dataset.tasks[trajectory.task_id]
         for mode in grid.modes:
-            budgets = (0,) if mode == "llm" else grid.turns
+            budgets = grid.turns if judge_mode(mode).turn_budget else (0,)
             for turns in budgets:
                 for repetition in range(1, grid.runs + 1):
                     key = run_key(trajectory_id, mode, turns, model, repetition, grid.variant)
@@ -324,7 +327,7 @@ class _Grid:
             variant=arm.grid.variant,
             agent=planned.trajectory.agent,
             label=label.value if label is not None else None,
-            scripted=arm.model.name.startswith("mock/"),
+            scripted=is_scripted(arm.model),
             environment=kind,
             verdict=verdict,
         )
@@ -353,7 +356,7 @@ class _Grid:
                 log=log,
             )
 
-        if planned.mode == "llm":
+        if not judge_mode(planned.mode).uses_tools:
             return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
             toolbox = await Toolbox.open(servers)
@@ -433,7 +436,7 @@ async def judge_dataset(
     )
     async with contextlib.AsyncExitStack() as stack:
         replays = None
-        if any(run.mode != "llm" for run in planned):
+        if any(judge_mode(run.mode).uses_tools for run in planned):
             replays = await _frozen_replays(stack, dataset, backend_choice)
         try:
             await asyncio.gather(

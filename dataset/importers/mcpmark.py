@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
 from dataset.actions import ToolCallAction
 from dataset.models import (
     SANDBOX_ROOT_PLACEHOLDER,
+    AgentStopReason,
     AgentUsage,
     DirectoryTreeState,
     ExternalState,
@@ -74,8 +75,6 @@ _TURN_LIMIT = re.compile(r"max(imum)?[\s_-]*turns?|turn[\s_-]*limit|too many tur
 # own wrapper for exceptions raised by a tool.
 _ERROR_TEXT = re.compile(r"^\s*(Error\b|An error occurred while running the tool)")
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-
-StopReason = Literal["completed", "turn_limit", "error", "unknown"]
 
 
 @dataclass
@@ -670,7 +669,7 @@ def _read_label(
 
 def _stop_reason(
     error_message: str | None, final: str | None, turn_count: int | None, max_turns: int
-) -> StopReason:
+) -> AgentStopReason:
     if error_message and _TURN_LIMIT.search(error_message):
         return "turn_limit"
     if final is None and turn_count is not None and turn_count >= max_turns:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench.grid import GridError, expand_grid, load_grid
-from judge_agent.loop import JudgeLimits
+from judge_agent.conversation import JudgeLimits
 from judge_agent.runner import GridSpec, run_key
 
 
