@@ -25,33 +25,31 @@ from bench.grid_runner import (
     JudgeRecord,
     JudgeSummary,
 )
-from judge_agent.loop import MODES, JudgeLimits, JudgeMode
+from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
+from judge_agent.modes import MODES, mode_names
 from judge_agent.pricing import add_costs
 
 if TYPE_CHECKING:
     from bench.evaluate import EvaluationEvent
     from bench.scores import BenchReport
 
-NO_MODEL_HINT = """\
-No judge model is configured, so only the replay, the verifier check and the baselines ran.
-To run the judges, name a model as provider/model and give it credentials, for example:
-  make judge TURNS=16 MODEL=openai/gpt-4.1                # with OPENAI_API_KEY set
-  make judge TURNS=16 MODEL=anthropic/claude-sonnet-4-5   # with ANTHROPIC_API_KEY set
-  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 make judge TURNS=16 MODEL=openai/NAME
-                                        # any OpenAI-compatible server (vLLM, Ollama, llama.cpp)
-Set JUDGE_MODEL=provider/model to make it the default, or pass --model to agentjudge judge.
-MODEL=mock/pass is the scripted model: a dry run of the pipeline, never a judge result."""
+NO_MODEL_LEAD = (
+    "No judge model is configured, so only the replay, the verifier check and the baselines ran."
+)
+"""Printed before the registry's hint on how to configure a model (``no_model_hint``)."""
 
 
-def _modes(text: str) -> tuple[JudgeMode, ...]:
+def _modes(text: str) -> tuple[str, ...]:
+    """The registered modes ``text`` names (a comma list, or ``all``)."""
     if text == "all":
-        return MODES
-    chosen: list[JudgeMode] = []
+        return mode_names()
+    chosen: list[str] = []
     for part in text.split(","):
         name = part.strip()
         if name not in MODES:
-            raise typer.BadParameter(f"unknown mode {name!r}: use agent, llm, react or all")
+            known = ", ".join(MODES)
+            raise typer.BadParameter(f"unknown mode {name!r}: use {known}, a comma list, or all")
         chosen.append(name)
     return tuple(chosen)
 
@@ -251,7 +249,7 @@ def judge(
     model: Annotated[
         str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
     ] = None,
-    mode: Annotated[str, typer.Option(help="agent, llm, react, a comma list, or all.")] = "all",
+    mode: Annotated[str, typer.Option(help=f"{', '.join(MODES)}, a comma list, or all.")] = "all",
     turns: Annotated[
         str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")
     ] = "16",
@@ -332,7 +330,7 @@ def judge(
     is 0.
     """
     from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
-    from judge_agent.model import MODEL_ENV
+    from judge_agent.providers.registry import MODEL_ENV
 
     grid = GridSpec(
         modes=_modes(mode),
@@ -382,7 +380,9 @@ def judge(
     files = result.files
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
     if not result.models:
-        console.print(NO_MODEL_HINT, markup=False)
+        from judge_agent.providers.registry import no_model_hint
+
+        console.print(f"{NO_MODEL_LEAD}\n{no_model_hint()}", markup=False)
         return
     if result.problems:
         raise typer.Exit(1)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from bench.grid_runner import HARNESS_ERROR_PREFIX
 from bench.results import Prediction
+from judge_agent.modes import MODES, judge_mode
 
-__all__ = ["ERROR_TAGS", "error_tag"]
+__all__ = ["ERROR_TAGS", "error_tag", "mode_uses_tools"]
 
 ERROR_TAGS: dict[str, str] = {
     "harness error": "the judge run itself could not be made (environment or crash)",
@@ -29,6 +30,11 @@ ERROR_TAGS: dict[str, str] = {
 _LIMITS = {"turn_limit", "token_limit", "time_limit", "tool_call_limit"}
 
 
+def mode_uses_tools(mode: str) -> bool:
+    """Whether judges of ``mode`` had tools to call (a mode no longer registered: assumed so)."""
+    return judge_mode(mode).uses_tools if mode in MODES else True
+
+
 def error_tag(prediction: Prediction) -> str | None:
     """The tag of a wrong judge verdict; None for a right one or a baseline's."""
     if prediction.correct or prediction.config.kind != "judge":
@@ -38,7 +44,7 @@ def error_tag(prediction: Prediction) -> str | None:
         ("harness error", error.startswith(HARNESS_ERROR_PREFIX)),
         ("budget exhausted", prediction.stop_reason in _LIMITS),
         ("invalid verdict", prediction.verdict == "INVALID"),
-        ("no tool call", prediction.config.name != "llm" and prediction.tool_calls == 0),
+        ("no tool call", mode_uses_tools(prediction.config.name) and prediction.tool_calls == 0),
         ("tool error", prediction.tool_errors > 0),
     )
     return next((tag for tag, applies in checks if applies), "needs review")

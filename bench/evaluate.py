@@ -40,6 +40,7 @@ from bench.scoring import build_report
 from dataset.store import load_dataset
 from environments.backends import BackendChoice
 from judge_agent.model import ModelAPI
+from judge_agent.providers.registry import no_model_hint
 from replay.report import FidelityReport
 from replay.runner import DEFAULT_OUTPUT as REPLAY_DEFAULT_OUTPUT
 from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
@@ -49,7 +50,6 @@ __all__ = [
     "DEFAULT_OUTPUT",
     "DEFAULT_REPLAY_OUTPUT",
     "EARLIER_RUNS_NOTE",
-    "NO_MODEL_NOTE",
     "EvaluationError",
     "EvaluationEvent",
     "EvaluationOptions",
@@ -63,6 +63,7 @@ __all__ = [
     "TrajectoryReplayed",
     "evaluate",
     "evaluate_async",
+    "no_model_note",
     "replay_and_verify",
     "replay_notes",
     "report_folder",
@@ -76,12 +77,15 @@ DEFAULT_REPLAY_OUTPUT = REPLAY_DEFAULT_OUTPUT
 """Replay reports go to ``runs/replay/<dataset folder name>-<backend>/`` unless told otherwise:
 where ``agentjudge replay`` puts them, so its reports are reused."""
 
-NO_MODEL_NOTE = (
-    "No judge model was configured, so this report holds the baselines only. Set JUDGE_MODEL "
-    "(or pass --model) to provider/model, e.g. openai/gpt-4.1 with OPENAI_API_KEY, "
-    "anthropic/claude-sonnet-4-5 with ANTHROPIC_API_KEY, or openai/<name> with OPENAI_BASE_URL "
-    "pointing at any OpenAI-compatible server."
-)
+
+def no_model_note() -> str:
+    """The report's note when no judge model was configured: how to configure one, from the
+    provider registry."""
+    return (
+        "No judge model was configured, so this report holds the baselines only. "
+        + no_model_hint("sentence")
+    )
+
 
 EARLIER_RUNS_NOTE = (
     "No judge model was configured for this invocation; the judge rows come from earlier runs "
@@ -375,7 +379,8 @@ def _planned_arms(options: EvaluationOptions) -> list[tuple[str, GridSpec]]:
 def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
     """Build each arm's model now, so a bad name or a missing key stops before any work."""
     from judge_agent.cache import CachedModel
-    from judge_agent.model import ModelError, get_model
+    from judge_agent.model import ModelError
+    from judge_agent.providers.registry import get_model, is_scripted
 
     arms: list[JudgeArm] = []
     for name, spec in planned:
@@ -383,7 +388,7 @@ def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeAr
             made = get_model(name)
         except (ValueError, ImportError, ModelError) as error:
             raise EvaluationError(str(error)) from error
-        model: ModelAPI = CachedModel(made) if cache and not made.name.startswith("mock/") else made
+        model: ModelAPI = CachedModel(made) if cache and not is_scripted(made) else made
         arms.append(JudgeArm(functools.partial(_same, model), spec))
     return arms
 
@@ -458,7 +463,7 @@ def report_folder(
     all_notes = list(notes)
     judged = any(p.config.kind == "judge" for p in predictions)
     if not model_configured:
-        all_notes.append(NO_MODEL_NOTE if not judged else EARLIER_RUNS_NOTE)
+        all_notes.append(no_model_note() if not judged else EARLIER_RUNS_NOTE)
     elif not judged:
         all_notes.append("No judge verdicts in these results: the report holds baselines only.")
     report = build_report(

@@ -24,7 +24,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from bench.grid_runner import GridSpec, JudgeAccess
-from judge_agent.loop import JudgeLimits, JudgeMode
+from judge_agent.conversation import JudgeLimits
+from judge_agent.modes import ModeName
 
 __all__ = ["GridError", "GridFile", "expand_grid", "load_grid"]
 
@@ -46,7 +47,7 @@ class GridFile(BaseModel):
 
     models: list[str] = Field(default_factory=list)
     """Judge models as ``provider/model`` (empty: ``--model`` or ``$JUDGE_MODEL``)."""
-    modes: list[JudgeMode] = Field(default_factory=lambda: list(GridSpec().modes), min_length=1)
+    modes: list[ModeName] = Field(default_factory=lambda: list(GridSpec().modes), min_length=1)
     """Judge modes."""
     turns: list[PositiveInt] = Field(default_factory=lambda: [16], min_length=1)
     """Turn budgets for ``agent`` and ``react`` runs."""

@@ -38,9 +38,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
-from judge_agent.loop import JudgeLimits, JudgeMode, JudgeSettings, judge_trajectory
+from judge_agent.conversation import JudgeLimits
+from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
+from judge_agent.modes import ModeName, judge_mode
 from judge_agent.pricing import total_cost
+from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
@@ -78,7 +81,7 @@ class JudgeRecord(BaseModel):
     """The task's domain."""
     subdomain: str
     """The task's subdomain."""
-    mode: JudgeMode
+    mode: ModeName
     """The judge mode."""
     turns: int
     """The turn budget (0 for ``llm`` runs, which have none)."""
@@ -105,7 +108,7 @@ class GridSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
 
-    modes: tuple[JudgeMode, ...] = ("agent", "llm")
+    modes: tuple[ModeName, ...] = ("agent", "llm")
     """Judge modes."""
     turns: tuple[int, ...] = (16,)
     """Turn budgets (agent and react modes)."""
@@ -186,7 +189,7 @@ class PlannedRun:
 
     trajectory: Trajectory
     task: Task
-    mode: JudgeMode
+    mode: str
     turns: int
     run: int
     key: str
@@ -199,7 +202,7 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> lis
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         task = dataset.tasks[trajectory.task_id]
         for mode in grid.modes:
-            budgets = (0,) if mode == "llm" else grid.turns
+            budgets = grid.turns if judge_mode(mode).turn_budget else (0,)
             for turns in budgets:
                 for repetition in range(1, grid.runs + 1):
                     key = run_key(trajectory_id, mode, turns, model, repetition, grid.variant)
@@ -325,7 +328,7 @@ class _Grid:
             variant=arm.grid.variant,
             agent=planned.trajectory.agent,
             label=label.value if label is not None else None,
-            scripted=arm.model.name.startswith("mock/"),
+            scripted=is_scripted(arm.model),
             environment=kind,
             verdict=verdict,
         )
@@ -349,7 +352,7 @@ class _Grid:
                 log=log,
             )
 
-        if planned.mode == "llm":
+        if not judge_mode(planned.mode).uses_tools:
             return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
             toolbox = await Toolbox.open(servers)
@@ -427,7 +430,7 @@ async def judge_dataset(
     runner = _Grid(root, output, dataset, limited)
     async with contextlib.AsyncExitStack() as stack:
         replays = None
-        if any(run.mode != "llm" for run in pending):
+        if any(judge_mode(run.mode).uses_tools for run in pending):
             replays = await _frozen_replays(stack, dataset, backend_choice)
 
         async def judge(run: PlannedRun) -> JudgeRecord:

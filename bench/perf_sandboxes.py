@@ -35,6 +35,7 @@ from dataset.store import Manifest, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
 from environments.filesystem import as_filesystem_sandbox
 from environments.postgres import as_postgres_sandbox
+from judge_agent.modes import judge_mode
 from replay.engine import replay_trajectory
 from replay.frozen import FrozenReplays
 from replay.runner import replay_dataset
@@ -239,7 +240,7 @@ async def grid_figures(dataset_root: Path) -> None:
                 for _budget in TURN_BUDGETS:
                     for mode in MODES:
                         for _run in range(RUNS):
-                            if mode == "llm":
+                            if not judge_mode(mode).uses_tools:
                                 continue  # LLM-as-judge reads the trajectory only
                             found = await frozen.environment(trajectory.id, writable=writable)
                             assert found is not None

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.baselines import baseline_names
-from bench.error_tags import ERROR_TAGS, error_tag
+from bench.error_tags import ERROR_TAGS, error_tag, mode_uses_tools
 from bench.grid_runner import LOGS_DIR
 from bench.metrics import (
     METRICS_FROM_COUNTS,
@@ -48,13 +48,25 @@ from bench.statistics import (
     paired_cluster_bootstrap,
     ranking_fidelity,
 )
+from judge_agent.modes import judge_mode, mode_names
 from judge_agent.pricing import total_cost
 
 __all__ = ["build_report", "config_order"]
 
 Level = Literal["subdomain", "domain", "overall"]
 T = TypeVar("T")
-_MODE_ORDER = {"agent": 0, "react": 1, "llm": 2}
+
+REFERENCE_MODE = "llm"
+"""The tool-free mode that every tool-using mode is compared with (paired test, F1 deltas)."""
+
+
+def _mode_order(mode: str) -> tuple[int, int]:
+    """Modes with tools first, then those without, each in registration order (agent, react,
+    llm); a mode no longer registered last."""
+    names = mode_names()
+    if mode not in names:
+        return (2, 0)
+    return (0 if judge_mode(mode).uses_tools else 1, names.index(mode))
 
 
 def config_order(config: JudgeConfig) -> tuple[object, ...]:
@@ -63,7 +75,7 @@ def config_order(config: JudgeConfig) -> tuple[object, ...]:
         names = baseline_names()
         position = names.index(config.name) if config.name in names else len(names)
         return (1, position, config.name)
-    return (0, config.model, config.variant, _MODE_ORDER.get(config.name, 9), config.turns)
+    return (0, config.model, config.variant, _mode_order(config.name), config.turns)
 
 
 def _groups(predictions: Iterable[Prediction]) -> dict[str, Level]:
@@ -249,9 +261,11 @@ def _improvements(
     rows: list[Improvement] = []
     judges = sorted((c for c in by_config if c.kind == "judge"), key=config_order)
     for config in judges:
-        if config.name == "llm":
+        if config.name == REFERENCE_MODE or not mode_uses_tools(config.name):
             continue
-        llm = JudgeConfig(kind="judge", name="llm", model=config.model, variant=config.variant)
+        llm = JudgeConfig(
+            kind="judge", name=REFERENCE_MODE, model=config.model, variant=config.variant
+        )
         if llm not in by_config:
             continue
         test, _ = _paired(by_config[config], by_config[llm], replicates, seed)

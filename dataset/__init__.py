@@ -1,7 +1,8 @@
 """Datasets: the unified data model, the on-disk format, validation and importers.
 
 Owns ``Task``, ``Trajectory``, ``Step`` and the action union; reading and writing dataset folders;
-converters from published formats (``dataset.importers``). Must not start environments, run
+converters from published formats (``dataset.importers``); the one wording of a recorded step for
+judges (``dataset.rendering``). Must not start environments, run
 verifiers or call models: it describes recorded runs, it does not execute anything.
 """
 

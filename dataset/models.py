@@ -29,6 +29,7 @@ __all__ = [
     "IDENTIFIER_PATTERN",
     "KNOWN_SUBDOMAINS",
     "SANDBOX_ROOT_PLACEHOLDER",
+    "AgentStopReason",
     "AgentUsage",
     "AppSnapshotState",
     "ClaimItem",
@@ -348,6 +349,11 @@ class Provenance(_Model):
     """Source facts with no field of their own (experiment name, run number, ...)."""
 
 
+AgentStopReason = Literal["completed", "turn_limit", "error", "unknown"]
+"""How the recorded agent's run ended: its own final answer, its turn cap, an error, or not
+recorded."""
+
+
 class Trajectory(_Model):
     """One recorded attempt of an agent at a task, with its ground-truth label."""
 
@@ -375,7 +381,7 @@ class Trajectory(_Model):
     items: list[ClaimItem] = Field(default_factory=list)
     """Single-item claims for item-level scoring (search domain); empty elsewhere."""
 
-    stop_reason: Literal["completed", "turn_limit", "error", "unknown"] = "unknown"
+    stop_reason: AgentStopReason = "unknown"
     """How the agent's run ended: its own final answer, its turn cap, or an error."""
 
     turn_count: NonNegativeInt | None = None

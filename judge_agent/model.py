@@ -3,23 +3,18 @@
 Owns the provider-neutral shapes: messages (system, user, assistant, tool) whose content may mix
 text and images, tool calls, the tools offered (``ToolInfo``), generation settings
 (``GenerateConfig``), what one model call returns (``ModelOutput`` with ``ModelUsage``), the
-``ModelAPI`` protocol, the errors a provider raises, and ``get_model``, which turns a
-``provider/model`` string into a provider, importing its SDK only then.
+``ModelAPI`` protocol and the errors a provider raises.
 
 Providers live in ``judge_agent.providers``: ``openai``, ``anthropic`` and ``mock`` (a scripted
-stand-in for tests, never a judge).
+stand-in for tests, never a judge); ``judge_agent.providers.registry`` finds them by name
+(``get_model``).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeInt
-
-MODEL_ENV = "JUDGE_MODEL"
-"""Environment variable naming the judge model when ``--model`` is not given."""
 
 
 class _Record(BaseModel):
@@ -165,7 +160,8 @@ class ModelUsage(_Record):
         )
 
 
-StopReason = Literal["stop", "tool_calls", "max_tokens", "content_filter", "unknown"]
+ModelStopReason = Literal["stop", "tool_calls", "max_tokens", "content_filter", "unknown"]
+"""Why the model's answer ended: it finished, it called tools, or it hit a cap or a filter."""
 
 
 class ModelOutput(_Record):
@@ -175,7 +171,7 @@ class ModelOutput(_Record):
     """The answer."""
     usage: ModelUsage = Field(default_factory=ModelUsage)
     """Tokens the call used."""
-    stop_reason: StopReason = "unknown"
+    stop_reason: ModelStopReason = "unknown"
     """Why generation stopped."""
     model: str
     """The model that answered, as the provider reports it."""
@@ -217,34 +213,3 @@ class ModelAPI(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
-
-
-PROVIDERS = {
-    "openai": "judge_agent.providers.openai:OpenAIModel",
-    "anthropic": "judge_agent.providers.anthropic:AnthropicModel",
-    "mock": "judge_agent.providers.mock:ScriptedModel",
-}
-"""Provider name -> ``module:class``; the module (and its SDK) is imported on first use."""
-
-
-def split_model_name(spec: str) -> tuple[str, str]:
-    """``provider/model`` -> (provider, model); the model part may itself contain slashes."""
-    provider, separator, model = spec.partition("/")
-    if not separator or not provider or not model:
-        raise ValueError(f"model {spec!r}: expected provider/model, e.g. openai/gpt-4o")
-    if provider not in PROVIDERS:
-        known = ", ".join(sorted(PROVIDERS))
-        raise ValueError(f"model {spec!r}: unknown provider {provider!r} (known: {known})")
-    return provider, model
-
-
-def get_model(spec: str | None = None, **options: Any) -> ModelAPI:
-    """The provider for ``spec`` (default: ``$JUDGE_MODEL``), built with ``options``."""
-    spec = spec or os.environ.get(MODEL_ENV)
-    if not spec:
-        raise ValueError(f"no judge model: pass --model provider/model or set {MODEL_ENV}")
-    provider, model = split_model_name(spec)
-    module_name, _, class_name = PROVIDERS[provider].partition(":")
-    factory = getattr(importlib.import_module(module_name), class_name)
-    made: ModelAPI = factory(model, **options)
-    return made

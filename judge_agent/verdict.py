@@ -7,13 +7,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeFloat, NonNegativeInt
 
-__all__ = ["JudgeToolCall", "StopReason", "Verdict", "VerdictValue"]
+__all__ = ["JudgeStopReason", "JudgeToolCall", "Verdict", "VerdictValue"]
 
 VerdictValue = Literal["PASS", "FAIL", "INVALID"]
 
-StopReason = Literal[
+JudgeStopReason = Literal[
     "verdict", "turn_limit", "token_limit", "time_limit", "tool_call_limit", "error"
 ]
+"""Why a judge run ended: a verdict (or none after a re-ask), one of its limits, or an error."""
 
 
 class JudgeToolCall(BaseModel):
@@ -75,7 +76,7 @@ class Verdict(BaseModel):
     wall_time_seconds: NonNegativeFloat = 0.0
     """Elapsed time of the judge run."""
 
-    stop_reason: StopReason = "verdict"
+    stop_reason: JudgeStopReason = "verdict"
     """What ended the run: a verdict, one of the limits, or an error."""
 
     error: str | None = None
@@ -85,7 +86,7 @@ class Verdict(BaseModel):
     """The judge model as a ``provider/model`` string."""
 
     mode: str | None = None
-    """The judge mode (``agent``, ``llm``, ``react``)."""
+    """The judge mode's name (``agent``, ``llm``, ``react`` or another registered mode)."""
 
     finished_at: datetime | None = None
     """When the verdict was recorded."""

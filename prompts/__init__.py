@@ -1,17 +1,19 @@
 """The judge's prompts: template files per domain and mode, and ``build_prompt`` to fill them.
 
 Owns the wording the judge reads (the ``.md`` files of this package) and their assembly
-(``prompts.templates``). Must not contain logic beyond choosing and filling templates; the
-trajectory text itself comes from ``judge_agent.rendering``.
+(``prompts.templates``). Must not contain logic beyond choosing and filling templates, and must
+not import ``judge_agent``: a mode hands it a ``PromptStyle``, and the trajectory text itself
+comes from ``dataset.rendering``.
 """
 
 from prompts.templates import (
     DOMAINS,
     FINAL_CALL_MESSAGE,
     MIN_EVIDENCE_CALLS,
-    MODES,
-    JudgeMode,
     JudgePrompt,
+    ListedTool,
+    PromptPart,
+    PromptStyle,
     build_prompt,
     load_template,
     render_tool_list,
@@ -21,9 +23,10 @@ __all__ = [
     "DOMAINS",
     "FINAL_CALL_MESSAGE",
     "MIN_EVIDENCE_CALLS",
-    "MODES",
-    "JudgeMode",
     "JudgePrompt",
+    "ListedTool",
+    "PromptPart",
+    "PromptStyle",
     "build_prompt",
     "load_template",
     "render_tool_list",

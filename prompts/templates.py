@@ -1,9 +1,14 @@
 """Assembling a judge's prompt from the template files of this package.
 
-Owns ``build_prompt`` (task + trajectory + mode + tools -> ``JudgePrompt``), the loading and
-filling of the templates, and the formatting of the tool list. All wording lives in the ``.md``
-files next to this module; they are ``string.Template`` texts (``$name`` placeholders, ``$$`` for a
-literal dollar) and hold no logic.
+Owns ``build_prompt`` (task + trajectory + prompt style + tools -> ``JudgePrompt``), the
+``PromptStyle`` a judge mode chooses, the loading and filling of the templates, and the formatting
+of the tool list. All wording lives in the ``.md`` files next to this module; they are
+``string.Template`` texts (``$name`` placeholders, ``$$`` for a literal dollar) and hold no logic.
+
+Must not import ``judge_agent``: the modes (``judge_agent.modes``) hand it their ``PromptStyle``,
+tools are anything with a name, a description and an input schema (``ListedTool``), and the user
+message is returned as plain parts (text and ``dataset.screenshots.Screenshot``) that the judge
+turns into its model's content blocks.
 
 Layout (domain x mode is a composition, so that modes cannot drift apart):
 
@@ -11,15 +16,16 @@ Layout (domain x mode is a composition, so that modes cannot drift apart):
   identical for every mode, with the slots ``$subject``, ``$subdomain_notes``, ``$tool_section``
   and ``$verdict_format``;
 - ``subdomains/{subdomain}.md``: optional notes for one subdomain (filesystem, postgres, word, ...);
-- ``modes/tools_agent.md`` and ``modes/tools_react.md``: the tool section of the ``agent`` and
-  ``react`` modes (the ``llm`` mode's tool section is empty), built from the tool list,
+- ``modes/tools_<name>.md`` (``tools_agent.md``, ``tools_react.md``): the tool section a
+  ``PromptStyle`` names (the ``llm`` mode names none: its tool section is empty), built from the
+  tool list,
   ``evidence/{domain}.md`` (what to check in that domain's environment), ``modes/evidence_rules.md``
   (the minimum-evidence rule), ``modes/view_step.md`` (when ``VIEW_TRAJECTORY_STEP`` is offered)
   and ``modes/budget.md`` (when a turn budget is given); the react section also documents the text
   protocol that ``judge_agent.react`` parses;
 - ``verdict_format.md``: the strict text verdict format shared by all modes;
 - ``user.md``, ``screenshot_caption.md``, ``user_closing.md``: the user message around the rendered
-  trajectory (``judge_agent.rendering``) and its screenshots;
+  trajectory (``dataset.rendering``) and its screenshots;
 - ``final_call.md``: the message before the last call without tools (``FINAL_CALL_MESSAGE``).
 
 Hence the ``agent`` and ``llm`` prompts of a task differ only inside the tool section (a test diffs
@@ -29,41 +35,34 @@ them), and their user messages are identical.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Literal
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
-from judge_agent.model import (
-    ChatMessageSystem,
-    ChatMessageUser,
-    Content,
-    ContentText,
-    ToolInfo,
-)
-from judge_agent.rendering import DEFAULT_SCREENSHOTS, ScreenshotPolicy, render_trajectory
+from dataset.rendering import render_trajectory
+from dataset.screenshots import DEFAULT_SCREENSHOTS, Screenshot, ScreenshotPolicy
 
 __all__ = [
     "DOMAINS",
     "FINAL_CALL_MESSAGE",
     "MIN_EVIDENCE_CALLS",
-    "MODES",
     "SUBMIT_TOOL_NAME",
     "VIEW_STEP_TOOL_NAME",
-    "JudgeMode",
     "JudgePrompt",
+    "ListedTool",
+    "PromptPart",
+    "PromptStyle",
     "build_prompt",
     "load_template",
     "render_tool_list",
 ]
 
-JudgeMode = Literal["agent", "llm", "react"]
-MODES: tuple[JudgeMode, ...] = ("agent", "llm", "react")
 DOMAINS = ("ds", "gui", "mobile", "search")
 
 MIN_EVIDENCE_CALLS = 2
@@ -112,18 +111,54 @@ FINAL_CALL_MESSAGE = _fill("final_call.md")
 """Sent before the last call without tools, when the turn budget (or another limit) ran out."""
 
 
+class ListedTool(Protocol):
+    """What the prompt needs to know of an offered tool (``judge_agent.model.ToolInfo`` is one)."""
+
+    @property
+    def name(self) -> str:
+        """The name the model calls it by."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What it does."""
+        ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        """The JSON schema of its arguments (an object schema)."""
+        ...
+
+
+class PromptStyle(BaseModel):
+    """How a judge mode's prompt is composed; each mode in ``judge_agent.modes`` has one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tool_section: str | None = None
+    """The tool section's template, ``modes/tools_<tool_section>.md`` (e.g. ``agent``,
+    ``react``); None: no tool section and no tools (the ``llm`` mode)."""
+    list_arguments: bool = False
+    """Whether each listed tool's arguments are spelled out (needed when the model writes the
+    calls as text rather than through native tool calling)."""
+
+
+PromptPart = str | Screenshot
+"""One part of the user message: a text block, or a screenshot to show as an image."""
+
+
 class JudgePrompt(BaseModel):
     """The opening of a judge's conversation: a system prompt and a user message."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    mode: JudgeMode
-    """The mode the prompt was built for."""
+    style: PromptStyle
+    """The style the prompt was built in."""
 
     system: str
     """The system prompt: the domain's instructions, the tool section and the verdict format."""
 
-    user: list[Content] = Field(default_factory=list)
+    user: list[PromptPart] = Field(default_factory=list)
     """The user message: the rendered task and trajectory as text, then each attached screenshot
     (a caption text block and the image), then a closing text block."""
 
@@ -133,11 +168,7 @@ class JudgePrompt(BaseModel):
     @property
     def user_text(self) -> str:
         """The text blocks of the user message, joined by blank lines (images left out)."""
-        return "\n\n".join(part.text for part in self.user if isinstance(part, ContentText))
-
-    def messages(self) -> list[ChatMessageSystem | ChatMessageUser]:
-        """The system and user messages that open the conversation."""
-        return [ChatMessageSystem(content=self.system), ChatMessageUser(content=list(self.user))]
+        return "\n\n".join(part for part in self.user if isinstance(part, str))
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -165,7 +196,7 @@ def _schema_type(schema: object) -> str:
     return described
 
 
-def _arguments_line(tool: ToolInfo) -> str:
+def _arguments_line(tool: ListedTool) -> str:
     properties = tool.input_schema.get("properties")
     if not isinstance(properties, dict) or not properties:
         return "Arguments: none (write {})."
@@ -185,7 +216,7 @@ def _arguments_line(tool: ToolInfo) -> str:
     return "Arguments: " + "; ".join(parts)
 
 
-def render_tool_list(tools: Sequence[ToolInfo], *, with_arguments: bool) -> str:
+def render_tool_list(tools: Sequence[ListedTool], *, with_arguments: bool) -> str:
     """One bullet per tool: its name and the first sentence of its description (and, for the
     react protocol, its arguments)."""
     lines = []
@@ -198,13 +229,13 @@ def render_tool_list(tools: Sequence[ToolInfo], *, with_arguments: bool) -> str:
 
 
 def _tool_section(
-    mode: JudgeMode,
+    style: PromptStyle,
     domain: str,
-    tools: Sequence[ToolInfo],
+    tools: Sequence[ListedTool],
     min_evidence_calls: int,
     turn_budget: int | None,
 ) -> str:
-    if mode == "llm":
+    if style.tool_section is None:
         return ""
     listed = [tool for tool in tools if tool.name != SUBMIT_TOOL_NAME]
     rules = ""
@@ -215,8 +246,8 @@ def _tool_section(
     if turn_budget is not None:
         rules += "\n" + _fill("modes/budget.md", turn_budget=str(turn_budget))
     section = _fill(
-        f"modes/tools_{mode}.md",
-        tool_list=render_tool_list(listed, with_arguments=mode == "react"),
+        f"modes/tools_{style.tool_section}.md",
+        tool_list=render_tool_list(listed, with_arguments=style.list_arguments),
         domain_evidence=_fill(f"evidence/{domain}.md") if listed else "",
         evidence_rules=rules.strip("\n"),
     )
@@ -232,8 +263,8 @@ def build_prompt(
     task: Task,
     trajectory: Trajectory,
     *,
-    mode: JudgeMode,
-    tools: Sequence[ToolInfo] | None,
+    style: PromptStyle,
+    tools: Sequence[ListedTool] | None,
     base_dir: Path | str | None,
     screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
     min_evidence_calls: int = MIN_EVIDENCE_CALLS,
@@ -241,27 +272,26 @@ def build_prompt(
 ) -> JudgePrompt:
     """The system prompt and user message that open a judge's conversation.
 
-    ``tools`` are the tools the model is offered (``submit_verdict`` may be included or not; it
-    is never listed with the others). They are listed in the ``agent`` and ``react`` tool
-    sections; the ``llm`` mode accepts only None or an empty list. ``base_dir`` is the folder of
+    ``style`` is the judge mode's choice of tool section. ``tools`` are the tools the model is
+    offered (``submit_verdict`` may be included or not; it is never listed with the others). They
+    are listed in the tool section; a style without one accepts only None or an empty list (or
+    ``submit_verdict`` alone). ``base_dir`` is the folder of
     the trajectory file (screenshots are relative to it; None attaches none and says so).
     ``screenshots`` is a ``ScreenshotPolicy`` or its string form (``"last"``, ``"all"``,
     ``"none"``, ``"8"``). ``turn_budget``, when given, tells tool-using modes how many tool-using
-    answers they have.
+    answers they have (a style without a tool section ignores it).
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown judge mode {mode!r} (known: {', '.join(MODES)})")
     if task.domain not in DOMAINS:
         raise ValueError(f"no prompt for domain {task.domain!r}")
     if trajectory.task_id != task.id:
         raise ValueError(f"trajectory is for task {trajectory.task_id!r}, not {task.id!r}")
     offered = list(tools or [])
-    if mode == "llm" and any(tool.name != SUBMIT_TOOL_NAME for tool in offered):
-        raise ValueError("the llm mode offers no tools; pass tools=None")
+    if style.tool_section is None and any(tool.name != SUBMIT_TOOL_NAME for tool in offered):
+        raise ValueError("a prompt without a tool section offers no tools; pass tools=None")
 
     subdomain_file = f"subdomains/{task.subdomain}.md"
     subject = _SUBJECTS.get((task.domain, task.subdomain)) or _SUBJECTS[(task.domain, None)]
-    tool_section = _tool_section(mode, task.domain, offered, min_evidence_calls, turn_budget)
+    tool_section = _tool_section(style, task.domain, offered, min_evidence_calls, turn_budget)
     system = _tidy(
         _fill(
             f"domains/{task.domain}.md",
@@ -273,11 +303,9 @@ def build_prompt(
     )
 
     rendered = render_trajectory(task, trajectory, base_dir=base_dir, screenshots=screenshots)
-    user: list[Content] = [ContentText(text=_fill("user.md", trajectory=rendered.text.rstrip()))]
+    user: list[PromptPart] = [_fill("user.md", trajectory=rendered.text.rstrip())]
     for number, (step, image) in enumerate(rendered.images, start=1):
-        user.append(
-            ContentText(text=_fill("screenshot_caption.md", number=str(number), step=str(step)))
-        )
+        user.append(_fill("screenshot_caption.md", number=str(number), step=str(step)))
         user.append(image)
-    user.append(ContentText(text=_fill("user_closing.md")))
-    return JudgePrompt(mode=mode, system=system, user=user, tool_section=tool_section)
+    user.append(_fill("user_closing.md"))
+    return JudgePrompt(style=style, system=system, user=user, tool_section=tool_section)

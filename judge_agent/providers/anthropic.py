@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import anthropic
 from anthropic import AsyncAnthropic
@@ -36,8 +36,8 @@ from judge_agent.model import (
     GenerateConfig,
     ModelError,
     ModelOutput,
+    ModelStopReason,
     ModelUsage,
-    StopReason,
     ToolCall,
     ToolInfo,
 )
@@ -52,7 +52,7 @@ PLACEHOLDER_API_KEY = "not-needed"
 THINKING_KEY = "anthropic_thinking"
 """``provider_data`` key: the answer's thinking and redacted-thinking blocks, as sent back."""
 
-_STOP_REASONS: dict[str, StopReason] = {
+_STOP_REASONS: dict[str, ModelStopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "tool_calls",
@@ -179,6 +179,9 @@ class AnthropicModel:
 
     ``options`` are extra request fields sent with every call (e.g. ``top_k``, ``metadata``).
     """
+
+    scripted: ClassVar[bool] = False
+    """A real model: its verdicts are judge results."""
 
     def __init__(
         self,

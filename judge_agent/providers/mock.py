@@ -2,7 +2,8 @@
 
 It answers from a script: a list of replies consumed in order, or a function of the
 conversation. Its output is whatever the script says, so nothing it produces may be reported as a
-judge result; the runtime marks verdicts of ``mock/`` models as scripted.
+judge result: the class declares itself ``scripted``, and the runtime records its verdicts as
+scripted (``judge_agent.providers.registry.is_scripted``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import JsonValue
 
@@ -114,6 +115,9 @@ recorded as scripted: ``mock/pass`` and ``mock/fail`` answer the same verdict to
 class ScriptedModel:
     """A model that answers from a script (``replies`` in order, or ``respond``; with neither,
     the built-in script named by ``model``, if there is one)."""
+
+    scripted: ClassVar[bool] = True
+    """Its answers come from a script: its verdicts are dry runs, never judge results."""
 
     def __init__(
         self,

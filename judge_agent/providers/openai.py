@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 import openai
 from openai import AsyncOpenAI
@@ -37,8 +37,8 @@ from judge_agent.model import (
     GenerateConfig,
     ModelError,
     ModelOutput,
+    ModelStopReason,
     ModelUsage,
-    StopReason,
     ToolCall,
     ToolInfo,
 )
@@ -53,7 +53,7 @@ sent back unchanged so the model sees what it actually wrote."""
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 
-_STOP_REASONS: dict[str, StopReason] = {
+_STOP_REASONS: dict[str, ModelStopReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
     "function_call": "tool_calls",
@@ -227,6 +227,9 @@ class OpenAIModel:
     ``GenerateConfig.max_tokens``: by default ``max_completion_tokens`` for OpenAI itself (its
     reasoning models accept only that) and ``max_tokens`` for other servers (all of them know it).
     """
+
+    scripted: ClassVar[bool] = False
+    """A real model: its verdicts are judge results."""
 
     def __init__(
         self,

@@ -2,8 +2,9 @@
 
 Two tools over one ``Trajectory``: ``VIEW_TRAJECTORY_STEP`` (one step in full, screenshot as an
 image) and ``trajectory_overview`` (task, agent, one line per step, final response). ``server``
-owns the tools and ``trajectory_server``; ``render`` the wording and limits; ``loading`` reading a
-trajectory file and its task for ``python -m mcp_servers.trajectory FILE``. Must never reveal the
+owns the tools and ``trajectory_server``; ``overview`` the overview's wording and limits (a step
+is worded by ``dataset.rendering``, as in the judge's prompt); ``loading`` reading a trajectory
+file and its task for ``python -m mcp_servers.trajectory FILE``. Must never reveal the
 ground truth (label, claim labels, annotator notes) nor anything that spells it, such as the
 trajectory id.
 """

@@ -1,16 +1,17 @@
 """The trajectory server's tools: ``VIEW_TRAJECTORY_STEP`` and ``trajectory_overview``.
 
 Owns the tool table over one recorded trajectory (``TrajectoryContext``), the step-number rule,
-reading a step's screenshot into an image block, and ``trajectory_server``, which binds the table
-to a trajectory as a ``ToolServer``. Both tools are read-only; neither reveals the ground truth
-(see ``render``), since the judge using them is itself being evaluated.
+the limits of a viewed step, turning a step's screenshot into an image block, and
+``trajectory_server``, which binds the table to a trajectory as a ``ToolServer``. A step is worded
+by ``dataset.rendering`` exactly as in the judge's prompt; the overview by ``overview``. Both
+tools are read-only; neither reveals the ground truth, since the judge using them is itself being
+evaluated.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
-import mimetypes
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -18,30 +19,22 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, JsonValue, WithJsonSchema
 
 from dataset.models import Step, Task, Trajectory
+from dataset.rendering import StepLimits, render_step
+from dataset.screenshots import Screenshot, load_screenshot
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
-from mcp_servers.trajectory.render import (
-    ACCESSIBILITY_TREE_LIMIT,
-    ACTION_LIMIT,
-    FINAL_RESPONSE_LIMIT,
-    OBSERVATION_TEXT_LIMIT,
-    REASONING_LIMIT,
-    SUMMARY_LIMIT,
-    render_overview,
-    render_step_text,
-)
+from mcp_servers.trajectory.overview import FINAL_RESPONSE_LIMIT, SUMMARY_LIMIT, render_overview
 
 __all__ = [
     "OVERVIEW_TOOL",
-    "SCREENSHOT_SIZE_LIMIT",
     "SERVER_INSTRUCTIONS",
     "SERVER_NAME",
     "TOOLS",
+    "VIEW_STEP_LIMITS",
     "VIEW_STEP_TOOL",
     "OverviewArguments",
     "TrajectoryContext",
     "ViewStepArguments",
-    "image_mime_type",
     "trajectory_server",
 ]
 
@@ -51,8 +44,14 @@ SERVER_NAME = "trajectory"
 VIEW_STEP_TOOL = "VIEW_TRAJECTORY_STEP"
 OVERVIEW_TOOL = "trajectory_overview"
 
-SCREENSHOT_SIZE_LIMIT = 20 * 1024 * 1024
-"""Screenshots larger than this many bytes are described, not attached."""
+VIEW_STEP_LIMITS = StepLimits(
+    action=20_000,
+    reasoning=10_000,
+    observation_text=20_000,
+    accessibility_tree=10_000,
+    final_accessibility_tree=10_000,
+)
+"""Characters of each field of a viewed step (larger than the prompt's: one step at a time)."""
 
 SERVER_INSTRUCTIONS = (
     "Read-only access to one recorded run of an AI agent, the run you are judging. Call "
@@ -111,76 +110,21 @@ def _step_number(value: JsonValue) -> int | None:
     return None
 
 
-_SIGNATURES: tuple[tuple[bytes, int, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", 0, "image/png"),
-    (b"\xff\xd8\xff", 0, "image/jpeg"),
-    (b"GIF87a", 0, "image/gif"),
-    (b"GIF89a", 0, "image/gif"),
-    (b"WEBP", 8, "image/webp"),
-    (b"BM", 0, "image/bmp"),
-)
-
-
-def image_mime_type(data: bytes, path: Path) -> str:
-    """The image's MIME type from its leading bytes, else from its file extension."""
-    for signature, offset, mime_type in _SIGNATURES:
-        matches = data[offset : offset + len(signature)] == signature
-        if matches and (signature != b"WEBP" or data.startswith(b"RIFF")):
-            return mime_type
-    guessed, _ = mimetypes.guess_type(path.name)
-    return guessed or "application/octet-stream"
-
-
-class _ScreenshotUnavailableError(Exception):
-    """The step names a screenshot that cannot be attached; the message says why."""
-
-
-def _read_screenshot(base_dir: Path, relative: str, index: int) -> bytes:
-    base = base_dir.resolve()
-    path = (base / relative).resolve()
-    if not path.is_relative_to(base):
-        logger.warning("step %d: screenshot %s leads outside %s", index, path, base)
-        raise _ScreenshotUnavailableError(
-            "recorded, but its path leads outside the trajectory's folder; not shown"
-        )
-    try:
-        if not path.is_file():
-            raise FileNotFoundError(path)
-        size = path.stat().st_size
-        if size > SCREENSHOT_SIZE_LIMIT:
-            raise _ScreenshotUnavailableError(
-                f"recorded, but the file is {size:,} bytes, over the "
-                f"{SCREENSHOT_SIZE_LIMIT:,}-byte limit for attachments; not shown"
-            )
-        return path.read_bytes()
-    except FileNotFoundError:
-        logger.warning("step %d: screenshot %s is missing", index, path)
-        raise _ScreenshotUnavailableError(
-            "recorded for this step, but the image file is missing on disk; no image"
-        ) from None
-    except OSError as error:
-        logger.warning("step %d: screenshot %s cannot be read: %s", index, path, error)
-        raise _ScreenshotUnavailableError(
-            "recorded for this step, but the image file cannot be read; no image"
-        ) from None
-
-
-def _screenshot(context: TrajectoryContext, step: Step) -> tuple[str, list[ToolImage]]:
-    """A note about the step's screenshot, and the image itself when it can be attached.
-
-    The note never names the file: screenshot folders carry the trajectory id, which often spells
-    the outcome. Problems are logged (to stderr under stdio) with the full path.
-    """
+def _screenshot(context: TrajectoryContext, step: Step) -> tuple[str | None, list[ToolImage]]:
+    """A note about the step's screenshot (None: none recorded), and the image itself when it can
+    be attached. Problems are logged (to stderr under stdio) with the file's path, which the note
+    never names."""
     observation = step.observation
     if observation is None or observation.screenshot is None:
-        return "none recorded for this step", []
-    try:
-        data = _read_screenshot(context.base_dir, observation.screenshot, step.index)
-    except _ScreenshotUnavailableError as problem:
-        return str(problem), []
-    mime_type = image_mime_type(data, Path(observation.screenshot))
-    image = ToolImage(data=base64.b64encode(data).decode("ascii"), mime_type=mime_type)
-    return f"attached below ({mime_type}, {len(data):,} bytes)", [image]
+        return None, []
+    loaded = load_screenshot(context.base_dir, observation.screenshot)
+    if not isinstance(loaded, Screenshot):
+        logger.warning("step %d: screenshot %s: %s", step.index, observation.screenshot, loaded)
+        return loaded, []
+    image = ToolImage(
+        data=base64.b64encode(loaded.data).decode("ascii"), mime_type=loaded.mime_type
+    )
+    return f"attached below ({loaded.mime_type}, {len(loaded.data):,} bytes)", [image]
 
 
 async def view_trajectory_step(
@@ -205,14 +149,26 @@ async def view_trajectory_step(
         )
     step = steps[number - 1]
     note, images = _screenshot(context, step)
-    return ToolResult(text=render_step_text(context.trajectory, step, note), images=images)
+    header = (
+        f"Step {step.index} of {len(steps)}. This is the record of that moment of the run, not "
+        "the final state: an intermediate step may show a mistake the agent corrected later."
+    )
+    block = render_step(
+        step,
+        limits=VIEW_STEP_LIMITS,
+        last=step.index == len(steps),
+        screenshot_note=note,
+        timing=True,
+    )
+    return ToolResult(text=f"{header}\n\n{block}", images=images)
 
 
 async def trajectory_overview(
     context: TrajectoryContext, arguments: OverviewArguments
 ) -> ToolResult:
     """The task, the agent, one line per step and the final response."""
-    return ToolResult(text=render_overview(context.trajectory, context.task))
+    text = render_overview(context.trajectory, context.task, view_step_tool=VIEW_STEP_TOOL)
+    return ToolResult(text=text)
 
 
 TOOLS: dict[str, ToolSpec[TrajectoryContext]] = {
@@ -231,9 +187,10 @@ TOOLS: dict[str, ToolSpec[TrajectoryContext]] = {
             "back (observation text, page URL, accessibility tree). When a screenshot was "
             "recorded after the step it is attached as an image. Steps are numbered from 1; "
             f"{OVERVIEW_TOOL} gives the count. Long fields are cut, with a note saying how much "
-            f"was left out: the accessibility tree after {ACCESSIBILITY_TREE_LIMIT:,} characters, "
-            f"the observation text after {OBSERVATION_TEXT_LIMIT:,}, the action after "
-            f"{ACTION_LIMIT:,} and the reasoning after {REASONING_LIMIT:,}. A step shows the "
+            "was left out: the accessibility tree after "
+            f"{VIEW_STEP_LIMITS.accessibility_tree:,} characters, the observation text after "
+            f"{VIEW_STEP_LIMITS.observation_text:,}, the action after {VIEW_STEP_LIMITS.action:,} "
+            f"and the reasoning after {VIEW_STEP_LIMITS.reasoning:,}. A step shows the "
             "state at that moment only: the agent may have made a mistake there and corrected it "
             "later, so use steps as supporting evidence and base the verdict on the final "
             "outcome."

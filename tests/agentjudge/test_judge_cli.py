@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from agentjudge.cli import app
 from bench.grid_runner import VERDICTS_FILE
+from judge_agent.providers.registry import no_model_hint
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 
@@ -25,6 +26,7 @@ def test_judge_without_a_model_runs_the_baselines_and_says_how_to_give_one(
     assert result.exit_code == 0, result.output
     assert "No judge model is configured" in result.output
     assert "JUDGE_MODEL=provider/model" in result.output
+    assert no_model_hint() in result.output  # the registry's hint, printed as it is
     assert "baseline: self-report" in result.output
     assert (tmp_path / "report.html").is_file()
     assert not (tmp_path / VERDICTS_FILE).exists()

@@ -9,7 +9,6 @@ import pytest
 
 from bench.evaluate import (
     EARLIER_RUNS_NOTE,
-    NO_MODEL_NOTE,
     EvaluationError,
     EvaluationEvent,
     EvaluationOptions,
@@ -20,6 +19,7 @@ from bench.evaluate import (
     ReplayFinished,
     ReplayStarted,
     evaluate,
+    no_model_note,
 )
 from bench.grid_runner import VERDICTS_FILE, GridSpec, read_records
 from bench.results import BASELINES_FILE
@@ -70,7 +70,7 @@ def test_without_a_model_replay_baselines_and_report_run(
         assert path.is_file()
         assert path.parent == tmp_path
     assert {c.config.kind for c in result.report.configs} == {"baseline"}
-    assert NO_MODEL_NOTE in result.report.notes
+    assert no_model_note() in result.report.notes
     # The mini dataset has domains without a replay; the report says so.
     assert any("domains without a replay yet" in note for note in result.report.notes)
     assert result.problems == result.replay.problems == []
@@ -117,7 +117,7 @@ def test_a_scripted_grid_writes_verdicts_and_resumes_without_redoing(
     assert len(done.records) == 2 * trajectories
     judges = [c for c in result.report.configs if c.config.kind == "judge"]
     assert {c.label for c in judges} == {"agent T=1 mock/coin", "llm mock/coin"}
-    assert NO_MODEL_NOTE not in result.report.notes
+    assert no_model_note() not in result.report.notes
 
     lines = result.verdicts_file.read_text().splitlines()
     again: list[EvaluationEvent] = []
@@ -137,7 +137,7 @@ def test_a_scripted_grid_writes_verdicts_and_resumes_without_redoing(
         c.label for c in judges
     }
     assert EARLIER_RUNS_NOTE in later.report.notes
-    assert NO_MODEL_NOTE not in later.report.notes
+    assert no_model_note() not in later.report.notes
 
 
 def test_a_bad_model_stops_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

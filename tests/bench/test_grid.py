@@ -8,7 +8,7 @@ import pytest
 
 from bench.grid import GridError, expand_grid, load_grid
 from bench.grid_runner import GridSpec, run_key
-from judge_agent.loop import JudgeLimits
+from judge_agent.conversation import JudgeLimits
 
 
 def _write(tmp_path: Path, text: str) -> Path:

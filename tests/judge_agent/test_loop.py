@@ -21,7 +21,8 @@ import pytest_asyncio
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
 from environments.backends import BackendChoice, ProviderSet
 from judge_agent.cache import CachedModel
-from judge_agent.loop import JudgeLimits, JudgeSettings, judge_trajectory
+from judge_agent.conversation import JudgeLimits
+from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import (
     ChatMessage,
     ChatMessageAssistant,

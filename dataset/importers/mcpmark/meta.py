@@ -11,17 +11,15 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
 from dataset.importers.mcpmark.paths import PathRewriter
-from dataset.models import AgentUsage, Label
+from dataset.models import AgentStopReason, AgentUsage, Label
 from dataset.problems import ProblemLog
 
 _TURN_LIMIT = re.compile(r"max(imum)?[\s_-]*turns?|turn[\s_-]*limit|too many turns", re.I)
-
-StopReason = Literal["completed", "turn_limit", "error", "unknown"]
 
 
 def execution_result(meta: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +51,7 @@ def read_label(
 
 def stop_reason(
     error_message: str | None, final: str | None, turn_count: int | None, max_turns: int
-) -> StopReason:
+) -> AgentStopReason:
     """How the run ended, from its error message, final answer and turn count."""
     if error_message and _TURN_LIMIT.search(error_message):
         return "turn_limit"

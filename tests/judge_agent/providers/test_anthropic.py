@@ -18,9 +18,9 @@ from judge_agent.model import (
     ModelError,
     ToolCall,
     ToolInfo,
-    get_model,
 )
 from judge_agent.providers.anthropic import AnthropicModel, to_wire_messages
+from judge_agent.providers.registry import get_model
 from tests.judge_agent.providers.wire import (
     Reply,
     WireServer,

@@ -50,8 +50,8 @@ from judge_agent.model import (
     ModelError,
     ToolCall,
     ToolInfo,
-    get_model,
 )
+from judge_agent.providers.registry import get_model
 
 pytestmark = pytest.mark.slow
 

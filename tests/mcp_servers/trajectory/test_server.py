@@ -30,6 +30,15 @@ from dataset.models import (
     Trajectory,
 )
 from dataset.problems import DatasetError
+from dataset.rendering import (
+    ACCESSIBILITY_TREE_CHARS,
+    ACTION_CHARS,
+    FINAL_ACCESSIBILITY_TREE_CHARS,
+    OBSERVATION_TEXT_CHARS,
+    REASONING_CHARS,
+    render_action,
+    render_trajectory,
+)
 from dataset.store import Dataset, load_dataset
 from mcp_servers.serving import ToolServer
 from mcp_servers.trajectory import (
@@ -40,12 +49,11 @@ from mcp_servers.trajectory import (
     trajectory_file_in_dataset,
     trajectory_server,
 )
-from mcp_servers.trajectory.render import (
-    ACCESSIBILITY_TREE_LIMIT,
-    FINAL_RESPONSE_LIMIT,
-    OBSERVATION_TEXT_LIMIT,
-    OVERVIEW_STEP_LIMIT,
-)
+from mcp_servers.trajectory.overview import FINAL_RESPONSE_LIMIT, OVERVIEW_STEP_LIMIT
+from mcp_servers.trajectory.server import VIEW_STEP_LIMITS
+
+ACCESSIBILITY_TREE_LIMIT = VIEW_STEP_LIMITS.accessibility_tree
+OBSERVATION_TEXT_LIMIT = VIEW_STEP_LIMITS.observation_text
 
 REPO = Path(__file__).resolve().parents[3]
 MINI = REPO / "datasets" / "examples" / "mini"
@@ -144,6 +152,21 @@ async def test_tools_are_listed_read_only_and_idempotent(mini: Dataset) -> None:
 # --- every step of every bundled trajectory -------------------------------------------------
 
 
+def check_observation_text(observation: Observation, text: str) -> None:
+    """The observation's text, URL and accessibility tree appear whole in a viewed step."""
+    if observation.text is not None:
+        assert len(observation.text) <= OBSERVATION_TEXT_LIMIT
+        if observation.text.strip():
+            assert f"Observation:\n{observation.text}" in text
+        else:
+            assert "Observation: (empty)" in text
+    if observation.url is not None:
+        assert f"URL: {observation.url}" in text
+    if observation.accessibility_tree is not None:
+        assert len(observation.accessibility_tree) <= ACCESSIBILITY_TREE_LIMIT
+        assert observation.accessibility_tree in text
+
+
 @pytest.mark.parametrize("trajectory_id", MINI_IDS)
 async def test_every_step_shows_what_was_recorded(mini: Dataset, trajectory_id: str) -> None:
     trajectory = mini.trajectories[trajectory_id]
@@ -155,27 +178,21 @@ async def test_every_step_shows_what_was_recorded(mini: Dataset, trajectory_id: 
             assert not result.is_error
             text = text_of(result)
             assert text.startswith(f"Step {step.index} of {total}.")
+            assert f"\n\n### Step {step.index}\n" in text
             for part in expected_action_parts(step):
                 assert part in text
-            flag = "yes" if step.is_error else "no"
-            assert f"flagged this step as an error: {flag}" in text
+            flagged = "The environment flagged this step as an ERROR." in text
+            assert flagged == step.is_error
             if step.reasoning:
-                assert f"Agent's reasoning:\n{step.reasoning}" in text
+                assert f"Agent's reasoning:\n{step.reasoning.strip()}" in text
             else:
-                assert "Agent's reasoning: none recorded" in text
+                assert "Agent's reasoning" not in text
             if step.started_at is not None:
                 assert step.started_at.isoformat() in text
             if step.ended_at is not None:
                 assert step.ended_at.isoformat() in text
             observation = step.observation or Observation()
-            if observation.text is not None:
-                assert len(observation.text) <= OBSERVATION_TEXT_LIMIT
-                assert f"Observation text:\n{observation.text}" in text
-            if observation.url is not None:
-                assert f"URL: {observation.url}" in text
-            if observation.accessibility_tree is not None:
-                assert len(observation.accessibility_tree) <= ACCESSIBILITY_TREE_LIMIT
-                assert observation.accessibility_tree in text
+            check_observation_text(observation, text)
             images = images_of(result)
             if observation.screenshot is not None:
                 assert len(images) == 1
@@ -185,7 +202,45 @@ async def test_every_step_shows_what_was_recorded(mini: Dataset, trajectory_id: 
                 assert f"attached below (image/png, {len(on_disk):,} bytes)" in text
             else:
                 assert images == []
-                assert "Screenshot: none recorded for this step" in text
+                assert "Screenshot:" not in text
+
+
+def _fits_the_prompt(step: Step, last: bool) -> bool:
+    """Whether no field of ``step`` is cut in the judge's prompt (whose limits are smaller)."""
+    observation = step.observation or Observation()
+    tree_limit = FINAL_ACCESSIBILITY_TREE_CHARS if last else ACCESSIBILITY_TREE_CHARS
+    return (
+        len(render_action(step.action)) <= ACTION_CHARS
+        and len((step.reasoning or "").strip()) <= REASONING_CHARS
+        and len(observation.text or "") <= OBSERVATION_TEXT_CHARS
+        and len(observation.accessibility_tree or "") <= tree_limit
+    )
+
+
+def _without_lines(text: str, *prefixes: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith(prefixes))
+
+
+@pytest.mark.parametrize("trajectory_id", MINI_IDS)
+async def test_a_viewed_step_is_worded_as_in_the_judge_prompt(
+    mini: Dataset, trajectory_id: str
+) -> None:
+    trajectory = mini.trajectories[trajectory_id]
+    task = mini.tasks[trajectory.task_id]
+    prompt = render_trajectory(task, trajectory, base_dir=None, screenshots="none").text
+    prompt = _without_lines(prompt, "Screenshot: ")
+    compared = 0
+    async with Client(server_for(mini, trajectory_id).server()) as client:
+        for step in trajectory.steps:
+            viewed = text_of(await client.call_tool(VIEW_STEP_TOOL, {"step": step.index}))
+            header, block = viewed.split("\n\n", 1)
+            assert header.startswith(f"Step {step.index} of {len(trajectory.steps)}.")
+            # The tool adds the step's timing; the screenshot notes differ by reader.
+            block = _without_lines(block, "Timing: ", "Screenshot: ")
+            if _fits_the_prompt(step, last=step.index == len(trajectory.steps)):
+                assert f"{block}\n\n" in prompt
+                compared += 1
+    assert compared > 0
 
 
 def test_mini_covers_every_domain_and_action_space(mini: Dataset) -> None:
@@ -395,8 +450,8 @@ async def test_missing_screenshot_is_reported_without_an_image(tmp_path: Path) -
     assert not result.is_error
     assert images_of(result) == []
     text = text_of(result)
-    assert "missing on disk" in text
-    assert "Observation text:\nclicked" in text
+    assert "Screenshot: recorded, but the image file is missing; not attached" in text
+    assert "Observation:\nclicked" in text
     assert "step_1.png" not in text
 
 
@@ -437,18 +492,22 @@ async def test_screenshot_symlinked_outside_its_folder_is_not_read(tmp_path: Pat
 
 async def test_huge_accessibility_tree_and_text_are_cut_with_a_notice(tmp_path: Path) -> None:
     tree = "A" * ACCESSIBILITY_TREE_LIMIT + "TREE-TAIL" * 5_000
-    output = "o" * OBSERVATION_TEXT_LIMIT + "TEXT-TAIL" * 10
+    output = "TEXT-HEAD" + "o" * OBSERVATION_TEXT_LIMIT + "MIDDLE" + "o" * 20_000 + "TEXT-TAIL"
     trajectory = one_step(Observation(text=output, accessibility_tree=tree))
     text = text_of(await view(trajectory_server(trajectory, task=None, base_dir=tmp_path)))
     assert "A" * ACCESSIBILITY_TREE_LIMIT in text
     assert "TREE-TAIL" not in text
     omitted = len(tree) - ACCESSIBILITY_TREE_LIMIT
     assert (
-        f"[truncated: {omitted:,} of {len(tree):,} characters of the accessibility tree not shown]"
+        f"[... {omitted:,} more characters of step 1's accessibility tree omitted here]"
     ) in text
     assert f"Accessibility tree ({len(tree):,} characters)" in text
-    assert "TEXT-TAIL" not in text
-    assert "[truncated: 90 of 20,090 characters of the observation text not shown]" in text
+    # The observation text keeps its head and its tail, as in the judge's prompt.
+    assert "TEXT-HEAD" in text
+    assert "TEXT-TAIL" in text
+    assert "MIDDLE" not in text
+    cut = len(output) - OBSERVATION_TEXT_LIMIT
+    assert f"[... {cut:,} characters from the middle of step 1's observation text" in text
     assert len(text) < ACCESSIBILITY_TREE_LIMIT + OBSERVATION_TEXT_LIMIT + 2_000
 
 
@@ -483,7 +542,7 @@ async def test_every_action_space_is_rendered_readably(tmp_path: Path) -> None:
     assert "Android action: swipe" in texts[4]
     assert json_block({"direction": "up", "extra": {"source_field": 3}}) in texts[4]
     assert "Android action: navigate_home" in texts[5]
-    assert "Observation: nothing was recorded after this action" in texts[5]
+    assert "Observation: none recorded." in texts[5]
     assert "1. tool write_file(" in overview
     assert "2. computer_13 HOTKEY(keys=['ctrl', 's'])" in overview
     assert "3. pyautogui: pyautogui.click(10, 20); pyautogui.press('tab')" in overview

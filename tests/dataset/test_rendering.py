@@ -1,8 +1,7 @@
-"""The judge's trajectory rendering: what it shows, what it never shows, cuts and screenshots."""
+"""The step renderer: what the judge's prompt shows, what it never shows, cuts and screenshots."""
 
 from __future__ import annotations
 
-import base64
 import re
 import shutil
 from pathlib import Path
@@ -12,8 +11,7 @@ from pydantic import JsonValue
 
 from dataset.actions import ToolCallAction
 from dataset.models import Observation, Step, Task, Trajectory
-from dataset.store import Dataset, load_dataset
-from judge_agent.rendering import (
+from dataset.rendering import (
     ACCESSIBILITY_TREE_CHARS,
     ACTION_CHARS,
     FINAL_ACCESSIBILITY_TREE_CHARS,
@@ -21,10 +19,9 @@ from judge_agent.rendering import (
     MAX_STEPS_SHOWN,
     OBSERVATION_TEXT_CHARS,
     STEPS_CHAR_BUDGET,
-    parse_screenshot_policy,
     render_trajectory,
-    select_screenshot_steps,
 )
+from dataset.store import Dataset, load_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "datasets" / "examples" / "mini"
@@ -215,51 +212,6 @@ def test_error_steps_and_the_stop_reason_are_shown() -> None:
 
 
 @pytest.mark.parametrize(
-    ("candidates", "policy", "expected"),
-    [
-        ([1, 2, 3, 4, 5, 6, 7, 8], "last", [8]),
-        ([1, 2, 3, 4, 5, 6, 7, 8], "all", [1, 2, 3, 4, 5, 6, 7, 8]),
-        ([1, 2, 3, 4, 5, 6, 7, 8], "none", []),
-        ([1, 2, 3, 4, 5, 6, 7, 8], 0, []),
-        ([1, 2, 3, 4, 5, 6, 7, 8], 1, [8]),
-        ([1, 2, 3, 4, 5, 6, 7, 8], 2, [1, 8]),
-        ([1, 2, 3, 4, 5, 6, 7, 8], 3, [1, 5, 8]),
-        ([2, 4, 6], 5, [2, 4, 6]),
-        ([], "last", []),
-        (list(range(1, 101)), 4, [1, 34, 67, 100]),
-    ],
-)
-def test_screenshot_selection(
-    candidates: list[int], policy: str | int, expected: list[int]
-) -> None:
-    assert select_screenshot_steps(candidates, parse_screenshot_policy(policy)) == expected
-
-
-def test_uniform_sampling_always_includes_first_and_last() -> None:
-    for total in range(2, 40):
-        for count in range(2, total + 1):
-            chosen = select_screenshot_steps(list(range(total)), count)
-            assert chosen[0] == 0
-            assert chosen[-1] == total - 1
-            assert len(chosen) == count
-            assert chosen == sorted(set(chosen))
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [("all", "all"), (" None ", "none"), ("LAST", "last"), ("12", 12), (3, 3)],
-)
-def test_screenshot_policy_parsing(value: str | int, expected: str | int) -> None:
-    assert parse_screenshot_policy(value) == expected
-
-
-@pytest.mark.parametrize("value", ["some", "-1", -2, "1.5", ""])
-def test_bad_screenshot_policies_are_refused(value: str | int) -> None:
-    with pytest.raises(ValueError, match="screenshot"):
-        parse_screenshot_policy(value)
-
-
-@pytest.mark.parametrize(
     ("policy", "steps"),
     [("last", [8]), ("all", [1, 2, 3, 4, 5, 6, 7, 8]), ("none", []), ("3", [1, 5, 8])],
 )
@@ -276,7 +228,7 @@ def test_screenshots_are_attached_with_the_bytes_of_their_files(
         observation = trajectory.steps[index - 1].observation
         assert observation is not None
         assert observation.screenshot is not None
-        assert base64.b64decode(image.data) == (base / observation.screenshot).read_bytes()
+        assert image.data == (base / observation.screenshot).read_bytes()
         assert image.mime_type == "image/png"
         block = rendered.text.split(f"### Step {index}\n")[1].split("### Step")[0]
         assert f"Screenshot: attached below as image {number}" in block

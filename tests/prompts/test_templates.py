@@ -1,17 +1,28 @@
-"""Judge prompts: modes differ only in the tool section; the user message is shared by all."""
+"""Judge prompts: modes differ only in the tool section; the user message is shared by all.
+
+Each mode's prompt is built with its registered ``PromptStyle`` (``judge_agent.modes``).
+"""
 
 from __future__ import annotations
 
+import base64
 import difflib
 import re
+import subprocess
+import sys
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dataset.models import Task, Trajectory
+from dataset.screenshots import Screenshot
 from dataset.store import Dataset, load_dataset
+from judge_agent.loop import opening_messages
 from judge_agent.model import ContentImage, ContentText, ToolInfo
+from judge_agent.modes import judge_mode
 from judge_agent.verdict_parsing import SUBMIT_VERDICT_TOOL, parse_verdict_text
 from mcp_servers.trajectory.server import TOOLS as TRAJECTORY_TOOLS
 from prompts import (
@@ -19,6 +30,7 @@ from prompts import (
     FINAL_CALL_MESSAGE,
     MIN_EVIDENCE_CALLS,
     JudgePrompt,
+    PromptStyle,
     build_prompt,
     load_template,
 )
@@ -66,13 +78,17 @@ def _pair(mini: Dataset, trajectory_id: str) -> tuple[Task, Trajectory]:
     return mini.tasks[trajectory.task_id], trajectory
 
 
+def _style(mode: str) -> PromptStyle:
+    return judge_mode(mode).prompt
+
+
 def _build(mini: Dataset, trajectory_id: str, mode: str, **options: object) -> JudgePrompt:
     task, trajectory = _pair(mini, trajectory_id)
-    tools = None if mode == "llm" else TOOLS
+    tools = TOOLS if judge_mode(mode).uses_tools else None
     return build_prompt(
         task,
         trajectory,
-        mode=mode,  # type: ignore[arg-type]
+        style=_style(mode),
         tools=tools,
         base_dir=mini.trajectory_dir(),
         **options,  # type: ignore[arg-type]
@@ -208,7 +224,7 @@ def test_submit_verdict_is_never_listed_as_an_inspection_tool(mini: Dataset) -> 
     with_submit = build_prompt(
         task,
         trajectory,
-        mode="agent",
+        style=_style("agent"),
         tools=[*TOOLS, SUBMIT_VERDICT_TOOL],
         base_dir=mini.trajectory_dir(),
     )
@@ -220,7 +236,7 @@ def test_submit_verdict_is_never_listed_as_an_inspection_tool(mini: Dataset) -> 
 def test_the_view_step_notes_need_the_view_step_tool(mini: Dataset) -> None:
     task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
     prompt = build_prompt(
-        task, trajectory, mode="agent", tools=[READ_FILE], base_dir=mini.trajectory_dir()
+        task, trajectory, style=_style("agent"), tools=[READ_FILE], base_dir=mini.trajectory_dir()
     )
     assert "VIEW_TRAJECTORY_STEP" not in prompt.system
     assert f"at least {MIN_EVIDENCE_CALLS} tool calls" in prompt.system
@@ -228,7 +244,7 @@ def test_the_view_step_notes_need_the_view_step_tool(mini: Dataset) -> None:
 
 def test_an_agent_without_inspection_tools_is_told_so(mini: Dataset) -> None:
     task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
-    prompt = build_prompt(task, trajectory, mode="agent", tools=[], base_dir=None)
+    prompt = build_prompt(task, trajectory, style=_style("agent"), tools=[], base_dir=None)
     assert "no inspection tools are connected" in prompt.tool_section
     assert "at least" not in prompt.tool_section
 
@@ -249,12 +265,12 @@ def test_the_turn_budget_and_evidence_minimum_are_configurable(mini: Dataset) ->
 
 def test_screenshots_follow_the_text_with_captions(mini: Dataset) -> None:
     prompt = _build(mini, "word-memo-q4-update--c13-pass", "agent", screenshots="3")
-    kinds = [part.type for part in prompt.user]
+    kinds = ["text" if isinstance(part, str) else "image" for part in prompt.user]
     assert kinds == ["text", "text", "image", "text", "image", "text", "image", "text"]
     captions = [
-        part.text
+        part
         for part, following in zip(prompt.user, prompt.user[1:], strict=False)
-        if isinstance(part, ContentText) and isinstance(following, ContentImage)
+        if isinstance(part, str) and isinstance(following, Screenshot)
     ]
     assert captions == [
         "Image 1: the screenshot recorded after step 1.",
@@ -262,16 +278,26 @@ def test_screenshots_follow_the_text_with_captions(mini: Dataset) -> None:
         "Image 3: the screenshot recorded after step 8.",
     ]
     last = prompt.user[-1]
-    assert isinstance(last, ContentText)
-    assert "end of the record" in last.text
-    messages = prompt.messages()
+    assert isinstance(last, str)
+    assert "end of the record" in last
+    # The judge turns the parts into its model's content blocks, images base64-encoded.
+    messages = opening_messages(prompt)
     assert messages[0].content == prompt.system
-    assert messages[1].content == prompt.user
+    content = messages[1].content
+    assert isinstance(content, list)
+    assert len(content) == len(prompt.user)
+    for part, block in zip(prompt.user, content, strict=True):
+        if isinstance(part, str):
+            assert block == ContentText(text=part)
+        else:
+            assert isinstance(block, ContentImage)
+            assert base64.b64decode(block.data) == part.data
+            assert block.mime_type == part.mime_type == "image/png"
 
 
 def test_default_screenshot_policy_is_the_last_one(mini: Dataset) -> None:
     prompt = _build(mini, "android-markor-shopping-note--pass", "llm")
-    images = [part for part in prompt.user if isinstance(part, ContentImage)]
+    images = [part for part in prompt.user if isinstance(part, Screenshot)]
     assert len(images) == 1
     assert "Image 1: the screenshot recorded after step 7." in prompt.user_text
 
@@ -288,20 +314,64 @@ def test_verdict_format_is_in_every_mode_and_not_parsable_by_itself(mini: Datase
 
 def test_bad_requests_are_refused(mini: Dataset) -> None:
     task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
-    with pytest.raises(ValueError, match="llm mode offers no tools"):
-        build_prompt(task, trajectory, mode="llm", tools=TOOLS, base_dir=None)
-    with pytest.raises(ValueError, match="unknown judge mode"):
-        build_prompt(task, trajectory, mode="chat", tools=None, base_dir=None)  # type: ignore[arg-type]
+    llm = _style("llm")
+    with pytest.raises(ValueError, match="without a tool section offers no tools"):
+        build_prompt(task, trajectory, style=llm, tools=TOOLS, base_dir=None)
     other_task = mini.tasks["pg-active-customers-view"]
     with pytest.raises(ValueError, match="trajectory is for task"):
-        build_prompt(other_task, trajectory, mode="llm", tools=None, base_dir=None)
+        build_prompt(other_task, trajectory, style=llm, tools=None, base_dir=None)
     with pytest.raises(ValueError, match="screenshot"):
-        build_prompt(task, trajectory, mode="llm", tools=[], base_dir=None, screenshots="some")
+        build_prompt(task, trajectory, style=llm, tools=[], base_dir=None, screenshots="some")
 
 
 def test_unknown_subdomains_fall_back_to_the_domain_defaults(mini: Dataset) -> None:
     task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
     odd = task.model_copy(update={"subdomain": "s3"})
-    prompt = build_prompt(odd, trajectory, mode="llm", tools=None, base_dir=None)
+    prompt = build_prompt(odd, trajectory, style=_style("llm"), tools=None, base_dir=None)
     assert "data task on files or a database" in prompt.system
     assert "Notes for" not in prompt.system
+
+
+@dataclass(frozen=True)
+class _PlainTool:
+    """A tool as any caller may describe it: prompts need no judge_agent type."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+def test_any_tool_description_can_be_listed(mini: Dataset) -> None:
+    plain = [_PlainTool(tool.name, tool.description, tool.input_schema) for tool in TOOLS]
+    task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
+    for mode in ("agent", "react"):
+        from_plain = build_prompt(
+            task, trajectory, style=_style(mode), tools=plain, base_dir=mini.trajectory_dir()
+        )
+        assert from_plain == _build(mini, "fs-meeting-notes-index--sonnet-pass", mode)
+
+
+def test_a_style_can_list_arguments_in_the_agent_section(mini: Dataset) -> None:
+    task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
+    listed = build_prompt(
+        task,
+        trajectory,
+        style=PromptStyle(tool_section="agent", list_arguments=True),
+        tools=TOOLS,
+        base_dir=None,
+    )
+    assert "`submit_verdict`" in listed.tool_section
+    assert "Arguments: `step` (integer, required): Step number." in listed.tool_section
+    plain = build_prompt(task, trajectory, style=_style("agent"), tools=TOOLS, base_dir=None)
+    assert "Arguments:" not in plain.tool_section
+
+
+def test_prompts_do_not_import_the_judge() -> None:
+    code = (
+        "import sys, prompts, prompts.templates\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'judge_agent'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout.strip() == "[]"

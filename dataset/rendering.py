@@ -1,25 +1,30 @@
-"""The trajectory as every judge mode sees it: the task, the numbered steps, the final response.
+"""How a recorded step reads, for every reader: the judge's prompt and ``VIEW_TRAJECTORY_STEP``.
 
-Owns ``render_trajectory`` (text plus the attached screenshots), the screenshot policies and the
-truncation limits of the judge's prompt. The text is the same in every mode (``agent``, ``llm``,
-``react``) for the same inputs, so that tool access stays the only difference between modes; its
-notices are worded without reference to any tool.
+Owns the one wording of a step (``render_step``: its action, the agent's reasoning, the error flag,
+the observation text, URL and accessibility tree, what became of its screenshot), the wording of
+an action (``render_action`` in full, ``summarize_action`` on one line), and
+``render_trajectory``: the task, the numbered steps and the final response as every judge mode
+reads them in its prompt, with the screenshots ``dataset.screenshots`` selects and reads. Readers
+differ only in their ``StepLimits`` and in the note they give about a step's screenshot, so a
+step is worded the same way in the prompt and in the trajectory server's answer.
 
-What is shown: the instruction, the domain and subdomain, how the run ended, for each step the
-action (rendered exactly as ``VIEW_TRAJECTORY_STEP`` renders it, via
-``mcp_servers.trajectory.render.render_action``), the agent's reasoning, whether the environment
-flagged an error, the observation text, URL and accessibility tree, and what became of its
-screenshot; then the final response and, for search tasks, the claims extracted from it (text and
+Must not import any package above ``dataset``: images are returned as bytes with their MIME type,
+and turning them into a chat model's or an MCP content block is the reader's business.
+
+What the prompt shows: the instruction, the domain and subdomain, how the run ended, every step
+as above, then the final response and, for search tasks, the claims extracted from it (text and
 cited sources only). Never shown: the label (value, verifier output, votes, error message), the
 claims' labels, task or trajectory ``metadata``, ``provenance``, the agent and model names, the
-task and trajectory ids and screenshot paths (in many datasets the id spells the outcome).
+task and trajectory ids and screenshot paths (in many datasets the id spells the outcome). The
+text is the same in every judge mode for the same inputs, so that tool access stays the only
+difference between modes; its notices are worded without reference to any tool.
 
 Truncation (every cut is announced in the text with the number of characters or steps left out):
 
-- each field of a step is capped: action ``ACTION_CHARS``, reasoning ``REASONING_CHARS``,
-  observation text ``OBSERVATION_TEXT_CHARS`` (head and tail kept, the middle cut), accessibility
-  tree ``ACCESSIBILITY_TREE_CHARS`` (head kept), except the LAST step's tree, which shows the final
-  screen and gets ``FINAL_ACCESSIBILITY_TREE_CHARS``;
+- each field of a step is capped by the reader's ``StepLimits``: the action, the reasoning, the
+  observation text (head and tail kept, the middle cut) and the accessibility tree (head kept),
+  with a larger cap for the LAST step's tree, which shows the final screen. The prompt's limits
+  are ``PROMPT_STEP_LIMITS``;
 - the instruction is capped at ``INSTRUCTION_CHARS`` and the final response at
   ``FINAL_RESPONSE_CHARS`` (head and tail);
 - long trajectories keep a head and a tail: at most ``MAX_STEPS_SHOWN`` steps and
@@ -27,62 +32,76 @@ Truncation (every cut is announced in the text with the number of characters or 
   third of the budget) and then as many of the last steps as fit are shown, the middle replaced by
   one notice. The last step is always shown.
 
-Screenshots (``ScreenshotPolicy``): ``"last"`` (the default: the last recorded screenshot),
-``"all"``, ``"none"``, or a number N: N screenshots sampled uniformly over the steps that have
-one, always including the first and the last. Selection is made among the steps shown in the
-text. Images are read from files relative to the trajectory file's folder; a file that is missing,
-unreadable, outside that folder or over ``SCREENSHOT_BYTES_LIMIT`` is noted in the text and
-skipped, never an exception.
+Screenshots follow a ``ScreenshotPolicy`` (``"last"`` by default), chosen among the steps shown
+in the text. A file that is missing, unreadable, outside the trajectory's folder or too large is
+noted in the text and skipped, never an exception.
 """
 
 from __future__ import annotations
 
-import base64
+import json
+import re
+from datetime import datetime
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PositiveInt
 
+from dataset.actions import (
+    AndroidAction,
+    Computer13Action,
+    PyAutoGuiAction,
+    ToolCallAction,
+    describe_action,
+)
 from dataset.models import Step, Task, Trajectory
-from judge_agent.model import ContentImage
-from mcp_servers.trajectory.render import render_action
-from mcp_servers.trajectory.server import image_mime_type
+from dataset.screenshots import (
+    DEFAULT_SCREENSHOTS,
+    Screenshot,
+    ScreenshotPolicy,
+    load_screenshot,
+    parse_screenshot_policy,
+    select_screenshot_steps,
+)
 
 __all__ = [
     "ACCESSIBILITY_TREE_CHARS",
     "ACTION_CHARS",
     "CLAIM_CHARS",
-    "DEFAULT_SCREENSHOTS",
     "FINAL_ACCESSIBILITY_TREE_CHARS",
     "FINAL_RESPONSE_CHARS",
     "HEAD_STEPS",
     "INSTRUCTION_CHARS",
     "MAX_STEPS_SHOWN",
     "OBSERVATION_TEXT_CHARS",
+    "PROMPT_STEP_LIMITS",
     "REASONING_CHARS",
-    "SCREENSHOT_BYTES_LIMIT",
     "STEPS_CHAR_BUDGET",
+    "SUMMARY_CHARS",
     "RenderedTrajectory",
-    "ScreenshotPolicy",
-    "parse_screenshot_policy",
+    "StepLimits",
+    "render_action",
+    "render_step",
     "render_trajectory",
-    "select_screenshot_steps",
+    "summarize_action",
+    "timing_text",
 ]
 
 INSTRUCTION_CHARS = 12_000
-"""Characters of the task instruction shown (head and tail beyond it)."""
+"""Characters of the task instruction shown in the prompt (head and tail beyond it)."""
 ACTION_CHARS = 2_000
-"""Characters of one rendered action (tool arguments, code) shown."""
+"""Characters of one rendered action (tool arguments, code) shown in the prompt."""
 REASONING_CHARS = 2_000
-"""Characters of one step's reasoning shown."""
+"""Characters of one step's reasoning shown in the prompt."""
 OBSERVATION_TEXT_CHARS = 3_000
-"""Characters of one step's observation text shown (two thirds head, one third tail)."""
+"""Characters of one step's observation text shown in the prompt (two thirds head, one third
+tail)."""
 ACCESSIBILITY_TREE_CHARS = 2_000
-"""Characters of an intermediate step's accessibility tree shown (head)."""
+"""Characters of an intermediate step's accessibility tree shown in the prompt (head)."""
 FINAL_ACCESSIBILITY_TREE_CHARS = 8_000
-"""Characters of the last step's accessibility tree shown (it describes the final screen)."""
+"""Characters of the last step's accessibility tree shown in the prompt (it describes the final
+screen)."""
 FINAL_RESPONSE_CHARS = 8_000
-"""Characters of the agent's final response shown (head and tail)."""
+"""Characters of the agent's final response shown in the prompt (head and tail)."""
 CLAIM_CHARS = 500
 """Characters of one extracted claim shown."""
 MAX_STEPS_SHOWN = 60
@@ -91,14 +110,35 @@ HEAD_STEPS = 10
 """Steps kept from the start of a trajectory too long to show whole."""
 STEPS_CHAR_BUDGET = 120_000
 """Characters of step text shown at most (the last step is shown even if alone it is larger)."""
-SCREENSHOT_BYTES_LIMIT = 20 * 1024 * 1024
-"""Screenshot files larger than this are noted, not attached."""
+SUMMARY_CHARS = 100
+"""Characters of the one-line summary of an action (``summarize_action``)."""
 
-ScreenshotPolicy = Literal["all", "none", "last"] | int
-"""Which screenshots to attach: all, none, the last, or N sampled uniformly (first and last
-included)."""
-DEFAULT_SCREENSHOTS: ScreenshotPolicy = "last"
-"""The policy of the ``llm``, ``agent`` and ``react`` modes unless configured otherwise."""
+
+class StepLimits(BaseModel):
+    """How many characters of each field of a step a reader shows before cutting it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    action: PositiveInt
+    """The rendered action (tool arguments, code), head kept."""
+    reasoning: PositiveInt
+    """The agent's reasoning, head kept."""
+    observation_text: PositiveInt
+    """The observation text: two thirds head and one third tail kept, the middle cut."""
+    accessibility_tree: PositiveInt
+    """The accessibility tree of any step but the last, head kept."""
+    final_accessibility_tree: PositiveInt
+    """The accessibility tree of the last step (the final screen), head kept."""
+
+
+PROMPT_STEP_LIMITS = StepLimits(
+    action=ACTION_CHARS,
+    reasoning=REASONING_CHARS,
+    observation_text=OBSERVATION_TEXT_CHARS,
+    accessibility_tree=ACCESSIBILITY_TREE_CHARS,
+    final_accessibility_tree=FINAL_ACCESSIBILITY_TREE_CHARS,
+)
+"""The limits of the judge's prompt, where every shown step shares one character budget."""
 
 _STOP_REASONS = {
     "completed": "the agent ended the run itself",
@@ -109,14 +149,14 @@ _STOP_REASONS = {
 
 
 class RenderedTrajectory(BaseModel):
-    """A task and trajectory rendered for a judge."""
+    """A task and trajectory rendered for a judge's prompt."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     text: str
     """The task and the trajectory as text (identical across judge modes)."""
 
-    images: list[tuple[int, ContentImage]] = Field(default_factory=list)
+    images: list[tuple[int, Screenshot]] = Field(default_factory=list)
     """Attached screenshots in step order, each with the number of the step it followed."""
 
     shown_steps: list[int] = Field(default_factory=list)
@@ -124,42 +164,6 @@ class RenderedTrajectory(BaseModel):
 
     missing_screenshots: list[int] = Field(default_factory=list)
     """Steps whose selected screenshot could not be attached (missing, unreadable, too big)."""
-
-
-def parse_screenshot_policy(value: str | int) -> ScreenshotPolicy:
-    """``"all"``, ``"none"``, ``"last"`` or a non-negative count (as int or digits)."""
-    if isinstance(value, bool):
-        raise ValueError(f"screenshot policy must be all, none, last or a number; got {value!r}")
-    if isinstance(value, int):
-        if value < 0:
-            raise ValueError(f"screenshot count must be 0 or more; got {value}")
-        return value
-    text = value.strip().lower()
-    if text == "all":
-        return "all"
-    if text == "none":
-        return "none"
-    if text == "last":
-        return "last"
-    if text.isdigit():
-        return int(text)
-    raise ValueError(f"screenshot policy must be all, none, last or a number; got {value!r}")
-
-
-def select_screenshot_steps(candidates: list[int], policy: ScreenshotPolicy) -> list[int]:
-    """The steps (from ``candidates``, in order) whose screenshots ``policy`` attaches."""
-    if not candidates or policy in {"none", 0}:
-        return []
-    if policy == "all":
-        return list(candidates)
-    if policy in {"last", 1}:
-        return [candidates[-1]]
-    assert isinstance(policy, int)
-    if policy >= len(candidates):
-        return list(candidates)
-    last = len(candidates) - 1
-    positions = sorted({round(i * last / (policy - 1)) for i in range(policy)})
-    return [candidates[position] for position in positions]
 
 
 # --- text helpers ---------------------------------------------------------------------------
@@ -188,42 +192,103 @@ def _where(step: Step) -> str:
     return f"step {step.index}'s"
 
 
-# --- screenshots ----------------------------------------------------------------------------
+# --- actions -------------------------------------------------------------------------------
 
 
-def _load_image(base_dir: Path | None, relative: str) -> ContentImage | str:
-    """The screenshot as an image block, or why it cannot be attached (never naming the file)."""
-    if base_dir is None:
-        return "recorded, but the image files are not available to this judge; not attached"
-    base = base_dir.resolve()
-    path = (base / relative).resolve()
-    if not path.is_relative_to(base):
-        return "recorded, but its path leads outside the trajectory's folder; not attached"
-    try:
-        if not path.is_file():
-            return "recorded, but the image file is missing; not attached"
-        size = path.stat().st_size
-        if size > SCREENSHOT_BYTES_LIMIT:
-            return f"recorded, but the file is too large to attach ({size:,} bytes)"
-        data = path.read_bytes()
-    except OSError:
-        return "recorded, but the image file cannot be read; not attached"
-    return ContentImage(
-        data=base64.b64encode(data).decode("ascii"), mime_type=image_mime_type(data, path)
+def _json(value: dict[str, JsonValue]) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def render_action(
+    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
+) -> str:
+    """The full action of a step, readable for every action space."""
+    if isinstance(action, ToolCallAction):
+        call_id = f" (call id {action.call_id})" if action.call_id else ""
+        return f"Tool call: {action.name}{call_id}\nArguments (JSON):\n{_json(action.arguments)}"
+    if isinstance(action, Computer13Action):
+        text = f"Computer action (computer_13): {action.action_type}"
+        if action.parameters:
+            text += f"\nParameters (JSON):\n{_json(action.parameters)}"
+        return text
+    if isinstance(action, PyAutoGuiAction):
+        if action.is_control:
+            return f"Control signal (pyautogui space): {action.code.strip()}"
+        return f"pyautogui code:\n{action.code}"
+    fields: dict[str, JsonValue] = action.model_dump(
+        mode="json", exclude={"type", "action_type", "extra"}, exclude_none=True
     )
+    if action.extra:
+        fields["extra"] = action.extra
+    text = f"Android action: {action.action_type}"
+    if fields:
+        text += f"\nFields (JSON):\n{_json(fields)}"
+    return text
+
+
+def _flatten(text: str, limit: int) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def summarize_action(
+    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
+    limit: int = SUMMARY_CHARS,
+) -> str:
+    """One line naming the action, at most ``limit`` characters."""
+    if isinstance(action, PyAutoGuiAction):
+        # The first line of pyautogui code is nearly always ``import pyautogui``: skip imports.
+        lines = [
+            line.strip()
+            for line in action.code.splitlines()
+            if line.strip() and not re.match(r"(import|from)\s", line.strip())
+        ]
+        text = "pyautogui: " + "; ".join(lines or [action.code.strip()])
+    elif isinstance(action, ToolCallAction):
+        text = f"tool {describe_action(action)}"
+    elif isinstance(action, Computer13Action):
+        text = f"computer_13 {describe_action(action)}"
+    else:
+        text = f"android {describe_action(action)}"
+    return _flatten(text, limit)
+
+
+def timing_text(started: datetime | None, ended: datetime | None) -> str:
+    """``started ..., ended ... (took N s)``, saying which times were not recorded."""
+
+    def stamp(value: datetime | None) -> str:
+        return value.isoformat() if value is not None else "not recorded"
+
+    text = f"started {stamp(started)}, ended {stamp(ended)}"
+    if started is not None and ended is not None:
+        text += f" (took {(ended - started).total_seconds():.1f} s)"
+    return text
 
 
 # --- steps ----------------------------------------------------------------------------------
 
 
-def _render_step(step: Step, *, last: bool, screenshot_note: str | None) -> str:
+def render_step(
+    step: Step,
+    *,
+    limits: StepLimits,
+    last: bool,
+    screenshot_note: str | None,
+    timing: bool = False,
+) -> str:
+    """Everything recorded for ``step`` under a ``### Step N`` heading, each field cut to
+    ``limits`` (``last``: the step is the trajectory's last, whose accessibility tree shows the
+    final screen). ``screenshot_note`` says what became of its screenshot (None: no line);
+    ``timing`` adds when the step started and ended."""
     parts = [f"### Step {step.index}"]
-    parts.append(_cut_head(render_action(step.action), ACTION_CHARS, f"{_where(step)} action"))
+    parts.append(_cut_head(render_action(step.action), limits.action, f"{_where(step)} action"))
     if step.reasoning:
-        reasoning = _cut_head(step.reasoning.strip(), REASONING_CHARS, f"{_where(step)} reasoning")
+        reasoning = _cut_head(step.reasoning.strip(), limits.reasoning, f"{_where(step)} reasoning")
         parts.append(f"Agent's reasoning:\n{reasoning}")
     if step.is_error:
         parts.append("The environment flagged this step as an ERROR.")
+    if timing:
+        parts.append(f"Timing: {timing_text(step.started_at, step.ended_at)}")
     observation = step.observation
     if observation is None:
         parts.append("Observation: none recorded.")
@@ -232,12 +297,12 @@ def _render_step(step: Step, *, last: bool, screenshot_note: str | None) -> str:
             parts.append(f"URL: {observation.url}")
         if observation.text is not None:
             body = _cut_middle(
-                observation.text, OBSERVATION_TEXT_CHARS, f"{_where(step)} observation text"
+                observation.text, limits.observation_text, f"{_where(step)} observation text"
             )
             parts.append(f"Observation:\n{body}" if body.strip() else "Observation: (empty)")
         tree = observation.accessibility_tree
         if tree is not None:
-            limit = FINAL_ACCESSIBILITY_TREE_CHARS if last else ACCESSIBILITY_TREE_CHARS
+            limit = limits.final_accessibility_tree if last else limits.accessibility_tree
             cut = _cut_head(tree, limit, f"{_where(step)} accessibility tree")
             parts.append(f"Accessibility tree ({len(tree):,} characters):\n{cut}")
         if observation.text is None and tree is None and observation.url is None:
@@ -281,7 +346,7 @@ class _Screenshots:
             if step.observation is not None and step.observation.screenshot is not None
         ]
         selected = set(select_screenshot_steps(self.recorded, policy))
-        self.images: list[tuple[int, ContentImage]] = []
+        self.images: list[tuple[int, Screenshot]] = []
         self.missing: list[int] = []
         self.notes: dict[int, str] = {}
         for step in shown:
@@ -290,7 +355,7 @@ class _Screenshots:
             if step.index not in selected:
                 self.notes[step.index] = "recorded, not attached"
                 continue
-            loaded = _load_image(base, step.observation.screenshot)
+            loaded = load_screenshot(base, step.observation.screenshot)
             if isinstance(loaded, str):
                 self.notes[step.index] = loaded
                 self.missing.append(step.index)
@@ -360,7 +425,8 @@ def _steps_lines(
                 "",
             ]
         last = step.index == len(steps)
-        lines += [_render_step(step, last=last, screenshot_note=notes.get(step.index)), ""]
+        note = notes.get(step.index)
+        lines += [render_step(step, limits=PROMPT_STEP_LIMITS, last=last, screenshot_note=note), ""]
         previous = step.index
     return lines
 
@@ -388,14 +454,16 @@ def render_trajectory(
     base_dir: Path | str | None,
     screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
 ) -> RenderedTrajectory:
-    """The task and trajectory as the judge reads them; screenshots are loaded from ``base_dir``
-    (the folder of the trajectory file) according to ``screenshots``."""
+    """The task and trajectory as the judge's prompt shows them; screenshots are loaded from
+    ``base_dir`` (the folder of the trajectory file) according to ``screenshots``."""
     policy = parse_screenshot_policy(screenshots)
     steps = trajectory.steps
     # Which steps are shown is decided on blocks rendered without screenshot notes (the notes
     # change the sizes only slightly).
     draft = [
-        _render_step(step, last=position == len(steps) - 1, screenshot_note=None)
+        render_step(
+            step, limits=PROMPT_STEP_LIMITS, last=position == len(steps) - 1, screenshot_note=None
+        )
         for position, step in enumerate(steps)
     ]
     chosen = _choose_steps(draft)
