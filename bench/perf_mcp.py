@@ -100,7 +100,7 @@ async def filesystem_figures(
 async def sql_figures(
     seed_dir: Path, calls: int, warmup: int, figures: dict[str, dict[str, float]]
 ) -> None:
-    from mcp_servers.sql.server import sql_server
+    from mcp_servers.sql.judge_server import sql_server
     from sandboxes.postgres.sandbox import PostgresSandbox
     from sandboxes.providers import BackendChoice, ProviderSet
 

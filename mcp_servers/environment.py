@@ -29,7 +29,7 @@ async def environment_server(
 
         yield filesystem_server(sandbox.tree, read_only=not writable)
     elif isinstance(sandbox, PostgresSandbox):
-        from mcp_servers.sql.server import sql_server
+        from mcp_servers.sql.judge_server import sql_server
 
         server = sql_server(sandbox, access="unrestricted" if writable else "read-only")
         try:

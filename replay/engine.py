@@ -1,10 +1,11 @@
 """Replaying one DS trajectory: re-execute its calls in a fresh sandbox and compare outputs.
 
 Every recorded tool call is executed again, in order, with the tool semantics of the server the
-agent used (``mcp_servers.*.operations``): the writes rebuild the state the agent left, and the
-reads let replay check, step by step, that the rebuilt state matches what the agent saw. Each SQL
-call runs on its own connection and commits on its own, as ``execute_sql`` did for the agent.
-Recorded ``${SANDBOX_ROOT}`` paths become the sandbox's root before execution.
+agent used (``mcp_servers.filesystem.operations``, ``mcp_servers.sql.agent_tools``): the writes
+rebuild the state the agent left, and the reads let replay check, step by step, that the rebuilt
+state matches what the agent saw. Each SQL call runs on its own connection and commits on its
+own, as ``execute_sql`` did for the agent. Recorded ``${SANDBOX_ROOT}`` paths become the
+sandbox's root before execution.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
-from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
+from mcp_servers.sql.agent_tools import SQL_TOOLS, call_sql_tool
 from replay.normalise import normalise_output, sql_text
 from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
 from replay.verifier import run_verifier

@@ -29,8 +29,8 @@ from typing import Any, Literal, TypeVar
 
 import asyncpg
 
+from mcp_servers.sql.agent_tools import json_value
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
-from mcp_servers.sql.operations import json_value
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
 from sandboxes.postgres import admin

@@ -35,7 +35,7 @@ from dataset.store import (
 from dataset.suites.ds.recorder import RecordingSession, run_start
 from dataset.suites.ds.spec import AgentPolicy, SuiteTask
 from mcp_servers.filesystem.server import filesystem_server
-from mcp_servers.sql.compatible import agent_sql_server
+from mcp_servers.sql.agent_server import agent_sql_server
 from replay.engine import replay_trajectory
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox

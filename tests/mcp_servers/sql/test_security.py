@@ -26,7 +26,7 @@ import pytest_asyncio
 
 from mcp_servers.sql.access import SqlSession, run_capped
 from mcp_servers.sql.errors import SqlFailure
-from mcp_servers.sql.server import sql_server
+from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot

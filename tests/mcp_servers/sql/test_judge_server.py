@@ -1,5 +1,6 @@
-"""The SQL MCP server driven through real MCP client sessions (in-memory, and over stdio), its
-answers checked against the database's real state read through an administrative connection."""
+"""The judges' SQL MCP server driven through real MCP client sessions (in-memory, and over
+stdio), its answers checked against the database's real state read through an administrative
+connection."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest_asyncio
 
 import mcp_servers.sql.analysis
 from mcp_servers.serving import ToolServer
-from mcp_servers.sql.server import sql_server
+from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.sandbox import PostgresSandbox

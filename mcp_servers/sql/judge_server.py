@@ -3,7 +3,7 @@
 Owns the tool table published by ``sql_server``: ``list_schemas``, ``list_objects``,
 ``get_object_details``, ``execute_sql`` and ``explain_query`` with postgres-mcp's names and
 parameters, plus the analysis tools of ``analysis`` (``analyze_db_health``, ``get_top_queries``,
-``analyze_workload_indexes``, ``analyze_query_indexes``). Unlike ``operations`` (which replays
+``analyze_workload_indexes``, ``analyze_query_indexes``). Unlike ``agent_tools`` (which replays
 recorded calls byte for byte), answers here are written for a judge: JSON text, rows as objects
 with JSON-safe values, at most ``max_rows`` rows with a notice of how many were left out.
 
