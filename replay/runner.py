@@ -163,7 +163,10 @@ async def replay_dataset(
     only: set[str] | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
 ) -> ReplaySummary:
-    """Replay every trajectory of the dataset at ``root``; write and return the summary."""
+    """Replay every trajectory of the dataset at ``root``; write and return the summary.
+
+    Raises ``SandboxError`` before replaying anything when a backend the replays need cannot
+    start."""
     loop = asyncio.get_running_loop()
     started = loop.time()
     choice = choice or BackendChoice()
@@ -205,6 +208,17 @@ async def replay_dataset(
             on_report(result.report)
 
     async with ProviderSet(choice) as providers:
+        # Every backend the replays need starts first: one that cannot (no Docker engine, no
+        # debootstrap to build the image) stops the run with its reason, raised as SandboxError,
+        # instead of failing each trajectory on its own.
+        for kind in sorted(
+            {
+                kind
+                for trajectory, _ in pending
+                if (kind := sandbox_kind(dataset.tasks[trajectory.task_id])) is not None
+            }
+        ):
+            await providers.get(kind)
         outcomes = await asyncio.gather(
             *(replay_one(trajectory, digest) for trajectory, digest in pending),
             return_exceptions=True,

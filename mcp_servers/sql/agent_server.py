@@ -11,22 +11,24 @@ reproduce. It is for writable sandboxes the runtime made for an agent, never for
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
 from mcp_servers.sql.agent_tools import SQL_TOOLS
 from sandboxes.postgres.sandbox import PostgresSandbox
 
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
+
 SERVER_NAME = "postgres"
 
 
-def _on_sandbox(spec: ToolSpec[Any]) -> ToolSpec[PostgresSandbox]:
+def _on_sandbox(spec: ToolSpec[PostgresConnection]) -> ToolSpec[PostgresSandbox]:
     async def run(sandbox: PostgresSandbox, args: Any) -> ToolResult:
         statement = getattr(args, "sql", None) or getattr(args, "query", None)
         async with sandbox.connect(statement if isinstance(statement, str) else None) as conn:
-            result: ToolResult = await spec.handler(conn, args)
-        return result
+            return await spec.handler(conn, args)
 
     return ToolSpec(
         spec.name,

@@ -24,7 +24,7 @@ import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import asyncpg
 
@@ -40,6 +40,9 @@ from sandboxes.postgres.sandbox import (
     PostgresSnapshot,
 )
 from sandboxes.runs import current_run
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 SeedRunner = Literal["auto", "psql", "asyncpg"]
 """How seeds run: ``psql`` (faithful to ``psql -f``: COPY FROM stdin, meta-commands),
@@ -169,10 +172,10 @@ class ClusterPostgresSandbox(PostgresSandbox):
         self.read_only = view_of is not None
         self._provider = provider
         self._state: Literal["live", "freezing", "frozen", "destroying", "destroyed"] = "live"
-        self._pool: Any = None
+        self._pool: asyncpg.Pool | None = None
         self._pool_lock = asyncio.Lock()
         self._owner: PostgresConnectionInfo | None = None
-        self._owner_pool: Any = None
+        self._owner_pool: asyncpg.Pool | None = None
         self._owner_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
@@ -183,7 +186,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
         if self._state != "live":
             raise SandboxError(f"postgres sandbox {self.name} is {self._state}")
 
-    async def _ensure_pool(self) -> Any:
+    async def _ensure_pool(self) -> asyncpg.Pool:
         async with self._pool_lock:
             self._check_live()
             if self._pool is None:
@@ -227,7 +230,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
             return self._owner
 
     @asynccontextmanager
-    async def connect_as_owner(self) -> AsyncIterator[asyncpg.Connection]:
+    async def connect_as_owner(self) -> AsyncIterator[PostgresConnection]:
         """Like ``connect``, as the owner role (see ``owner_connection``)."""
         info = await self.owner_connection()
         async with self._owner_lock:
@@ -244,7 +247,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
                 await _end_transaction(conn)
 
     @asynccontextmanager
-    async def connect(self, statement: str | None = None) -> AsyncIterator[asyncpg.Connection]:
+    async def connect(self, statement: str | None = None) -> AsyncIterator[PostgresConnection]:
         """A fresh-session autocommit connection (see ``PostgresSandbox.connect``).
 
         A role-touching ``statement`` holds the cluster's role lock for the whole block, so do
@@ -306,7 +309,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
         self._state = "destroyed"
 
 
-async def _end_transaction(conn: asyncpg.Connection) -> None:
+async def _end_transaction(conn: PostgresConnection) -> None:
     # MCPMark commits each call on its own: a transaction left open by the caller is dropped.
     try:
         if conn.is_closed() or not conn.is_in_transaction():
@@ -383,7 +386,7 @@ class ClusterPostgresProvider(PostgresProvider):
         self._template_databases: set[str] = set()
         self._role_owner: dict[int, str] = {}
         self._doomed_roles: set[int] = set()
-        self._pool: Any = None
+        self._pool: asyncpg.Pool | None = None
         self._pool_lock = asyncio.Lock()
         self._superuser = False
         self._version = 0
@@ -401,7 +404,7 @@ class ClusterPostgresProvider(PostgresProvider):
         return _role_lock(self._server)
 
     @asynccontextmanager
-    async def _admin(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _admin(self) -> AsyncIterator[PostgresConnection]:
         async with self._pool_lock:
             if self._pool is None:
                 info = self.cluster.admin
@@ -778,12 +781,14 @@ class ClusterPostgresProvider(PostgresProvider):
                     await conn.execute(f"REVOKE CREATE ON SCHEMA {quoted} FROM PUBLIC")
         finally:
             await conn.close()
-        async with self._admin() as conn:
-            await conn.execute(
+        async with self._admin() as pooled:
+            await pooled.execute(
                 f"ALTER ROLE {role} IN DATABASE {admin.quote_ident(database)}"
                 " SET default_transaction_read_only = on"
             )
-            await conn.execute(f"GRANT CONNECT ON DATABASE {admin.quote_ident(database)} TO {role}")
+            await pooled.execute(
+                f"GRANT CONNECT ON DATABASE {admin.quote_ident(database)} TO {role}"
+            )
 
     # --- closing ----------------------------------------------------------------------------
 
