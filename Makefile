@@ -1,9 +1,14 @@
-# One entry point for users and CI. Every target depends on the virtualenv, so a fresh clone
-# needs no step before `make replay`, `make judge` or `make test`.
+# One entry point for users and CI. Every target installs what it needs into the virtualenv first,
+# so a fresh clone needs no step before `make replay`, `make judge` or `make test`:
+#   - the runtime (`.[all]`: no compiler needed) for replay, judge, report, images, gc and suite;
+#   - the runtime plus the development extras (`.[all,dev]`: test and lint tools, and
+#     llama-cpp-python, compiled from source for one slow test) for test, lint and the benchmarks.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed
+PIP_FLAGS ?= --quiet
 
 DATASET ?= datasets/ds
 TURNS ?= 16
@@ -19,53 +24,62 @@ GRID ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
-	touch $(STAMP)
 
-install: $(STAMP)
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install $(PIP_FLAGS) -e '.[all]'
+	touch $@
 
-test: $(STAMP)
+# The development install includes the runtime: it stamps both.
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install $(PIP_FLAGS) -e '.[all,dev]'
+	touch $@ $(RUNTIME_STAMP)
+
+install: $(DEV_STAMP)
+
+install-runtime: $(RUNTIME_STAMP)
+
+test: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	shellcheck sandboxes/filesystem/*.sh
 
-replay: $(STAMP)
+replay: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
 
-judge: $(STAMP)
+judge: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),)
 
 perf: perf-sandboxes perf-mcp perf-judge
 
-perf-sandboxes: $(STAMP)
+perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
 
-perf-mcp: $(STAMP)
+perf-mcp: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_mcp
 
-perf-judge: $(STAMP)
+perf-judge: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_judge
 
-images: $(STAMP)
+images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images
 
-suite: $(STAMP)
+suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds
 
-gc: $(STAMP)
+gc: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes gc
 
-report: $(STAMP)
+report: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge report $(RESULTS)
 
 clean:

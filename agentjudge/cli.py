@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli
+from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli, settings_cli
 from agentjudge.console import console
 
 __all__ = ["app", "main"]
@@ -23,6 +23,7 @@ app.add_typer(sandboxes_cli.app, name="sandboxes")
 app.command()(replay_cli.replay)
 app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
+app.command("settings")(settings_cli.show_settings)
 
 
 @app.command()
@@ -65,5 +66,14 @@ def report(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point. A sandbox backend that cannot start (no Docker engine, no
+    debootstrap for the image) or an ``AGENTJUDGE_*`` variable that does not parse ends any
+    command with its one-line reason and exit code 2."""
+    from sandboxes.base import SandboxError
+    from settings import SettingsError
+
+    try:
+        app()
+    except (SandboxError, SettingsError) as error:
+        console.print(f"error: {error}", markup=False)
+        raise SystemExit(2) from None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from agentjudge.console import console, print_problems
 from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
+from settings import get_settings
 
 __all__ = ["app", "default_search_roots"]
 
@@ -26,8 +26,7 @@ REPO_DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 
 def default_search_roots() -> list[Path]:
     """Where ``datasets list`` looks: ``$AGENTJUDGE_DATASETS``, ./datasets and the bundled ones."""
-    roots = [Path(part) for part in os.environ.get("AGENTJUDGE_DATASETS", "").split(os.pathsep)]
-    roots += [Path("datasets"), REPO_DATASETS]
+    roots = [*get_settings().datasets, Path("datasets"), REPO_DATASETS]
     return [root for root in roots if str(root) not in {"", "."}]
 
 

@@ -102,7 +102,7 @@ async def sql_figures(
 ) -> None:
     from environments.backends import BackendChoice, ProviderSet
     from environments.postgres import as_postgres_sandbox
-    from mcp_servers.sql.server import sql_server
+    from mcp_servers.sql.judge_server import sql_server
 
     (seed_dir / "seed.sql").write_text(
         "CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL, price numeric(8,2));\n"

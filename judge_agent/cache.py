@@ -18,16 +18,15 @@ import tempfile
 from pathlib import Path
 
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
-
-CACHE_ENV = "AGENTJUDGE_CACHE"
+from settings import get_settings
 
 _NOT_PART_OF_THE_KEY = {"timeout_seconds", "max_retries", "retry_base_seconds"}
 
 
 def default_cache_dir() -> Path:
     """``$AGENTJUDGE_CACHE``, else ``~/.cache/agentjudge/responses``."""
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured) if configured else Path.home() / ".cache" / "agentjudge" / "responses"
+    configured = get_settings().cache
+    return configured or Path.home() / ".cache" / "agentjudge" / "responses"
 
 
 def cache_key(

@@ -10,7 +10,6 @@ against the provider's page before quoting costs.
 from __future__ import annotations
 
 import functools
-import os
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,8 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat
 
 from judge_agent.model import ModelUsage
+from settings import get_settings
 
-PRICES_ENV = "AGENTJUDGE_PRICES"
 DEFAULT_PRICES = Path(__file__).with_name("prices.toml")
 
 
@@ -36,10 +35,14 @@ class Price(BaseModel):
     """Per million prompt tokens read from the provider's cache (default: the input price)."""
 
 
-@functools.cache
 def load_prices(path: Path | None = None) -> dict[str, Price]:
-    """The price table (``$AGENTJUDGE_PRICES``, else the bundled ``prices.toml``)."""
-    source = path or Path(os.environ.get(PRICES_ENV) or DEFAULT_PRICES)
+    """The price table at ``path`` (default: ``$AGENTJUDGE_PRICES``, else the bundled
+    ``prices.toml``), read once per file."""
+    return _read_prices(path or get_settings().prices or DEFAULT_PRICES)
+
+
+@functools.cache
+def _read_prices(source: Path) -> dict[str, Price]:
     try:
         table = tomllib.loads(source.read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:

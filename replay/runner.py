@@ -171,7 +171,10 @@ async def replay_dataset(
     only: set[str] | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
 ) -> ReplaySummary:
-    """Replay every trajectory of the dataset at ``root``; write and return the summary."""
+    """Replay every trajectory of the dataset at ``root``; write and return the summary.
+
+    Raises ``SandboxError`` before replaying anything when a backend the replays need cannot
+    start."""
     loop = asyncio.get_running_loop()
     started = loop.time()
     choice = choice or BackendChoice()
@@ -195,6 +198,12 @@ async def replay_dataset(
         return result.report
 
     async with ProviderSet(choice) as providers:
+        # Every backend the replays need starts first: one that cannot (no Docker engine, no
+        # debootstrap to build the image) stops the run with its reason, raised as SandboxError,
+        # instead of failing each trajectory on its own.
+        needed = {kind.name for job in plan.pending if (kind := kind_for_task(job.item.task))}
+        for name in sorted(needed):
+            await providers.get(name)
         results = await results_file.run(
             plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )

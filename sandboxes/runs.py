@@ -26,6 +26,8 @@ from pathlib import Path
 import psutil
 from pydantic import BaseModel, ConfigDict
 
+from settings import get_settings, variable_name
+
 NAME_PREFIX = "aj"
 """Every resource name starts with ``aj_<run id>_``."""
 
@@ -35,7 +37,7 @@ RUN_LABEL = "agentjudge.run"
 RUN_ID_PATTERN = re.compile(r"^aj_([a-z0-9]{10})(?:_|$)")
 """Matches a resource name (or a run's own folder, ``aj_<id>``) and captures its run id."""
 
-WORKDIR_ENV = "AGENTJUDGE_WORKDIR"
+WORKDIR_ENV = variable_name("workdir")
 """Environment variable that moves the runtime's scratch space (see ``workdir``)."""
 
 
@@ -62,9 +64,9 @@ def workdir() -> Path:
     and metadata-heavy (a per-judge clone creates a link per file), and on a busy VM disk every
     file creation waits on the journal; in RAM a clone of a 1,000-file tree is steady.
     """
-    configured = os.environ.get(WORKDIR_ENV)
-    if configured:
-        base = Path(configured)
+    configured = get_settings().workdir
+    if configured is not None:
+        base = configured
     elif _ram_is_usable():
         base = SHARED_MEMORY / "agentjudge"
     else:

@@ -119,7 +119,7 @@ class PostgresKind(EnvironmentKind):
     def tool_spec(self, name: str) -> ToolSpec[Any] | None:
         """The agents' SQL tool ``name`` (postgres-mcp, Supabase, InsForge); every tool that
         runs SQL text counts as writing."""
-        from mcp_servers.sql.operations import SQL_TOOLS
+        from mcp_servers.sql.agent_tools import SQL_TOOLS
 
         return SQL_TOOLS.get(name)
 
@@ -128,7 +128,7 @@ class PostgresKind(EnvironmentKind):
     ) -> ToolResult:
         """The call on a fresh connection of its own, committed on its own; SQL that may manage
         roles is serialised with the cluster's other such calls."""
-        from mcp_servers.sql.operations import call_sql_tool
+        from mcp_servers.sql.agent_tools import call_sql_tool
 
         database = as_postgres_sandbox(sandbox)
         async with database.connect(sql_text(arguments) or None) as connection:
@@ -159,7 +159,7 @@ class PostgresKind(EnvironmentKind):
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The SQL server: ``unrestricted`` as the clone's owner on a writable clone, else
         ``read-only`` as the view's reader role."""
-        from mcp_servers.sql.server import sql_server
+        from mcp_servers.sql.judge_server import sql_server
 
         server = sql_server(
             as_postgres_sandbox(sandbox), access="unrestricted" if writable else "read-only"
@@ -170,8 +170,8 @@ class PostgresKind(EnvironmentKind):
             await server.context.aclose()
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
-        """The agents' SQL tools with their recorded output (``mcp_servers.sql.compatible``)."""
-        from mcp_servers.sql.compatible import agent_sql_server
+        """The agents' SQL tools with their recorded output (``mcp_servers.sql.agent_server``)."""
+        from mcp_servers.sql.agent_server import agent_sql_server
 
         return agent_sql_server(as_postgres_sandbox(sandbox))
 

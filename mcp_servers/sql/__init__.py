@@ -1,9 +1,11 @@
-"""The SQL tools of the Postgres MCP servers agents were recorded with.
+"""The Postgres MCP tools: the agents' recorded tool surfaces and the judges' server.
 
-``operations`` re-implements the tools of ``postgres-mcp`` (crystaldba) and the SQL-writing tools of
-the Supabase and InsForge servers over an ``asyncpg`` connection, with their names, parameters and
-output text (rows printed as the Python objects psycopg would have returned), so that replay can
-re-execute recorded calls and a later layer can publish the same functions as an MCP server.
-Beside it: ``statements`` (splitting scripts), ``driver`` (running them as postgres-mcp did),
-``values`` (psycopg's values) and ``errors`` (psycopg's error text).
+``agent_tools`` re-implements the tools of ``postgres-mcp`` (crystaldba) and the SQL-writing
+tools of the Supabase and InsForge servers over an ``asyncpg`` connection, with their names,
+parameters and output text (rows printed as the Python objects psycopg would have returned), so
+that replay can re-execute recorded calls; ``agent_server`` publishes them as an MCP server for
+the suite builder's scripted agents. Beside them: ``statements`` (splitting scripts), ``driver``
+(running them as postgres-mcp did), ``values`` (psycopg's values) and ``errors`` (psycopg's error
+text). ``judge_server`` is the server judges get (JSON answers, row caps, read-only guards), with
+its analysis tools in ``analysis`` and its access modes in ``access``.
 """

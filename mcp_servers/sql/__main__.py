@@ -8,7 +8,7 @@ import logging
 import sys
 
 from mcp_servers.serving import serve_stdio
-from mcp_servers.sql.server import DEFAULT_MAX_ROWS, DEFAULT_STATEMENT_TIMEOUT, sql_server
+from mcp_servers.sql.judge_server import DEFAULT_MAX_ROWS, DEFAULT_STATEMENT_TIMEOUT, sql_server
 
 
 def _positive_int(text: str) -> int:

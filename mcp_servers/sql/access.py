@@ -22,19 +22,23 @@ import asyncio
 import contextlib
 import math
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from datetime import tzinfo
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import asyncpg
 
+from mcp_servers.sql.agent_tools import json_value
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
-from mcp_servers.sql.operations import json_value
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 AccessMode = Literal["read-only", "unrestricted"]
 
@@ -245,7 +249,7 @@ class Endpoint:
 
     description: str
 
-    def acquire(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+    def acquire(self) -> AbstractAsyncContextManager[PostgresConnection]:
         raise NotImplementedError
 
     async def aclose(self) -> None:
@@ -262,7 +266,7 @@ class SandboxEndpoint(Endpoint):
             f"read-only view {sandbox.name}" if sandbox.read_only else f"sandbox {sandbox.name}"
         )
 
-    def acquire(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+    def acquire(self) -> AbstractAsyncContextManager[PostgresConnection]:
         if self.sandbox.read_only:
             return self.sandbox.connect()
         return self.sandbox.connect_as_owner()
@@ -275,11 +279,11 @@ class DsnEndpoint(Endpoint):
         self.dsn = dsn
         self.pool_size = pool_size
         self.description = "the database of the DSN"
-        self._pool: Any = None
+        self._pool: asyncpg.Pool | None = None
         self._lock = asyncio.Lock()
 
     @asynccontextmanager
-    async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
+    async def acquire(self) -> AsyncIterator[PostgresConnection]:
         async with self._lock:
             if self._pool is None:
                 self._pool = await admin.session_pool(self.pool_size, dsn=self.dsn)
@@ -341,7 +345,7 @@ class SqlSession:
         await self.endpoint.aclose()
 
     async def run(
-        self, work: Callable[[asyncpg.Connection], Awaitable[T]], *, keep: bool = True
+        self, work: Callable[[PostgresConnection], Awaitable[T]], *, keep: bool = True
     ) -> T:
         """Run ``work`` on a fresh session inside this mode's transaction, committed at the end
         in unrestricted mode when ``keep`` (always rolled back in read-only mode).
@@ -441,7 +445,7 @@ def unique_names(names: list[str]) -> list[str]:
     return result
 
 
-def _cell(value: Any, attribute: Any, zone: Any) -> Any:
+def _cell(value: Any, attribute: asyncpg.Attribute, zone: tzinfo) -> Any:
     kind, name = attribute.type.kind, attribute.type.name
     try:
         converted = convert_value(
@@ -452,7 +456,11 @@ def _cell(value: Any, attribute: Any, zone: Any) -> Any:
     return json_safe(converted)
 
 
-def json_rows(records: list[Any], attributes: Any, zone: Any) -> tuple[list[str], list[Any]]:
+def json_rows(
+    records: Sequence[asyncpg.Record],
+    attributes: Sequence[asyncpg.Attribute],
+    zone: tzinfo,
+) -> tuple[list[str], list[dict[str, Any]]]:
     """Records of a prepared statement as JSON-safe row objects."""
     names = unique_names([attribute.name for attribute in attributes])
     rows = [
@@ -466,7 +474,7 @@ def json_rows(records: list[Any], attributes: Any, zone: Any) -> tuple[list[str]
 
 
 async def run_capped(
-    session: SqlSession, conn: asyncpg.Connection, script: str, max_rows: int
+    session: SqlSession, conn: PostgresConnection, script: str, max_rows: int
 ) -> CappedRows:
     """Run ``script`` in the open transaction: all statements but the last in one simple query,
     the last through a cursor that keeps ``max_rows`` rows and counts the rest."""

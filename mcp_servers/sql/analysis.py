@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import asyncpg
 from pydantic import Field
@@ -21,6 +21,9 @@ from pydantic import Field
 from mcp_servers.results import ToolArguments, ToolResult, ToolSpec
 from mcp_servers.sql.access import SqlSession, json_safe
 from mcp_servers.sql.errors import SqlFailure
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 HEALTH_TYPES = (
     "index",
@@ -407,7 +410,7 @@ async def analyze_db_health(session: SqlSession, args: HealthArguments) -> ToolR
             + ", ".join(HEALTH_TYPES)
         )
 
-    async def work(conn: asyncpg.Connection) -> dict[str, Any]:
+    async def work(conn: PostgresConnection) -> dict[str, Any]:
         async def fetch(query: str, *params: Any) -> list[dict[str, Any]]:
             try:
                 records = await conn.fetch(query, *params)
@@ -441,7 +444,7 @@ _ORDER = {
 }
 
 
-async def statements_schema(conn: asyncpg.Connection) -> str | None:
+async def statements_schema(conn: PostgresConnection) -> str | None:
     """The schema of the pg_stat_statements view, or None when the extension is missing."""
     found = await conn.fetchval(_STATEMENTS_SCHEMA_SQL)
     return None if found is None else str(found)
@@ -459,7 +462,7 @@ async def get_top_queries(session: SqlSession, args: TopQueriesArguments) -> Too
     if not 1 <= args.limit <= 100:
         return _error("limit must be between 1 and 100")
 
-    async def work(conn: asyncpg.Connection) -> list[dict[str, Any]] | None:
+    async def work(conn: PostgresConnection) -> list[dict[str, Any]] | None:
         schema = await statements_schema(conn)
         if schema is None:
             return None

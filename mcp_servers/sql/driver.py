@@ -9,14 +9,19 @@ queries with their parameters inlined as literals.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
+from asyncpg.prepared_stmt import PreparedStatement
 
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone, text_decoder
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 
 @dataclass
@@ -39,7 +44,9 @@ $aj$
 """
 
 
-async def _rows_without_binding(connection: Any, statement_text: str, prepared: Any) -> list[Any]:
+async def _rows_without_binding(
+    connection: PostgresConnection, statement_text: str, prepared: PreparedStatement
+) -> list[tuple[Any]]:
     """Rows of a statement with ``$n`` placeholders, run without parameters as psycopg did.
 
     Only ``EXPLAIN (GENERIC_PLAN)`` gets that far (anything else fails on its placeholders, with
@@ -56,10 +63,13 @@ async def _rows_without_binding(connection: Any, statement_text: str, prepared: 
     return [(None if record[0] is None else decode(record[0]),) for record in texts]
 
 
-async def _rows_of_last(connection: Any, statement_text: str) -> list[dict[str, Any]] | None:
+async def _rows_of_last(
+    connection: PostgresConnection, statement_text: str
+) -> list[dict[str, Any]] | None:
     prepared = await connection.prepare(statement_text)
     if await configure_codecs(connection, prepared.get_attributes()):
         prepared = await connection.prepare(statement_text)
+    records: Sequence[asyncpg.Record | tuple[Any]]
     if prepared.get_parameters():
         records = await _rows_without_binding(connection, statement_text, prepared)
     else:
@@ -81,7 +91,7 @@ async def _rows_of_last(connection: Any, statement_text: str) -> list[dict[str, 
     return rows
 
 
-async def run_script(connection: Any, script: str) -> Outcome:
+async def run_script(connection: PostgresConnection, script: str) -> Outcome:
     """Run ``script`` as postgres-mcp's driver did: one transaction, committed at the end, the
     last statement's rows returned. Raises ``SqlFailure`` with psycopg's message on error."""
     spans = split_statements(script)
@@ -114,7 +124,7 @@ def sql_literal(value: str) -> str:
     return " E" + quoted.replace("\\", "\\\\") if "\\" in value else quoted
 
 
-async def run_query(connection: Any, sql: str, *params: str) -> list[dict[str, Any]]:
+async def run_query(connection: PostgresConnection, sql: str, *params: str) -> list[dict[str, Any]]:
     """Run one of the server's catalog queries (parameters inlined as literals, like it does)."""
     text = sql.format(*(sql_literal(param) for param in params)) if params else sql
     outcome = await run_script(connection, text)

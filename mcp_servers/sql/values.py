@@ -14,13 +14,16 @@ import re
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import asyncpg
 
 from mcp_servers.sql.errors import SqlFailure
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 
 class Range:
@@ -131,10 +134,14 @@ def text_decoder(type_name: str) -> Callable[[str], Any]:
     return _TEXT_DECODERS.get(type_name, _text)
 
 
-_configured: weakref.WeakKeyDictionary[Any, set[tuple[str, str]]] = weakref.WeakKeyDictionary()
+_configured: weakref.WeakKeyDictionary[PostgresConnection, set[tuple[str, str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-async def configure_codecs(connection: Any, attributes: Sequence[Any]) -> bool:
+async def configure_codecs(
+    connection: PostgresConnection, attributes: Sequence[asyncpg.Attribute]
+) -> bool:
     """Install the text codecs a result needs; True when any was added (re-prepare then)."""
     try:
         done = _configured.setdefault(connection, set())
@@ -164,7 +171,7 @@ async def configure_codecs(connection: Any, attributes: Sequence[Any]) -> bool:
     return added
 
 
-def session_zone(connection: Any) -> Any:
+def session_zone(connection: PostgresConnection) -> tzinfo:
     name = getattr(connection.get_settings(), "TimeZone", None) or "UTC"
     try:
         return ZoneInfo(name)
@@ -212,7 +219,7 @@ _VECTOR_OIDS = (22, 30)
 
 
 def convert_value(  # noqa: PLR0911 - one answer per kind of column
-    value: Any, oid: int, kind: str, name: str, schema: str, zone: Any
+    value: Any, oid: int, kind: str, name: str, schema: str, zone: tzinfo
 ) -> Any:
     """Turn one asyncpg value of the given column type into what psycopg would return."""
     if value is None:
@@ -236,7 +243,7 @@ def convert_value(  # noqa: PLR0911 - one answer per kind of column
     return _convert_scalar(value, name, zone)
 
 
-def _convert_items(value: Any, element: str, zone: Any) -> Any:
+def _convert_items(value: Any, element: str, zone: tzinfo) -> Any:
     if isinstance(value, list):
         return [_convert_items(item, element, zone) for item in value]
     return None if value is None else _convert_scalar(value, element, zone)
@@ -259,7 +266,7 @@ def _refuse_infinity(value: Any, name: str) -> None:
         raise SqlFailure(f"{kind} too small (before year 1): '-infinity'")
 
 
-def _convert_scalar(value: Any, name: str, zone: Any) -> Any:
+def _convert_scalar(value: Any, name: str, zone: tzinfo) -> Any:
     if name in ("date", "timestamp", "timestamptz"):
         _refuse_infinity(value, name)
     if name == "timestamptz" and isinstance(value, datetime):
@@ -274,7 +281,7 @@ def _convert_scalar(value: Any, name: str, zone: Any) -> Any:
     return value
 
 
-def _range(value: Any, subtype: str, zone: Any) -> Range:
+def _range(value: asyncpg.Range[Any], subtype: str, zone: tzinfo) -> Range:
     if value.isempty:
         return Range(empty=True)
     lower = None if value.lower is None else _convert_scalar(value.lower, subtype, zone)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import docker.errors
-from docker.models.containers import Container
+from docker.models.containers import Container, ExecResult
 
 CONFLICT = 409
 """The engine's answer when a removal of the same container is already under way."""
@@ -18,3 +20,10 @@ def remove_container(container: Container) -> None:
     except docker.errors.APIError as error:
         if error.status_code != CONFLICT:
             raise
+
+
+def demuxed_output(result: ExecResult) -> tuple[bytes, bytes]:
+    """Standard output and error of ``exec_run(..., demux=True)``, empty when a stream wrote
+    nothing. (With ``demux`` the engine's answer is a pair; the stubs type the plain one.)"""
+    stdout, stderr = cast("tuple[bytes | None, bytes | None]", result.output)
+    return stdout or b"", stderr or b""

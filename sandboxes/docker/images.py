@@ -6,7 +6,8 @@ PostgreSQL 15, plus a Postgres cluster initialised at build time in ``PGDATA_DIR
 container accepts connections within a second or two. The tag is a hash of the recipe below, so
 changing the recipe builds a new image and an unchanged recipe is built once per machine.
 
-Build steps (root and ``debootstrap`` required): download the packages into a tarball, unpack and
+Build steps (root and ``debootstrap`` required; ``require_debootstrap`` checks both first, and
+installs debootstrap with apt when it can): download the packages into a tarball, unpack and
 configure them into a root filesystem, configure it in a chroot (initdb, config, trimming), pack it
 and ``docker import`` it. The package tarball and the packed root filesystem are cached under
 ``~/.cache/agentjudge/`` (``$XDG_CACHE_HOME`` respected), so rebuilding a removed image costs only
@@ -39,6 +40,7 @@ import docker.errors
 
 from sandboxes.base import SandboxError
 from sandboxes.filesystem.overlay import mounts_below
+from settings import get_settings
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +54,6 @@ IMAGE_LABEL = "agentjudge.image"
 """Label naming what an image is (``sandbox`` for the base image)."""
 
 SUITE = "bookworm"
-MIRROR_ENV = "AGENTJUDGE_DEBIAN_MIRROR"
-"""Overrides the Debian mirror debootstrap downloads from."""
-DEFAULT_MIRROR = "http://deb.debian.org/debian"
 
 PACKAGES = ("postgresql-15", "procps")
 """Added to minbase (which already has coreutils, findutils, tar, util-linux)."""
@@ -319,6 +318,62 @@ def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> 
         _remove_build_directory(scratch)
 
 
+DEBOOTSTRAP_HINT = (
+    "the Docker sandbox image is built with debootstrap, which is not installed: install it "
+    "with `apt-get install debootstrap` (as root), then rerun"
+)
+"""The one line a machine without debootstrap gets instead of a failed build."""
+
+_APT_TIMEOUT = 600.0
+
+
+def _apt_get(*arguments: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    command = ["apt-get", *arguments]
+    try:
+        return subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=_APT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return subprocess.CompletedProcess(command, 1, "", str(error))
+
+
+def require_debootstrap() -> None:
+    """Make sure the image can be built here: debootstrap installed, and root (for its chroot).
+
+    Checked before any build step. As root with apt, a missing debootstrap is installed (a log
+    line says so); otherwise ``SandboxError`` says in one line what to do.
+    """
+    installed = shutil.which("debootstrap") is not None
+    if os.geteuid() != 0:
+        if installed:
+            raise SandboxError(
+                "the Docker sandbox image is built with debootstrap, which needs root: run "
+                "`make images` as root once (the image is then cached)"
+            )
+        raise SandboxError(
+            "the Docker sandbox image is built with debootstrap, which is not installed: install "
+            "it with `apt-get install debootstrap`, then run `make images` as root once"
+        )
+    if installed:
+        return
+    if shutil.which("apt-get") is None:
+        raise SandboxError(DEBOOTSTRAP_HINT)
+    logger.warning("debootstrap is not installed: installing it with apt-get")
+    done = _apt_get("install", "-y", "-qq", "debootstrap")
+    if done.returncode != 0:  # stale or missing package lists: refresh them once
+        _apt_get("update", "-qq")
+        done = _apt_get("install", "-y", "-qq", "debootstrap")
+    if done.returncode != 0 or shutil.which("debootstrap") is None:
+        last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        raise SandboxError(f"{DEBOOTSTRAP_HINT} (apt-get install debootstrap failed: {last})")
+
+
 def _image_id(client: docker.DockerClient, tag: str) -> str | None:
     try:
         return str(client.images.get(tag).id)
@@ -358,15 +413,10 @@ def build_sandbox_image(force: bool = False) -> str:
             if not force and _image_exists(client, tag):
                 return tag  # another process built it while we waited
             started = time.monotonic()
-            mirror = os.environ.get(MIRROR_ENV, DEFAULT_MIRROR)
+            mirror = get_settings().debian_mirror
             rootfs = cache_directory() / f"sandbox-rootfs-{recipe_hash()}.tar"
             if force or not rootfs.exists():
-                if shutil.which("debootstrap") is None:
-                    raise SandboxError(
-                        "image build step 'debootstrap' failed: debootstrap is not installed"
-                    )
-                if os.geteuid() != 0:
-                    raise SandboxError("image build step 'debootstrap' failed: needs root")
+                require_debootstrap()
                 _build_rootfs(_download(mirror), mirror, rootfs)
             else:
                 logger.info("using cached root filesystem %s", rootfs)

@@ -77,7 +77,7 @@ def _collect(only: Collection[str] | None) -> list[str]:
     except docker.errors.DockerException:
         return []  # no engine, nothing of ours can be running in it
     removed: list[str] = []
-    label_filter = {"label": RUN_LABEL}
+    label_filter: dict[str, str | list[str] | bool] = {"label": RUN_LABEL}
     try:
         # Containers first: they pin the images and volumes below.
         for container in client.containers.list(all=True, filters=label_filter):
@@ -92,6 +92,8 @@ def _collect(only: Collection[str] | None) -> list[str]:
         for image in client.images.list(all=True, filters=label_filter):
             run_id = _dead(image.labels, only)
             if run_id is None or any(tag.startswith(f"{REPOSITORY}:") for tag in image.tags):
+                continue
+            if image.id is None:
                 continue
             try:
                 client.images.remove(image.id, force=True)

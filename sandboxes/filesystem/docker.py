@@ -47,7 +47,7 @@ from docker.models.containers import Container
 
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
-from sandboxes.docker.containers import remove_container
+from sandboxes.docker.containers import demuxed_output, remove_container
 from sandboxes.docker.images import BUILD_COMMAND, IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
@@ -264,15 +264,16 @@ class DockerFileTree(FileTree):
                 raise _engine_error(
                     f"{operation} in container {self.container.name}", error
                 ) from error
-            stdout, stderr = (part or b"" for part in result.output)
-            if result.exit_code == 0 and stdout.endswith(_TRAILER):
+            stdout, stderr = demuxed_output(result)
+            code = -1 if result.exit_code is None else result.exit_code  # None: still running
+            if code == 0 and stdout.endswith(_TRAILER):
                 return 0, stdout[: -len(_TRAILER)], stderr
-            if result.exit_code == 0 and operation not in _READS:
+            if code == 0 and operation not in _READS:
                 return 0, b"", stderr
-            if result.exit_code != 0 and stderr.strip():
-                return result.exit_code, stdout, stderr
-            if result.exit_code != 0 and operation not in _READS:
-                return result.exit_code, stdout, stderr
+            if code != 0 and stderr.strip():
+                return code, stdout, stderr
+            if code != 0 and operation not in _READS:
+                return code, stdout, stderr
         raise OSError(
             errno.EIO,
             f"{operation} in {self.container.name}: the engine lost the answer"

@@ -15,12 +15,15 @@ import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
 from sandboxes.base import SandboxError
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a new connection before giving up."""
@@ -65,7 +68,7 @@ async def _discard_session(conn: asyncpg.Connection) -> None:
     await conn.execute("DISCARD ALL")
 
 
-async def session_pool(size: int, **connect: Any) -> Any:
+async def session_pool(size: int, **connect: Any) -> asyncpg.Pool:
     """A pool whose connections come back as fresh sessions (``DISCARD ALL`` on release).
 
     ``connect`` is what ``asyncpg.create_pool`` connects with: ``connect_arguments(info)`` or a
@@ -82,7 +85,7 @@ async def session_pool(size: int, **connect: Any) -> Any:
     )
 
 
-async def close_pool(pool: Any, timeout: float) -> None:
+async def close_pool(pool: asyncpg.Pool, timeout: float) -> None:
     """Close a pool, cutting its connections when they do not finish within ``timeout``."""
     try:
         await asyncio.wait_for(pool.close(), timeout)
@@ -111,12 +114,12 @@ def parse_ownership_comment(comment: str | None) -> dict[str, str] | None:
     return dict(_COMMENT_FIELD.findall(comment))
 
 
-async def server_version(conn: asyncpg.Connection) -> int:
+async def server_version(conn: PostgresConnection) -> int:
     """The server's ``server_version_num`` (e.g. 160002)."""
     return int(await conn.fetchval("SHOW server_version_num"))
 
 
-async def terminate_backends(conn: asyncpg.Connection, database: str, timeout: float) -> None:
+async def terminate_backends(conn: PostgresConnection, database: str, timeout: float) -> None:
     """End every other session on ``database`` and wait until they are gone."""
     deadline = time.monotonic() + timeout
     while True:
@@ -134,7 +137,7 @@ async def terminate_backends(conn: asyncpg.Connection, database: str, timeout: f
         await asyncio.sleep(0.02)
 
 
-async def drop_database(conn: asyncpg.Connection, database: str, *, timeout: float = 10.0) -> bool:
+async def drop_database(conn: PostgresConnection, database: str, *, timeout: float = 10.0) -> bool:
     """Drop ``database`` even when it is a template or has sessions; False when it was absent."""
     row = await conn.fetchrow("SELECT datistemplate FROM pg_database WHERE datname = $1", database)
     if row is None:

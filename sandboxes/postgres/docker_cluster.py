@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import asyncpg
 import docker
@@ -113,6 +113,8 @@ class DockerPostgresCluster(PostgresCluster):
                 environment["PGDATA"] = f"{RAM_FOLDER}/pgdata"
                 command = ["sh", "-c", f'cp -a {PGDATA_DIR} "$PGDATA" && exec {START_POSTGRES}']
                 tmpfs[RAM_FOLDER] = "mode=1777"
+            # (host, None): any free port on that address (the stubs know only fixed ports).
+            ports: dict[str, Any] = {f"{PG_PORT}/tcp": (HOST, None)}
             container = self._engine().containers.run(
                 self.image,
                 command=command,
@@ -120,7 +122,7 @@ class DockerPostgresCluster(PostgresCluster):
                 name=name,
                 labels=run_labels("postgres"),
                 environment=environment,
-                ports={f"{PG_PORT}/tcp": (HOST, None)},
+                ports=ports,
                 tmpfs=tmpfs,
                 detach=True,
             )

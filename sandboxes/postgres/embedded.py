@@ -23,6 +23,7 @@ from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
 from sandboxes.runs import SHARED_MEMORY, current_run, workdir
+from settings import get_settings, variable_name
 
 DATA_DIRECTORY_TAG = "pg"
 """Data directories are named ``aj_<run id>_pg_<n>`` inside the work directory."""
@@ -36,7 +37,7 @@ THROWAWAY_SETTINGS: dict[str, str] = {
 (Measured on a 25 MB database: within noise for clones, where file creation dominates.)"""
 
 
-IN_MEMORY_ENV = "AGENTJUDGE_PG_IN_MEMORY"
+IN_MEMORY_ENV = variable_name("pg_in_memory")
 """Where embedded data directories live. Unset (the default): in ``/dev/shm`` (RAM) when it is
 writable, else on disk; ``1``: RAM, or fail; ``0``: disk. Sandboxes are throwaway, and database
 clones in RAM are several times faster where creating files on disk is slow (measured on this
@@ -104,12 +105,9 @@ class EmbeddedPostgresCluster(PostgresCluster):
         the data in ``/dev/shm`` (default: the ``AGENTJUDGE_PG_IN_MEMORY`` variable)."""
         self.tuned = tuned
         if in_memory is None:
-            setting = os.environ.get(IN_MEMORY_ENV, "").lower()
-            in_memory = (
-                setting in ("1", "true", "yes")
-                if setting
-                else SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK)
-            )
+            in_memory = get_settings().pg_in_memory
+        if in_memory is None:
+            in_memory = SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK)
         self.in_memory = in_memory
         self.data_directory: Path | None = None
         """The server's data directory, set by ``start``."""

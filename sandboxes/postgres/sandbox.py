@@ -12,7 +12,14 @@ from pydantic import BaseModel, ConfigDict
 from sandboxes.base import Sandbox, SandboxProvider, Snapshot
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import asyncpg
+    from asyncpg.pool import PoolConnectionProxy
+
+    PostgresConnection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
+    """A session on a database: a connection of its own, or one lent by a pool (which forwards
+    every ``asyncpg.Connection`` method). Annotations only (asyncpg is not imported here)."""
 
 
 class PostgresConnectionInfo(BaseModel):
@@ -91,7 +98,7 @@ class PostgresSandbox(Sandbox):
     @abstractmethod
     def connect(
         self, statement: str | None = None
-    ) -> AbstractAsyncContextManager[asyncpg.Connection]:
+    ) -> AbstractAsyncContextManager[PostgresConnection]:
         """A connection to the sandbox database, as ``async with sandbox.connect(sql) as conn``.
 
         Each call behaves like a fresh MCP server call: autocommit, no session state left by
@@ -109,7 +116,7 @@ class PostgresSandbox(Sandbox):
         Writable sandboxes only."""
 
     @abstractmethod
-    def connect_as_owner(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+    def connect_as_owner(self) -> AbstractAsyncContextManager[PostgresConnection]:
         """Like ``connect``, as the role of ``owner_connection``."""
 
     @abstractmethod

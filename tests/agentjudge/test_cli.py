@@ -26,6 +26,7 @@ COMMANDS = [
     ["replay"],
     ["judge"],
     ["report"],
+    ["settings"],
 ]
 
 
@@ -102,6 +103,16 @@ def test_list_shows_each_dataset_with_its_status(tmp_path: Path) -> None:
     broken_row = next(line for line in result.output.splitlines() if "broken" in line)
     assert "19 error(s)" in broken_row
     assert "empty-one" in result.output
+
+
+def test_list_searches_the_datasets_variable_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_manifest(tmp_path / "extra" / "mine", Manifest(name="from-the-variable"))
+    monkeypatch.setenv("AGENTJUDGE_DATASETS", str(tmp_path / "extra"))
+    result = runner.invoke(app, ["datasets", "list"])
+    assert result.exit_code == 0, result.output
+    assert "from-the-variable" in result.output
 
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"

@@ -6,15 +6,16 @@ not needed), so tests can check that tables, images and text really render.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from settings import get_settings, variable_name
+
 __all__ = ["INSTALL_HINT", "ImageSize", "RenderedPage", "chromium_path", "render_in_chromium"]
 
-CHROMIUM_ENV = "AGENTJUDGE_CHROMIUM"
+CHROMIUM_ENV = variable_name("chromium")
 """Environment variable naming the Chromium binary to use."""
 
 INSTALL_HINT = (
@@ -67,9 +68,9 @@ class RenderedPage:
 def chromium_path() -> str | None:
     """The Chromium binary to use: ``$AGENTJUDGE_CHROMIUM``, else ``/usr/bin/chromium``, else
     ``chromium`` on the PATH; None when there is none."""
-    configured = os.environ.get(CHROMIUM_ENV)
-    if configured:
-        return configured if Path(configured).is_file() else None
+    configured = get_settings().chromium
+    if configured is not None:
+        return str(configured) if configured.is_file() else None
     if Path("/usr/bin/chromium").is_file():
         return "/usr/bin/chromium"
     return shutil.which("chromium")

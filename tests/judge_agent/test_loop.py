@@ -41,7 +41,7 @@ from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
 from judge_agent.verdict_parsing import REASK_MESSAGE
 from mcp_servers.filesystem.server import filesystem_server
-from mcp_servers.sql.server import sql_server
+from mcp_servers.sql.judge_server import sql_server
 from mcp_servers.trajectory.server import trajectory_server
 from replay.frozen import FrozenReplays
 from sandboxes.filesystem.sandbox import FilesystemSandbox

@@ -30,3 +30,15 @@ def test_the_bundled_table_loads_and_a_broken_one_is_named(tmp_path: Path) -> No
     broken.write_text('[models."openai/x"]\ninput = "cheap"\noutput = 1\n')
     with pytest.raises(ValueError, match=r"prices.toml: models\.'openai/x'"):
         load_prices(broken)
+
+
+def test_the_prices_variable_points_at_another_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    custom = tmp_path / "mine.toml"
+    custom.write_text('[models."openai/house-model"]\ninput = 1.0\noutput = 3.0\n')
+    monkeypatch.setenv("AGENTJUDGE_PRICES", str(custom))
+    assert set(load_prices()) == {"openai/house-model"}
+    assert cost_usd("openai/house-model", ModelUsage(output_tokens=1_000_000)) == 3.0
+    monkeypatch.delenv("AGENTJUDGE_PRICES")
+    assert "mock/*" in load_prices()  # back to the bundled table

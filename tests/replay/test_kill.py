@@ -115,7 +115,7 @@ def docker_names(run_id: str) -> list[str]:
 
     client = docker.from_env()
     labelled = client.containers.list(all=True, filters={"label": f"agentjudge.run={run_id}"})
-    return sorted(container.name for container in labelled)
+    return sorted(str(container.name) for container in labelled)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from sandboxes import runs
-from sandboxes.runs import Run, current_run, run_id_of, run_is_alive
+from sandboxes.runs import WORKDIR_ENV, Run, current_run, run_id_of, run_is_alive, workdir
 
 
 def test_names_carry_the_run_id_and_are_unique() -> None:
@@ -91,3 +92,11 @@ async def test_collectors_run_in_order_and_a_failure_does_not_stop_the_rest(
     assert calls == ["early", "broken", "late"]
     assert "late thing" in removed
     assert any("broken: collection failed: engine gone" in line for line in removed)
+
+
+def test_the_workdir_follows_its_variable_at_call_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WORKDIR_ENV, str(tmp_path / "elsewhere"))
+    assert workdir() == tmp_path / "elsewhere"
+    assert workdir().is_dir()

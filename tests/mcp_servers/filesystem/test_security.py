@@ -128,7 +128,8 @@ async def bed(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[B
             def fingerprint() -> str:
                 result = container.exec_run(["sh", "-c", _DOCKER_FINGERPRINT])
                 assert result.exit_code == 0, result.output
-                return bytes(result.output).decode()
+                assert isinstance(result.output, bytes)
+                return result.output.decode()
 
             yield Bed(sandbox.tree, "/outside", fingerprint)
 

@@ -17,21 +17,23 @@ import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import asyncpg
 import mcp
 import pytest
 import pytest_asyncio
 
-from mcp_servers.sql.access import SqlSession, run_capped
+from mcp_servers.sql.access import CappedRows, SqlSession, run_capped
 from mcp_servers.sql.errors import SqlFailure
-from mcp_servers.sql.server import sql_server
+from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
 from tests.sandboxes.postgres.helpers import write_task
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -102,7 +104,7 @@ async def database_fingerprint(info: PostgresConnectionInfo) -> dict[str, Any]:
             for table in tables
         }
         sequences = {
-            row[0]: tuple(await conn.fetchrow(f"SELECT last_value, is_called FROM {row[0]}"))
+            row[0]: tuple(await conn.fetchrow(f"SELECT last_value, is_called FROM {row[0]}") or ())
             for row in await conn.fetch(
                 "SELECT format('%I.%I', schemaname, sequencename) FROM pg_sequences ORDER BY 1"
             )
@@ -436,7 +438,7 @@ async def test_inner_layers_hold_without_the_statement_check(
     attack = sql.format(marker=marker, admin=cluster.admin.user, other=other.name)
     before = await world(cluster, view, other)
 
-    async def unchecked(conn: asyncpg.Connection) -> Any:
+    async def unchecked(conn: PostgresConnection) -> CappedRows:
         return await run_capped(session, conn, attack, 10)
 
     with pytest.raises(SqlFailure) as refused:

@@ -113,6 +113,7 @@ def test_force_rebuilds_and_drops_the_replaced_image(
     try:
         assert steps == []  # the root filesystem was cached: import only
         first = client.images.get(tag).id
+        assert first is not None
         assert images.build_sandbox_image(force=True) == tag
         assert steps == ["download", "rootfs"]
         assert client.images.get(tag).id != first

@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import docker
@@ -58,10 +58,14 @@ def engine() -> Iterator[docker.DockerClient]:
     client.close()
 
 
-def exists(engine: docker.DockerClient, kind: str, name: str) -> bool:
-    collection = {"container": engine.containers, "image": engine.images}[kind]
+def exists(engine: docker.DockerClient, kind: str, name: str | None) -> bool:
+    assert name is not None
+    getters: dict[str, Callable[[str], object]] = {
+        "container": engine.containers.get,
+        "image": engine.images.get,
+    }
     try:
-        collection.get(name)
+        getters[kind](name)
     except docker.errors.NotFound:
         return False
     return True

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import docker
 import pytest
+from docker.models.containers import Container
 
 from sandboxes.base import SandboxError
 from sandboxes.postgres.docker_cluster import DockerPostgresCluster
@@ -54,6 +55,7 @@ async def test_only_loopback_with_a_password_reaches_it(
     assert cluster.container is not None
     container = cluster.container
     assert container.name == cluster.name
+    assert container.name is not None
     assert container.name.startswith(current_run().prefix + "pg_")
     assert container.labels[RUN_LABEL] == current_run().run_id
     bindings = container.attrs["NetworkSettings"]["Ports"]
@@ -104,9 +106,9 @@ async def test_a_server_that_never_comes_up_is_a_clear_error(sandbox_image: str)
     cluster_start = cluster._run_container
     names: list[str] = []
 
-    def broken(password: str) -> tuple[object, int]:
+    def broken(password: str) -> tuple[Container, int]:
         container, port = cluster_start(password)
-        names.append(container.name)
+        names.append(str(container.name))
         container.exec_run(["rm", "-f", "/var/lib/agentjudge/pgdata/PG_VERSION"], user="root")
         container.restart(timeout=0)
         return container, port

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import docker
 import pytest
@@ -120,7 +120,9 @@ async def test_a_sandbox_is_a_labelled_container_without_network_or_ports(
     assert container.attrs["HostConfig"]["NetworkMode"] == "none"
     assert not container.attrs["HostConfig"]["PortBindings"]
     assert not container.attrs["NetworkSettings"]["Ports"]
-    interfaces = container.exec_run(["cat", "/proc/net/dev"]).output.decode()
+    output = container.exec_run(["cat", "/proc/net/dev"]).output
+    assert isinstance(output, bytes)
+    interfaces = output.decode()
     assert [line.split(":")[0].strip() for line in interfaces.splitlines()[2:]] == ["lo"]
     await sandbox.destroy()
     assert container_of(engine, sandbox.name) is None
@@ -440,7 +442,8 @@ class _LosingEngine:
         self.calls += 1
         if self.lose > 0:
             self.lose -= 1
-            return type(result)(result.exit_code, (None, None))
+            nothing: Any = (None, None)  # demuxed: no stdout, no stderr
+            return type(result)(result.exit_code, nothing)
         return result
 
     def __getattr__(self, name: str) -> Any:
@@ -456,7 +459,7 @@ async def test_answers_lost_by_the_engine_are_asked_again_for_reads(
         assert isinstance(tree, DockerFileTree)
         real = tree.container
         losing = _LosingEngine(real, lose=2)
-        tree.container = losing
+        tree.container = cast(Container, losing)
         assert (await tree.stat("docs/a.txt")).size == len(b"alpha\n")
         assert losing.calls == 3  # two answers lost, the third kept
         # A write whose (empty) answer is lost is done all the same, and not run twice.

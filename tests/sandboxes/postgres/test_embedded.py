@@ -88,3 +88,11 @@ async def test_in_memory_data_lives_in_shared_memory(monkeypatch: pytest.MonkeyP
     finally:
         await cluster.stop()
     assert not directory.exists()
+
+
+def test_the_in_memory_variable_decides_when_not_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(IN_MEMORY_ENV, "0")
+    assert not EmbeddedPostgresCluster().in_memory
+    assert EmbeddedPostgresCluster(in_memory=True).in_memory  # an argument wins
+    monkeypatch.setenv(IN_MEMORY_ENV, "yes")
+    assert EmbeddedPostgresCluster().in_memory

@@ -1,5 +1,6 @@
-"""The SQL MCP server driven through real MCP client sessions (in-memory, and over stdio), its
-answers checked against the database's real state read through an administrative connection."""
+"""The judges' SQL MCP server driven through real MCP client sessions (in-memory, and over
+stdio), its answers checked against the database's real state read through an administrative
+connection."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp
 import pytest
@@ -16,11 +17,14 @@ import pytest_asyncio
 
 import mcp_servers.sql.analysis
 from mcp_servers.serving import ToolServer
-from mcp_servers.sql.server import sql_server
+from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.sandbox import PostgresSandbox
 from tests.sandboxes.postgres.helpers import fetch, write_task
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -389,7 +393,7 @@ async def test_get_top_queries(view: PostgresSandbox, monkeypatch: pytest.Monkey
         server, "get_top_queries", {}
     )
 
-    async def stand_in(conn: Any) -> str:
+    async def stand_in(conn: PostgresConnection) -> str:
         return "stats"
 
     monkeypatch.setattr(mcp_servers.sql.analysis, "statements_schema", stand_in)

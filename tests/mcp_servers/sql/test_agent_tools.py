@@ -1,4 +1,5 @@
-"""The Postgres MCP tools over a real PostgreSQL (pgserver): outputs, errors, transactions."""
+"""The agents' Postgres MCP tools over a real PostgreSQL (pgserver): outputs, errors and
+transactions."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import asyncpg
 import pytest
 
 from mcp_servers.results import ToolArgumentError, ToolResult
-from mcp_servers.sql.operations import SQL_TOOLS, call_sql_tool
+from mcp_servers.sql.agent_tools import SQL_TOOLS, call_sql_tool
 from replay.normalise import normalise_output
 
 MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"

@@ -48,10 +48,10 @@ import contextlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import date, datetime, time
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from pydantic import Field, model_validator
@@ -59,6 +59,9 @@ from pydantic import Field, model_validator
 from mcp_servers.results import ToolArguments, ToolResult, ToolSpec, call_tool
 from mcp_servers.sql.driver import Outcome, run_query, run_script, sql_literal
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 # ---------------------------------------------------------------------------------------------
 # Argument models
@@ -170,7 +173,7 @@ def _error(message: str) -> ToolResult:
     return ToolResult(text=f"Error: {message}", is_error=True)
 
 
-async def execute_sql(connection: Any, args: ExecuteSqlArguments) -> ToolResult:
+async def execute_sql(connection: PostgresConnection, args: ExecuteSqlArguments) -> ToolResult:
     """Run SQL; postgres-mcp (``sql``) or Supabase (``query``) semantics and output."""
     if args.query is not None and args.sql is None:
         return await _supabase_execute_sql(connection, args.query)
@@ -198,7 +201,7 @@ _SCHEMAS_SQL = """
             """
 
 
-async def list_schemas(connection: Any, args: NoArguments) -> ToolResult:
+async def list_schemas(connection: PostgresConnection, args: NoArguments) -> ToolResult:
     """Every schema with its owner and whether it is a system or user schema."""
     try:
         return ToolResult(text=str(await run_query(connection, _SCHEMAS_SQL)))
@@ -225,7 +228,7 @@ _EXTENSIONS_SQL = """
                 """
 
 
-async def list_objects(connection: Any, args: ListObjectsArguments) -> ToolResult:
+async def list_objects(connection: PostgresConnection, args: ListObjectsArguments) -> ToolResult:
     """Tables, views, sequences or extensions of a schema."""
     kind = args.object_type
     try:
@@ -294,7 +297,9 @@ _EXTENSION_SQL = """
                 """
 
 
-async def _relation_details(connection: Any, args: GetObjectDetailsArguments) -> dict[str, Any]:
+async def _relation_details(
+    connection: PostgresConnection, args: GetObjectDetailsArguments
+) -> dict[str, Any]:
     schema, name = args.schema_name, args.object_name
     columns = [
         {
@@ -324,7 +329,9 @@ async def _relation_details(connection: Any, args: GetObjectDetailsArguments) ->
     }
 
 
-async def get_object_details(connection: Any, args: GetObjectDetailsArguments) -> ToolResult:
+async def get_object_details(
+    connection: PostgresConnection, args: GetObjectDetailsArguments
+) -> ToolResult:
     """Columns, constraints and indexes of a table or view; or a sequence's or extension's facts."""
     kind = args.object_type
     try:
@@ -400,7 +407,7 @@ def _format_plan(plan: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def _explain(connection: Any, sql: str, options: list[str]) -> ToolResult:
+async def _explain(connection: PostgresConnection, sql: str, options: list[str]) -> ToolResult:
     try:
         rows = await run_query(connection, f"EXPLAIN ({', '.join(options)}) {sql}")
     except SqlFailure as failure:
@@ -414,7 +421,7 @@ async def _explain(connection: Any, sql: str, options: list[str]) -> ToolResult:
         return _error(f"Internal error converting explain plan - do not retry: {error}")
 
 
-async def _hypopg_installed(connection: Any) -> bool:
+async def _hypopg_installed(connection: PostgresConnection) -> bool:
     rows = await run_query(
         connection, "SELECT extversion FROM pg_extension WHERE extname = {}", "hypopg"
     )
@@ -426,7 +433,7 @@ def _quote_identifier(name: str) -> str:
 
 
 async def _explain_hypothetical(
-    connection: Any, sql: str, indexes: list[dict[str, Any]]
+    connection: PostgresConnection, sql: str, indexes: list[dict[str, Any]]
 ) -> ToolResult:
     for index in indexes:
         if "table" not in index:
@@ -457,7 +464,7 @@ async def _explain_hypothetical(
 
 
 async def explain_query(  # noqa: PLR0911 - each refusal is the server's own answer
-    connection: Any, args: ExplainQueryArguments
+    connection: PostgresConnection, args: ExplainQueryArguments
 ) -> ToolResult:
     """The query's plan (estimated, or measured with ``analyze``), optionally with hypothetical
     indexes (hypopg)."""
@@ -526,14 +533,14 @@ def _supabase_error(message: str) -> ToolResult:
     )
 
 
-async def _supabase_run(connection: Any, query: str) -> Outcome:
+async def _supabase_run(connection: PostgresConnection, query: str) -> Outcome:
     try:
         return await run_script(connection, query)
     except SqlFailure as failure:
         raise SqlFailure(f"Failed to run sql query: ERROR:  {failure}") from None
 
 
-async def _supabase_execute_sql(connection: Any, query: str) -> ToolResult:
+async def _supabase_execute_sql(connection: PostgresConnection, query: str) -> ToolResult:
     """Supabase ``execute_sql``: the rows as JSON inside an untrusted-data fence, the whole
     message JSON-encoded as the server does. Values: numbers/booleans/JSON as such, others as
     text (an approximation of the hosted API)."""
@@ -552,7 +559,9 @@ async def _supabase_execute_sql(connection: Any, query: str) -> ToolResult:
     return ToolResult(text=_js_json(message))
 
 
-async def apply_migration(connection: Any, args: ApplyMigrationArguments) -> ToolResult:
+async def apply_migration(
+    connection: PostgresConnection, args: ApplyMigrationArguments
+) -> ToolResult:
     """Supabase ``apply_migration``: run the migration's SQL in one transaction; ``{"success":
     true}``. (The hosted server also records the migration; that is not reproduced.)"""
     try:
@@ -588,7 +597,7 @@ ORDER BY i.indrelid, array_position(i.indkey::int2[], a.attnum)
 """
 
 
-async def list_tables(connection: Any, args: ListTablesArguments) -> ToolResult:
+async def list_tables(connection: PostgresConnection, args: ListTablesArguments) -> ToolResult:
     """Supabase ``list_tables``: tables of the schemas with their columns and primary keys, as
     JSON. The hosted server reads pg-meta; this is a close, not exact, rendering of it."""
     schemas = "ARRAY[" + ",".join(sql_literal(schema) for schema in args.schemas) + "]::text[]"
@@ -637,7 +646,7 @@ async def list_tables(connection: Any, args: ListTablesArguments) -> ToolResult:
     return ToolResult(text=_js_json(result))
 
 
-async def run_raw_sql(connection: Any, args: RunRawSqlArguments) -> ToolResult:
+async def run_raw_sql(connection: PostgresConnection, args: RunRawSqlArguments) -> ToolResult:
     """InsForge ``run-raw-sql``: ``SQL query executed completed successfully:`` and the rows as
     indented JSON (the backend's response shape, ``{rows, rowCount}``, is a guess)."""
     if args.params:
@@ -651,7 +660,9 @@ async def run_raw_sql(connection: Any, args: RunRawSqlArguments) -> ToolResult:
     return ToolResult(text=f"SQL query executed completed successfully:\n{_js_json(body, 2)}")
 
 
-async def _run_raw_sql_with_params(connection: Any, args: RunRawSqlArguments) -> ToolResult:
+async def _run_raw_sql_with_params(
+    connection: PostgresConnection, args: RunRawSqlArguments
+) -> ToolResult:
     try:
         async with connection.transaction():
             records = await connection.fetch(args.query, *args.params)
@@ -665,7 +676,9 @@ async def _run_raw_sql_with_params(connection: Any, args: RunRawSqlArguments) ->
     return ToolResult(text=f"SQL query executed completed successfully:\n{_js_json(body, 2)}")
 
 
-async def get_table_schema(connection: Any, args: GetTableSchemaArguments) -> ToolResult:
+async def get_table_schema(
+    connection: PostgresConnection, args: GetTableSchemaArguments
+) -> ToolResult:
     """InsForge ``get-table-schema``: the table's columns as indented JSON (shape is a guess)."""
     try:
         rows = await run_query(
@@ -707,15 +720,15 @@ async def get_table_schema(connection: Any, args: GetTableSchemaArguments) -> To
 def _spec(
     name: str,
     arguments: type[ToolArguments],
-    handler: Callable[[Any, Any], Any],
+    handler: Callable[[PostgresConnection, Any], Awaitable[ToolResult]],
     description: str,
     *,
     writes: bool,
-) -> ToolSpec[Any]:
+) -> ToolSpec[PostgresConnection]:
     return ToolSpec(name, arguments, handler, writes, description)
 
 
-SQL_TOOLS: dict[str, ToolSpec[Any]] = {
+SQL_TOOLS: dict[str, ToolSpec[PostgresConnection]] = {
     spec.name: spec
     for spec in [
         _spec(
@@ -789,7 +802,7 @@ SQL_TOOLS: dict[str, ToolSpec[Any]] = {
 
 
 async def call_sql_tool(
-    connection: asyncpg.Connection, name: str, arguments: Mapping[str, Any]
+    connection: PostgresConnection, name: str, arguments: Mapping[str, Any]
 ) -> ToolResult:
     """Run one SQL tool call on ``connection`` as its public server would answer it.
 

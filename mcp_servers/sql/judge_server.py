@@ -3,7 +3,7 @@
 Owns the tool table published by ``sql_server``: ``list_schemas``, ``list_objects``,
 ``get_object_details``, ``execute_sql`` and ``explain_query`` with postgres-mcp's names and
 parameters, plus the analysis tools of ``analysis`` (``analyze_db_health``, ``get_top_queries``,
-``analyze_workload_indexes``, ``analyze_query_indexes``). Unlike ``operations`` (which replays
+``analyze_workload_indexes``, ``analyze_query_indexes``). Unlike ``agent_tools`` (which replays
 recorded calls byte for byte), answers here are written for a judge: JSON text, rows as objects
 with JSON-safe values, at most ``max_rows`` rows with a notice of how many were left out.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from pydantic import Field, field_validator
@@ -45,6 +45,9 @@ from mcp_servers.sql.access import (
 )
 from mcp_servers.sql.errors import SqlFailure
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
+
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
 
 DEFAULT_MAX_ROWS = 500
 """Rows a result shows at most unless the server is configured otherwise."""
@@ -136,7 +139,7 @@ def _records(records: list[asyncpg.Record]) -> list[dict[str, Any]]:
 
 
 async def _fetch(session: SqlSession, query: str, *params: Any) -> list[dict[str, Any]]:
-    async def work(conn: asyncpg.Connection) -> list[dict[str, Any]]:
+    async def work(conn: PostgresConnection) -> list[dict[str, Any]]:
         try:
             return _records(await conn.fetch(query, *params))
         except asyncpg.PostgresError as failure:
@@ -300,7 +303,7 @@ async def _relation_details(
 ) -> dict[str, Any] | None:
     kinds = list(_RELATION_KINDS[kind])
 
-    async def work(conn: asyncpg.Connection) -> dict[str, Any] | None:
+    async def work(conn: PostgresConnection) -> dict[str, Any] | None:
         try:
             found = await conn.fetchrow(_RELATION_SQL, args.schema_name, args.object_name, kinds)
             if found is None:
@@ -378,7 +381,7 @@ async def execute_sql(session: SqlSession, args: ExecuteSqlArguments) -> ToolRes
         if refusal is not None:
             return error(refusal)
 
-    async def work(conn: asyncpg.Connection) -> CappedRows:
+    async def work(conn: PostgresConnection) -> CappedRows:
         return await run_capped(session, conn, args.sql, session.max_rows)
 
     try:
@@ -428,7 +431,7 @@ async def explain_query(session: SqlSession, args: ExplainQueryArguments) -> Too
         setup = made
     statement = f"EXPLAIN ({', '.join([*options, 'FORMAT TEXT'])}) {sql}"
 
-    async def work(conn: asyncpg.Connection) -> str:
+    async def work(conn: PostgresConnection) -> str:
         if setup and not await conn.fetchval(
             "SELECT count(*) FROM pg_extension WHERE extname = 'hypopg'"
         ):
