@@ -210,6 +210,15 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> lis
     return planned
 
 
+def environment_notes(task: Task) -> str | None:
+    """The prompt template with notes on the task's environment, from its environment kind (None
+    for a task no kind serves)."""
+    from environments.registry import kind_for_task
+
+    kind = kind_for_task(task)
+    return kind.prompt_notes(task) if kind is not None else None
+
+
 def read_records(path: Path) -> dict[str, JudgeRecord]:
     """Records already in ``verdicts.jsonl`` by key; lines torn by a kill are rejudged."""
     return {record.key: record for record in read_jsonl(path, JudgeRecord)}
@@ -293,6 +302,7 @@ class _Grid:
             limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
             generate=arm.grid.generate,
             screenshots=arm.grid.screenshots,
+            notes_template=environment_notes(planned.task),
         )
         log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
         started = time.monotonic()

@@ -61,6 +61,9 @@ class JudgeSettings(BaseModel):
     """Settings of every model call."""
     screenshots: str = "last"
     """Which screenshots go into the prompt (see ``dataset.rendering``)."""
+    notes_template: str | None = None
+    """The prompt template with notes on the agent's environment, as its environment kind names
+    it (``EnvironmentKind.prompt_notes``); None: the subdomain's own notes."""
 
 
 def _content(part: PromptPart) -> Content:
@@ -122,6 +125,7 @@ async def judge_trajectory(
         base_dir=base_dir,
         screenshots=settings.screenshots,
         turn_budget=settings.limits.turn_limit if mode.turn_budget else None,
+        notes_template=settings.notes_template,
     )
     messages = opening_messages(prompt)
     offered = [

@@ -269,6 +269,7 @@ def build_prompt(
     screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
     min_evidence_calls: int = MIN_EVIDENCE_CALLS,
     turn_budget: int | None = None,
+    notes_template: str | None = None,
 ) -> JudgePrompt:
     """The system prompt and user message that open a judge's conversation.
 
@@ -279,7 +280,9 @@ def build_prompt(
     the trajectory file (screenshots are relative to it; None attaches none and says so).
     ``screenshots`` is a ``ScreenshotPolicy`` or its string form (``"last"``, ``"all"``,
     ``"none"``, ``"8"``). ``turn_budget``, when given, tells tool-using modes how many tool-using
-    answers they have (a style without a tool section ignores it).
+    answers they have (a style without a tool section ignores it). ``notes_template`` names the
+    template with notes on the agent's environment (its environment kind's choice); without one
+    the subdomain's own notes (``subdomains/<subdomain>.md``) are used when they exist.
     """
     if task.domain not in DOMAINS:
         raise ValueError(f"no prompt for domain {task.domain!r}")
@@ -289,14 +292,16 @@ def build_prompt(
     if style.tool_section is None and any(tool.name != SUBMIT_TOOL_NAME for tool in offered):
         raise ValueError("a prompt without a tool section offers no tools; pass tools=None")
 
-    subdomain_file = f"subdomains/{task.subdomain}.md"
+    notes_file = notes_template or f"subdomains/{task.subdomain}.md"
+    if notes_template is not None and not _template_exists(notes_template):
+        raise ValueError(f"no prompt template {notes_template!r} for the environment notes")
     subject = _SUBJECTS.get((task.domain, task.subdomain)) or _SUBJECTS[(task.domain, None)]
     tool_section = _tool_section(style, task.domain, offered, min_evidence_calls, turn_budget)
     system = _tidy(
         _fill(
             f"domains/{task.domain}.md",
             subject=subject,
-            subdomain_notes=_fill(subdomain_file) if _template_exists(subdomain_file) else "",
+            subdomain_notes=_fill(notes_file) if _template_exists(notes_file) else "",
             tool_section=tool_section,
             verdict_format=_fill("verdict_format.md"),
         )

@@ -13,10 +13,12 @@ from bench.grid_runner import (
     VERDICTS_FILE,
     GridSpec,
     JudgeArm,
+    environment_notes,
     judge_dataset,
     read_records,
     run_key,
 )
+from dataset.models import Task
 from dataset.store import load_dataset
 from judge_agent.model import (
     ChatMessage,
@@ -249,3 +251,26 @@ async def test_arms_of_several_models_and_variants_share_one_results_file(
         load_dataset(MINI).trajectories[t].agent for t in only
     }
     assert [config.reasoning_effort for config in seen] == ["high", "high"]
+
+
+def test_judges_get_the_notes_their_environment_kind_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The prompt notes come from the task's environment kind (``prompt_notes``): a kind that
+    names other notes changes them; a task no kind serves keeps the subdomain's own."""
+    from environments import registry
+    from environments.filesystem.kind import FilesystemKind
+
+    mini = load_dataset(MINI)
+    by_subdomain = {task.subdomain: task for task in mini.tasks.values()}
+    assert environment_notes(by_subdomain["filesystem"]) == "subdomains/filesystem.md"
+    assert environment_notes(by_subdomain["postgres"]) == "subdomains/postgres.md"
+    assert environment_notes(by_subdomain["word"]) is None
+
+    class OtherNotes(FilesystemKind):
+        def prompt_notes(self, task: Task) -> str | None:
+            return "subdomains/deep.md"
+
+    monkeypatch.setattr(registry, "_kinds", dict(registry._kinds))
+    registry.register_kind(OtherNotes(), replace=True)
+    assert environment_notes(by_subdomain["filesystem"]) == "subdomains/deep.md"

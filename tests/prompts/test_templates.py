@@ -375,3 +375,16 @@ def test_prompts_do_not_import_the_judge() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_environment_notes_template_replaces_the_subdomain_notes(mini: Dataset) -> None:
+    """An environment kind's notes template (``notes_template``) is what the system prompt
+    carries, instead of the notes the subdomain would pick; a missing template is refused."""
+    filesystem_id = next(i for i in TRAJECTORY_IDS if i.startswith("fs-"))
+    own = _build(mini, filesystem_id, "llm")
+    chosen = _build(mini, filesystem_id, "llm", notes_template="subdomains/postgres.md")
+    assert "## Notes for filesystem tasks" in own.system
+    assert "## Notes for filesystem tasks" not in chosen.system
+    assert "## Notes for database tasks" in chosen.system
+    with pytest.raises(ValueError, match="no-such-notes"):
+        _build(mini, filesystem_id, "llm", notes_template="subdomains/no-such-notes.md")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -354,16 +355,34 @@ def test_subprocess_standalone_server_refuses_traversal(tmp_path: Path) -> None:
             "params": {"name": "read_text_file", "arguments": {"path": "secret-link"}},
         },
     ]
-    completed = subprocess.run(
+    # Stdin stays open until the call's reply is read: the SDK's stdio server stops at end of
+    # input and may drop a request still in flight, which made a one-shot exchange flaky.
+    server = subprocess.Popen(
         [sys.executable, "-m", "mcp_servers.filesystem", "--root", str(root)],
-        input="".join(json.dumps(message) + "\n" for message in messages),
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
-        timeout=60,
-        check=False,
     )
-    replies = [json.loads(line) for line in completed.stdout.splitlines() if line.strip()]
-    call = next(reply for reply in replies if reply.get("id") == 2)
+    assert server.stdin is not None
+    assert server.stdout is not None
+    watchdog = threading.Timer(60, server.kill)  # a hung server ends the read below
+    watchdog.start()
+    try:
+        server.stdin.write("".join(json.dumps(message) + "\n" for message in messages))
+        server.stdin.flush()
+        output: list[str] = []
+        call: dict[str, Any] | None = None
+        while call is None:
+            line = server.stdout.readline()
+            assert line, f"the server ended without answering the call: {output}"
+            output.append(line)
+            reply = json.loads(line)
+            call = reply if reply.get("id") == 2 else None
+    finally:
+        watchdog.cancel()
+        server.stdin.close()
+        server.wait(timeout=60)
     assert call["result"]["isError"] is True
     assert DENIED in call["result"]["content"][0]["text"]
-    assert SECRET not in completed.stdout
+    assert SECRET not in "".join(output)
