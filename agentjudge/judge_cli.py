@@ -27,7 +27,7 @@ from bench.grid_runner import (
 )
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
-from judge_agent.modes import MODES, mode_names
+from judge_agent.modes import mode_names
 from judge_agent.pricing import add_costs
 
 if TYPE_CHECKING:
@@ -47,8 +47,8 @@ def _modes(text: str) -> tuple[str, ...]:
     chosen: list[str] = []
     for part in text.split(","):
         name = part.strip()
-        if name not in MODES:
-            known = ", ".join(MODES)
+        if name not in mode_names():
+            known = ", ".join(mode_names())
             raise typer.BadParameter(f"unknown mode {name!r}: use {known}, a comma list, or all")
         chosen.append(name)
     return tuple(chosen)
@@ -249,7 +249,9 @@ def judge(
     model: Annotated[
         str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
     ] = None,
-    mode: Annotated[str, typer.Option(help=f"{', '.join(MODES)}, a comma list, or all.")] = "all",
+    mode: Annotated[
+        str, typer.Option(help=f"{', '.join(mode_names())}, a comma list, or all.")
+    ] = "all",
     turns: Annotated[
         str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")
     ] = "16",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bench.grid_runner import HARNESS_ERROR_PREFIX
 from bench.results import Prediction
-from judge_agent.modes import MODES, judge_mode
+from judge_agent.modes import judge_mode, mode_names
 
 __all__ = ["ERROR_TAGS", "error_tag", "mode_uses_tools"]
 
@@ -32,7 +32,7 @@ _LIMITS = {"turn_limit", "token_limit", "time_limit", "tool_call_limit"}
 
 def mode_uses_tools(mode: str) -> bool:
     """Whether judges of ``mode`` had tools to call (a mode no longer registered: assumed so)."""
-    return judge_mode(mode).uses_tools if mode in MODES else True
+    return judge_mode(mode).uses_tools if mode in mode_names() else True
 
 
 def error_tag(prediction: Prediction) -> str | None:

@@ -9,14 +9,20 @@ needs, never compare its name.
 Adding a mode is one module and one registration: ``register_mode(JudgeModeSpec(...))`` naming
 its conversation (one of ``judge_agent.conversation``'s, or a new function of ``JudgeRun``) and
 its ``PromptStyle`` (which ``prompts/modes/tools_<name>.md`` section, whether tool arguments are
-listed). The module must be imported before the mode is used (e.g. by the package that uses it).
+listed). Another package registers its modes through the entry-point group ``agentjudge.modes``:
+an entry naming a ``JudgeModeSpec`` registers it, an entry naming a module imports it (the module
+registers its modes itself). Entry points are read once, at the first lookup.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
+import warnings
 from collections.abc import KeysView
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Annotated
 
 from pydantic import AfterValidator
@@ -25,6 +31,7 @@ from judge_agent.conversation import Conversation, native_tool_turns, react_turn
 from prompts import PromptStyle
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "MODES",
     "JudgeModeSpec",
     "ModeName",
@@ -34,6 +41,9 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+
+ENTRY_POINT_GROUP = "agentjudge.modes"
+"""The entry-point group through which installed packages register judge modes."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +94,37 @@ def register_mode(spec: JudgeModeSpec, *, replace: bool = False) -> JudgeModeSpe
     return spec
 
 
+@functools.cache
+def _read_entry_points() -> None:
+    """Register the modes of installed packages (once; a broken entry is warned about)."""
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            if not entry.attr:
+                importlib.import_module(entry.module)
+                continue
+            spec = entry.load()
+            if not isinstance(spec, JudgeModeSpec):
+                raise TypeError(f"{entry.value} is a {type(spec).__name__}, not a JudgeModeSpec")
+            if spec.name not in _REGISTRY:
+                register_mode(spec)
+        except Exception as error:
+            warnings.warn(
+                f"judge mode entry point {entry.name} = {entry.value!r} could not be "
+                f"registered: {error}",
+                stacklevel=2,
+            )
+
+
 def mode_names() -> tuple[str, ...]:
-    """The registered modes' names, in registration order."""
+    """The registered modes' names, in registration order (installed packages' included)."""
+    _read_entry_points()
     return tuple(MODES)
 
 
 def judge_mode(name: str) -> JudgeModeSpec:
     """The mode registered as ``name``; a ``ValueError`` naming the known modes otherwise."""
+    if name not in _REGISTRY:
+        _read_entry_points()
     spec = _REGISTRY.get(name)
     if spec is None:
         raise ValueError(f"unknown judge mode {name!r} (known: {', '.join(MODES)})")

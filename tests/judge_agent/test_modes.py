@@ -7,6 +7,7 @@ the loop with the scripted model, without any other code knowing its name.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,43 @@ async def test_a_registered_conversation_runs_in_the_loop(mini: Dataset, extra_m
         }
     )
     assert record.mode == "peek"
+
+
+BY_ENTRY = JudgeModeSpec(
+    name="by-entry",
+    description="registered through an entry point naming this spec",
+    conversation=single_call,
+    prompt=PromptStyle(),
+)
+
+
+def test_entry_points_register_specs_and_plugin_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed packages add modes through ``agentjudge.modes``: an entry naming a spec, or a
+    module that registers its own; a broken entry is warned about and the others still load."""
+    group = modes.ENTRY_POINT_GROUP
+    found = [
+        EntryPoint(name="by-entry", value=f"{__name__}:BY_ENTRY", group=group),
+        EntryPoint(name="plugin", value="tests.judge_agent.mode_plugin", group=group),
+        EntryPoint(name="not-a-spec", value=f"{__name__}:STEP_ONE_NOTE", group=group),
+        EntryPoint(name="broken", value="no_such_package_anywhere", group=group),
+    ]
+
+    def entry_points(*, group: str) -> list[EntryPoint]:
+        assert group == modes.ENTRY_POINT_GROUP
+        return found
+
+    monkeypatch.setattr(modes, "entry_points", entry_points)
+    monkeypatch.setattr(modes, "_REGISTRY", dict(modes._REGISTRY))
+    monkeypatch.setattr(modes, "MODES", modes._REGISTRY.keys())
+    modes._read_entry_points.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="could not be registered") as warned:
+            assert judge_mode("by-entry") is BY_ENTRY
+        messages = [str(warning.message) for warning in warned]
+        assert any("broken" in message for message in messages), messages
+        assert any("not a JudgeModeSpec" in message for message in messages), messages
+        assert judge_mode("plugged-mode").description == "registered when its module is imported"
+        assert {"by-entry", "plugged-mode"} <= set(mode_names())
+        assert plan_runs(load_dataset(MINI), GridSpec(modes=("by-entry",)), "mock/x")
+    finally:
+        modes._read_entry_points.cache_clear()
