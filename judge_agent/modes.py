@@ -17,17 +17,16 @@ registers its modes itself). Entry points are read once, at the first lookup.
 from __future__ import annotations
 
 import functools
-import importlib
 import re
-import warnings
 from collections.abc import KeysView
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Annotated
 
 from pydantic import AfterValidator
 
 from judge_agent.conversation import Conversation, native_tool_turns, react_turns, single_call
+from judge_agent.plugins import register_entry_points
 from prompts import PromptStyle
 
 __all__ = [
@@ -97,22 +96,17 @@ def register_mode(spec: JudgeModeSpec, *, replace: bool = False) -> JudgeModeSpe
 @functools.cache
 def _read_entry_points() -> None:
     """Register the modes of installed packages (once; a broken entry is warned about)."""
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            if not entry.attr:
-                importlib.import_module(entry.module)
-                continue
-            spec = entry.load()
-            if not isinstance(spec, JudgeModeSpec):
-                raise TypeError(f"{entry.value} is a {type(spec).__name__}, not a JudgeModeSpec")
-            if spec.name not in _REGISTRY:
-                register_mode(spec)
-        except Exception as error:
-            warnings.warn(
-                f"judge mode entry point {entry.name} = {entry.value!r} could not be "
-                f"registered: {error}",
-                stacklevel=2,
-            )
+
+    def register(entry: EntryPoint) -> None:
+        spec = entry.load()
+        if not isinstance(spec, JudgeModeSpec):
+            raise TypeError(f"{entry.value} is a {type(spec).__name__}, not a JudgeModeSpec")
+        if spec.name not in _REGISTRY:
+            register_mode(spec)
+
+    register_entry_points(
+        entry_points(group=ENTRY_POINT_GROUP), what="judge mode", register=register
+    )
 
 
 def mode_names() -> tuple[str, ...]:

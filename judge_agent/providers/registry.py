@@ -29,13 +29,13 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal, TypeVar
 
 from judge_agent.model import ModelAPI
+from judge_agent.plugins import register_entry_points
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -134,19 +134,14 @@ def model_provider(
 @functools.cache
 def _read_entry_points() -> None:
     """Register the providers of installed packages (once; a broken entry is warned about)."""
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            if entry.attr:
-                if entry.name not in _REGISTRY:
-                    register_provider(entry.name, entry.value)
-            else:
-                importlib.import_module(entry.module)
-        except Exception as error:
-            warnings.warn(
-                f"model provider entry point {entry.name} = {entry.value!r} could not be "
-                f"registered: {error}",
-                stacklevel=2,
-            )
+
+    def register(entry: EntryPoint) -> None:
+        if entry.name not in _REGISTRY:
+            register_provider(entry.name, entry.value)
+
+    register_entry_points(
+        entry_points(group=ENTRY_POINT_GROUP), what="model provider", register=register
+    )
 
 
 def _registrations() -> dict[str, ProviderRegistration]:
