@@ -216,7 +216,7 @@ async def replay_trajectory(
                 report.problems.append(fidelity.message)
         report.verdict = overall_verdict(report.steps)
         if verify and task.verifier is not None:
-            run = await run_verifier(task, task_dir, sandbox)
+            run = await run_verifier(kind, task, task_dir, sandbox)
             report.verifier = explain(trajectory, run, report.steps)
         if keep:
             snapshot = await sandbox.freeze()

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import EnvironmentKind
 from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
@@ -127,6 +128,8 @@ class _Replay:
 
     trajectory: Trajectory
     task: Task
+    kind: EnvironmentKind | None
+    """The task's environment kind (None: no kind replays it yet)."""
     digest: str
     """SHA-256 of the trajectory file."""
     backend: str
@@ -148,6 +151,7 @@ def _jobs(
         replay = _Replay(
             trajectory,
             task,
+            kind,
             file_digest(root / file),
             choice.label(kind.name) if kind else "none",
         )
@@ -201,7 +205,7 @@ async def replay_dataset(
         # Every backend the replays need starts first: one that cannot (no Docker engine, no
         # debootstrap to build the image) stops the run with its reason, raised as SandboxError,
         # instead of failing each trajectory on its own.
-        needed = {kind.name for job in plan.pending if (kind := kind_for_task(job.item.task))}
+        needed = {job.item.kind.name for job in plan.pending if job.item.kind is not None}
         for name in sorted(needed):
             await providers.get(name)
         results = await results_file.run(

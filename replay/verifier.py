@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from dataset.models import Task
-from environments.registry import kind_for_task
+from environments.kind import EnvironmentKind
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
 from sandboxes.runs import track_process, untrack_process
@@ -34,15 +34,13 @@ def _clip(text: str) -> str:
     return f"{text[:half]}\n[... {len(text) - OUTPUT_LIMIT} characters cut ...]\n{text[-half:]}"
 
 
-async def run_verifier(task: Task, task_dir: Path, sandbox: Sandbox) -> VerifierRun:
-    """Run the task's verifier against ``sandbox``; the task must have one."""
+async def run_verifier(
+    kind: EnvironmentKind, task: Task, task_dir: Path, sandbox: Sandbox
+) -> VerifierRun:
+    """Run the task's verifier against ``sandbox``, a sandbox of ``kind`` (the task's
+    environment kind, which says what the verifier gets); the task must have a verifier."""
     if task.verifier is None:
         raise ValueError(f"task {task.id} has no verifier")
-    kind = kind_for_task(task)
-    if kind is None:
-        raise ValueError(
-            f"task {task.id}: no environment kind serves {task.domain}/{task.subdomain}"
-        )
     script = task_dir / task.verifier.path
     async with kind.verifier_inputs(sandbox) as inputs:
         environment = {**os.environ, **inputs.environment}

@@ -38,6 +38,10 @@ ENV_PREFIX = "AGENTJUDGE_"
 DEFAULT_DEBIAN_MIRROR = "http://deb.debian.org/debian"
 
 
+def _variable(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
 class Settings(BaseSettings):
     """The effective ``AGENTJUDGE_*`` settings; an empty variable counts as unset.
 
@@ -46,7 +50,7 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        alias_generator=lambda field: ENV_PREFIX + field.upper(),
+        alias_generator=_variable,
         validate_by_name=True,
         case_sensitive=True,
         env_ignore_empty=True,
@@ -90,10 +94,6 @@ class Settings(BaseSettings):
         return value
 
 
-_VARIABLES = tuple(ENV_PREFIX + name.upper() for name in Settings.model_fields)
-"""Every variable ``Settings`` reads."""
-
-
 class SettingsError(ValueError):
     """An ``AGENTJUDGE_*`` variable whose value does not parse; the message names each one."""
 
@@ -123,7 +123,11 @@ def variable_name(field: str) -> str:
     """The environment variable of a ``Settings`` field (``workdir`` -> ``AGENTJUDGE_WORKDIR``)."""
     if field not in Settings.model_fields:
         raise KeyError(f"no setting named {field!r}")
-    return ENV_PREFIX + field.upper()
+    return _variable(field)
+
+
+_VARIABLES = tuple(variable_name(name) for name in Settings.model_fields)
+"""Every variable ``Settings`` reads."""
 
 
 def _default_text(field: str) -> str:

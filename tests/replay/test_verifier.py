@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from dataset.models import DirectoryTreeState, Task, VerifierRef
+from environments.filesystem.kind import KIND
 from replay.verifier import run_script, run_verifier
 from sandboxes.filesystem.local import LocalFilesystemProvider
 
@@ -67,8 +68,8 @@ async def test_a_filesystem_verifier_sees_the_sandbox(tmp_path: Path) -> None:
     async with LocalFilesystemProvider() as provider:
         sandbox = await provider.create(task, task_dir)
         await sandbox.tree.write_bytes("answer.txt", b"41")
-        assert not (await run_verifier(task, task_dir, sandbox)).passed
+        assert not (await run_verifier(KIND, task, task_dir, sandbox)).passed
         await sandbox.tree.write_bytes("answer.txt", b"42")
-        run = await run_verifier(task, task_dir, sandbox)
+        run = await run_verifier(KIND, task, task_dir, sandbox)
         assert run.passed, run.output
         assert sandbox.name in run.output
