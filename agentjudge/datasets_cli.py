@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -129,12 +130,23 @@ def import_mcpmark_command(
     destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
     tasks_root: Annotated[
         Path | None,
-        typer.Option(help="MCPMark's tasks/ folder, to bundle description.md and verify.py."),
+        typer.Option(
+            help="MCPMark's tasks/ folder: bundles description.md, verify.py and the files next "
+            "to it (never ground_truth*)."
+        ),
     ] = None,
     environments_root: Annotated[
         Path | None,
         typer.Option(
-            help="Initial states: <category>/ trees (filesystem), <category>.sql (postgres)."
+            help="Initial states: <category>/ trees (filesystem); <category>/<task>.sql, else "
+            "<category>.sql (postgres)."
+        ),
+    ] = None,
+    environment: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="One task's own initial state, as CATEGORY/TASK=PATH (an SQL file for "
+            "postgres, a folder for filesystem); tried before --environments-root. Repeatable."
         ),
     ] = None,
     sandbox_prefix: Annotated[
@@ -147,28 +159,61 @@ def import_mcpmark_command(
     max_turns: Annotated[
         int, typer.Option(help="The agent's turn cap when the runs were recorded.")
     ] = 100,
+    skip_empty: Annotated[
+        bool,
+        typer.Option(
+            "--skip-empty",
+            help="Skip (and list) runs whose messages.json is empty, instead of importing them "
+            "as zero-step trajectories with their recorded failure.",
+        ),
+    ] = False,
 ) -> None:
-    """Convert MCPMark run folders (filesystem and Postgres) into the unified dataset format.
+    """Convert MCPMark run folders (filesystem and Postgres: postgres-mcp, Supabase, InsForge)
+    into the unified dataset format.
 
-    Every run is converted on its own: a broken run is reported and the others still land. The
-    result is validated at the end; exits 1 if the import or the written dataset has errors.
+    Reads MCPMark's layout, the community experiments' and AJ-Bench's. Every run is converted
+    on its own: a broken run is reported and the others still land. Two runs that would get one
+    trajectory id stop the import before anything is written. The result is validated at the
+    end; exits 1 if the import or the written dataset has errors.
     """
-    from dataset.importers.mcpmark import import_mcpmark
+    from dataset.importers.mcpmark import DuplicateIdError, import_mcpmark
 
-    report = import_mcpmark(
-        sources,
-        destination,
-        tasks_root=tasks_root,
-        environments_root=environments_root,
-        sandbox_prefixes=sandbox_prefix,
-        max_turns=max_turns,
-    )
+    mapping: dict[str, Path] = {}
+    for given in environment or []:
+        name, separator, path = given.partition("=")
+        if not separator or not name.strip() or not path.strip():
+            console.print(f"error: --environment {given!r}: expected CATEGORY/TASK=PATH")
+            raise typer.Exit(2)
+        mapping[name.strip()] = Path(path.strip())
+    started = time.perf_counter()
+    try:
+        report = import_mcpmark(
+            sources,
+            destination,
+            tasks_root=tasks_root,
+            environments_root=environments_root,
+            environments=mapping,
+            sandbox_prefixes=sandbox_prefix,
+            max_turns=max_turns,
+            skip_empty=skip_empty,
+        )
+    except DuplicateIdError as error:
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(1) from None
+    seconds = time.perf_counter() - started
     import_errors, _ = print_problems(report.problems)
+    servers = ", ".join(f"{name} {count}" for name, count in sorted(report.by_server.items()))
     console.print(
         f"imported {len(report.trajectories)} trajectory(ies) of {len(report.tasks)} task(s) "
-        f"into {destination}",
+        f"into {destination} in {seconds:.1f} s" + (f" ({servers})" if servers else ""),
         markup=False,
     )
+    if report.empty or report.skipped_empty:
+        console.print(
+            f"empty conversations: {len(report.empty)} imported as zero-step trajectories, "
+            f"{len(report.skipped_empty)} skipped",
+            markup=False,
+        )
     if not report.trajectories:
         raise typer.Exit(1)
     loaded = load_dataset(destination, partial=True)

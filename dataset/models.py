@@ -369,6 +369,12 @@ class Trajectory(_Model):
     model: str | None = None
     """The model behind the agent, if known."""
 
+    tool_server: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")] | None = None
+    """The implementation of the tool server the agent called, where a subdomain has several
+    with different tools and outputs: ``postgres-mcp``, ``supabase`` or ``insforge`` for
+    ``ds/postgres``, ``filesystem`` for the reference filesystem server. Replay answers each call
+    as this server did; absent means the subdomain's usual server."""
+
     steps: list[Step] = Field(default_factory=list)
     """The actions in the order they were taken."""
 

@@ -9,7 +9,6 @@ execution. Nothing here knows a particular kind.
 
 from __future__ import annotations
 
-import difflib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +20,11 @@ from environments.backends import ProviderSet
 from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
 from mcp_servers.results import ToolArgumentError
+from replay.diffs import short_diff
 from replay.normalise import normalise_output
 from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
 from replay.verifier import run_verifier
 from sandboxes.base import Sandbox, Snapshot
-
-DIFF_LINES = 24
-"""Lines of unified diff kept per diverged step."""
 
 
 @dataclass
@@ -47,23 +44,6 @@ def substitute_root(value: Any, root: str) -> Any:
     if isinstance(value, dict):
         return {key: substitute_root(item, root) for key, item in value.items()}
     return value
-
-
-def short_diff(recorded: str, replayed: str) -> str:
-    """A unified diff of two normalised outputs, cut to ``DIFF_LINES`` lines."""
-    lines = list(
-        difflib.unified_diff(
-            recorded.split("\n"),
-            replayed.split("\n"),
-            "recorded",
-            "replayed",
-            lineterm="",
-            n=1,
-        )
-    )
-    if len(lines) > DIFF_LINES:
-        lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more diff lines"]
-    return "\n".join(line[:300] for line in lines)
 
 
 async def replay_step(

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from dataset.actions import ToolCallAction
+from dataset.importers.mcpmark.services import reads_as_unflagged_error
 from dataset.models import Observation
 from dataset.problems import ProblemLog
 
@@ -61,9 +62,10 @@ class Conversation:
 class ConversationReader:
     """Walks the Agents SDK items of one ``messages.json``, turning tool calls into steps."""
 
-    def __init__(self, path: Path, log: ProblemLog) -> None:
+    def __init__(self, path: Path, log: ProblemLog, server: str | None = None) -> None:
         self.path = path
         self.log = log
+        self.server = server
         self.instruction: str | None = None
         self.steps: list[PendingStep] = []
         self.by_call_id: dict[str, PendingStep] = {}
@@ -185,20 +187,21 @@ class ConversationReader:
             return
         if item.get("output") is None:
             self._warn(f"output for call_id {call_id!r} is empty", f"{where}.output")
-        text, is_error = decode_tool_output(item.get("output"))
+        text, is_error = decode_tool_output(item.get("output"), self.server)
         step.observation = Observation(text=text)
         step.is_error = is_error
         step.has_output = True
 
 
-def decode_tool_output(raw: object) -> tuple[str, bool]:
+def decode_tool_output(raw: object, server: str | None = None) -> tuple[str, bool]:
     """Unwrap a recorded tool result into ``(text, is_error)``.
 
     MCPMark stores a JSON string of ``{"type": "text", "text": <JSON of a CallToolResult>}``;
     failed calls may instead be plain ``"Error: ..."`` text. Each layer is unwrapped only if it
     parses, so partially encoded or plain outputs come through as the text they are. A
-    CallToolResult's own ``isError`` decides; plain text counts as an error only when it reads
-    as one.
+    CallToolResult flagged ``isError`` is an error; so is one of a ``server`` that reports
+    failures as ordinary content when its single text block reads as such a failure
+    (``services.reads_as_unflagged_error``). Plain text counts as an error when it reads as one.
     """
     value: object = raw
     for _ in range(4):  # a few layers at most; stop as soon as nothing more unwraps
@@ -207,7 +210,13 @@ def decode_tool_output(raw: object) -> tuple[str, bool]:
             break
         value = unwrapped
     if isinstance(value, dict) and isinstance(value.get("content"), list):
-        return _content_text(value["content"]), bool(value.get("isError", False))
+        content: list[Any] = value["content"]
+        text = _content_text(content)
+        if value.get("isError"):
+            return text, True
+        single_text = len(content) == 1 and isinstance(content[0], dict)
+        single_text = single_text and content[0].get("type") == "text"
+        return text, single_text and reads_as_unflagged_error(server, text)
     if isinstance(value, list) and value and all(isinstance(part, dict) for part in value):
         return _content_text(value), False
     if value is None:

@@ -29,11 +29,30 @@ def execution_result(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_label(
-    meta: dict[str, Any], meta_path: Path, rewrite: PathRewriter, log: ProblemLog
+    meta: dict[str, Any],
+    meta_path: Path,
+    rewrite: PathRewriter,
+    log: ProblemLog,
+    path_label: bool | None = None,
 ) -> Label | None:
-    """The verifier's PASS/FAIL label; None (logged) when the run has no boolean outcome."""
+    """The verifier's PASS/FAIL label; None (logged) when the run has no boolean outcome.
+
+    ``path_label`` is the outcome the run's folder gives (AJ-Bench's ``success``/``fail``): it
+    is the published label, so it wins over ``meta.json`` (a disagreement is logged).
+    """
     result = execution_result(meta)
-    if not isinstance(result.get("success"), bool):
+    recorded = result.get("success")
+    if path_label is not None:
+        if isinstance(recorded, bool) and recorded != path_label:
+            log.add(
+                meta_path,
+                f"execution_result.success is {recorded} but the run lies in a "
+                f"{'success' if path_label else 'fail'} folder; the folder's label is kept",
+                field="execution_result.success",
+                severity="warning",
+            )
+        recorded = path_label
+    if not isinstance(recorded, bool):
         log.add(
             meta_path,
             "no boolean execution_result.success: the trajectory is imported unlabelled",
@@ -42,7 +61,7 @@ def read_label(
         )
         return None
     return Label(
-        value="PASS" if result["success"] else "FAIL",
+        value="PASS" if recorded else "FAIL",
         source="verifier",
         verifier_output=rewrite.optional(result.get("verification_output")),
         error_message=rewrite.optional(result.get("error_message")),

@@ -60,8 +60,8 @@ PAYROLL_TASK = "postgres__payroll__raise_salaries"
 MERGE_RUN_1 = "filesystem__notes_vault__merge_todo_lists__gpt-4.1-mini__demo-exp__run-1"
 MERGE_RUN_2 = "filesystem__notes_vault__merge_todo_lists__gpt-4.1-mini__demo-exp__run-2"
 DRAFTS_RUN = "filesystem__notes_vault__rename_drafts__claude-sonnet-4__demo-exp__run-1"
-BOOKSHOP_RUN = "postgres__bookshop__top_customers__gpt-4.1-mini__demo-exp__run-1"
-PAYROLL_RUN = "postgres__payroll__raise_salaries__claude-sonnet-4__demo-exp__run-1"
+BOOKSHOP_RUN = "postgres__bookshop__top_customers__gpt-4.1-mini__postgres-mcp__demo-exp__run-1"
+PAYROLL_RUN = "postgres__payroll__raise_salaries__claude-sonnet-4__postgres-mcp__demo-exp__run-1"
 
 MERGED_TODO = "- buy milk\n- call the plumber\n- send the weekly report\n- book the meeting room\n"
 TOP_SQL = (
@@ -685,7 +685,10 @@ def test_missing_environment_keeps_external_state_with_a_warning(bundled: Import
     assert isinstance(task.initial_state, ExternalState)
     [problem] = [p for p in bundled.report.problems if "no initial state" in p.message]
     assert problem.severity == "warning"
-    assert "'payroll'" in problem.message
+    assert "payroll/raise_salaries" in problem.message
+    # Both places a Postgres seed may be are named: the task's own, then its category's.
+    own, category = ENVIRONMENTS / "payroll" / "raise_salaries.sql", ENVIRONMENTS / "payroll.sql"
+    assert f"tried {own}, {category}" in problem.message
 
 
 def _run_verifier(verifier: Path, sandbox: Path) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,179 @@
+"""The MCPMark importer on real runs: ``../shared/mcpmark-sample`` (15 runs of claude-sonnet-4.5,
+five Postgres tasks through three server implementations, MCPMark's task folders and Chinook).
+
+The sample is outside the repository; every test here skips, saying so, when it is absent. All
+expectations are read from the sample's own files (its messages.json, meta.json and task folders).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentjudge.cli import app
+from dataset.models import SqlSeedState, Trajectory
+from dataset.store import Dataset, load_dataset
+
+SAMPLE = Path(__file__).resolve().parents[3].parent / "shared" / "mcpmark-sample"
+RUNS = SAMPLE / "runs"
+TASKS = SAMPLE / "tasks"
+ENVIRONMENTS = SAMPLE / "environments"
+
+pytestmark = pytest.mark.skipif(
+    not RUNS.is_dir(),
+    reason=f"the real MCPMark sample is not at {SAMPLE} (../shared/mcpmark-sample next to the "
+    "repository); these tests import it",
+)
+
+
+@dataclass
+class Imported:
+    root: Path
+    output: str
+    dataset: Dataset
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Imported:
+    """The whole sample imported by the command line, with its tasks and environments."""
+    root = tmp_path_factory.mktemp("sample") / "mcpmark-sample"
+    result = CliRunner().invoke(
+        app,
+        [
+            "datasets",
+            "import-mcpmark",
+            str(RUNS),
+            str(root),
+            "--tasks-root",
+            str(TASKS),
+            "--environments-root",
+            str(ENVIRONMENTS),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return Imported(root, result.output, load_dataset(root))
+
+
+def _run_folders() -> list[Path]:
+    return sorted(meta.parent for meta in RUNS.glob("*/run-*/*/meta.json"))
+
+
+def _server_folder(trajectory: Trajectory) -> str:
+    """The runs/<server>/ folder the trajectory was read from."""
+    source = Path(trajectory.provenance.source_path or "")
+    return source.relative_to(RUNS).parts[0]
+
+
+def _recorded_outputs(run: Path) -> list[tuple[str, bool]]:
+    """Each call's recorded output text and isError flag, in call order, decoded by hand:
+    ``output`` is a text item whose text is a CallToolResult as JSON, or plain text."""
+    messages = json.loads((run / "messages.json").read_text(encoding="utf-8"))
+    outputs = {
+        item["call_id"]: json.loads(item["output"])["text"]
+        for item in messages
+        if item.get("type") == "function_call_output"
+    }
+    decoded: list[tuple[str, bool]] = []
+    for item in messages:
+        if item.get("type") != "function_call":
+            continue
+        text = outputs[item["call_id"]]
+        try:
+            result = json.loads(text)
+        except json.JSONDecodeError:
+            decoded.append((text, False))
+            continue
+        content = "\n".join(block["text"] for block in result["content"])
+        decoded.append((content, bool(result["isError"])))
+    return decoded
+
+
+def test_every_run_is_imported_once_under_an_id_naming_its_server(imported: Imported) -> None:
+    runs = _run_folders()
+    assert len(runs) == 15
+    trajectories = imported.dataset.trajectories
+    assert len(trajectories) == len(runs)
+    assert sorted(Path(t.provenance.source_path or "") for t in trajectories.values()) == runs
+    for trajectory_id, trajectory in trajectories.items():
+        assert f"__{_server_folder(trajectory)}__" in trajectory_id
+    servers = Counter(_server_folder(t) for t in trajectories.values())
+    assert servers == Counter(run.relative_to(RUNS).parts[0] for run in runs)
+    # Three servers, one task each time: the five MCPMark tasks are shared.
+    assert len(imported.dataset.tasks) == len({run.name for run in runs}) == 5
+    # The command line says how many runs of each server it imported.
+    per_server = Counter(t.tool_server for t in trajectories.values())
+    for server, count in per_server.items():
+        assert f"{server} {count}" in imported.output
+
+
+def test_each_trajectory_records_the_server_its_meta_names(imported: Imported) -> None:
+    # meta.json names supabase and insforge by name, and postgres-mcp by MCPMark's postgres
+    # service (sample README).
+    expected_server = {"postgres": "postgres-mcp", "supabase": "supabase", "insforge": "insforge"}
+    for trajectory in imported.dataset.trajectories.values():
+        source = Path(trajectory.provenance.source_path or "")
+        meta = json.loads((source / "meta.json").read_text(encoding="utf-8"))
+        assert trajectory.tool_server == expected_server[meta["mcp"]]
+        assert trajectory.model == meta["model_name"]
+        assert trajectory.label is not None
+        assert (trajectory.label.value == "PASS") is meta["execution_result"]["success"]
+        assert trajectory.turn_count == meta["turn_count"]
+
+
+def test_steps_are_errors_exactly_where_the_recorded_result_says_so(imported: Imported) -> None:
+    flagged: Counter[str] = Counter()
+    for trajectory in imported.dataset.trajectories.values():
+        recorded = _recorded_outputs(Path(trajectory.provenance.source_path or ""))
+        assert len(trajectory.steps) == len(recorded)
+        for step, (text, is_error) in zip(trajectory.steps, recorded, strict=True):
+            assert step.observation is not None
+            assert step.observation.text == text
+            says_error = is_error or text.startswith("Error")
+            assert step.is_error is says_error, (trajectory.id, step.index, text[:80])
+            flagged[_server_folder(trajectory)] += step.is_error
+    # postgres-mcp never sets isError: every one of its errors is an "Error: ..." text.
+    assert flagged["crystaldba"] > 0
+
+
+def test_task_files_are_bundled_and_the_answer_never_is(imported: Imported) -> None:
+    answers: list[bytes] = []
+    for folder in sorted(path.parent for path in TASKS.glob("postgres/standard/*/*/verify.py")):
+        task_id = f"postgres__{folder.parent.name}__{folder.name}"
+        bundled = imported.dataset.task_dir(task_id)
+        for path in folder.iterdir():
+            if path.name.startswith("ground_truth"):
+                answers.append(path.read_bytes())
+                assert not (bundled / path.name).exists()
+            elif path.name not in {"description.md", "meta.json"}:
+                assert (bundled / path.name).read_bytes() == path.read_bytes(), path
+    assert answers, "the sample's security tasks ship ground_truth.sql"
+    for path in imported.root.rglob("*"):
+        assert not path.name.startswith("ground_truth"), path
+        if path.is_file():
+            content = path.read_bytes()
+            for answer in answers:
+                assert answer.strip() not in content, path
+
+
+def test_chinook_tasks_start_from_the_chinook_seed(imported: Imported) -> None:
+    chinook = (ENVIRONMENTS / "chinook.sql").read_bytes()
+    for task_id, task in imported.dataset.tasks.items():
+        if task.metadata["mcpmark_category"] == "chinook":
+            assert task.initial_state == SqlSeedState(path="seed.sql")
+            assert (imported.dataset.task_dir(task_id) / "seed.sql").read_bytes() == chinook
+        else:  # security tasks start from what their prepare_environment.py builds
+            assert task.initial_state.kind == "external"
+            assert task.metadata["mcpmark_preparation"] == "prepare_environment.py"
+
+
+def test_the_imported_sample_validates(imported: Imported) -> None:
+    result = CliRunner().invoke(app, ["datasets", "validate", "--json", str(imported.root)])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["valid"] is True
+    assert payload["trajectories"] == 15
