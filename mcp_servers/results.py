@@ -40,6 +40,10 @@ class ToolResult(BaseModel):
     """True when the server reports the call as failed (``isError`` or an ``Error: ...`` text)."""
     images: list[ToolImage] = []
     """Binary content blocks (``read_media_file``); empty for text-only results."""
+    wrote: bool | None = None
+    """Whether the call changed the environment's state, when the tool can tell (a SQL call
+    knows whether its transaction wrote anything); None when it cannot. Never shown to agents:
+    replay uses it to tell a difference in presentation from one in the end state."""
 
 
 class ToolArgumentError(ValueError):

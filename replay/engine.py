@@ -9,6 +9,7 @@ execution. Nothing here knows a particular kind.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +20,19 @@ from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
 from environments.backends import ProviderSet
 from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
+from mcp_servers.recorded import RecordedCall, replaying
 from mcp_servers.results import ToolArgumentError
 from replay.diffs import short_diff
+from replay.divergence import classify_step
 from replay.normalise import normalise_output
-from replay.report import FidelityReport, StepFidelity, VerifierCheck, VerifierRun, overall_verdict
+from replay.report import (
+    FidelityReport,
+    StepFidelity,
+    VerifierCheck,
+    VerifierRun,
+    divergence_of,
+    overall_verdict,
+)
 from replay.verifier import run_verifier
 from sandboxes.base import Sandbox, Snapshot
 
@@ -47,10 +57,16 @@ def substitute_root(value: Any, root: str) -> Any:
 
 
 async def replay_step(
-    kind: EnvironmentKind, sandbox: Sandbox, step: Step, file: str
+    kind: EnvironmentKind,
+    sandbox: Sandbox,
+    step: Step,
+    file: str,
+    *,
+    trajectory: Trajectory | None = None,
 ) -> StepFidelity:
     """Execute one recorded step in ``sandbox`` through its task's environment kind, and compare
-    its output with the recording."""
+    its output with the recording. With ``trajectory``, the tool learns which recording it is
+    re-executing (``mcp_servers.recorded``: the server implementation, the recorded answer)."""
     position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
     action = step.action
     if not isinstance(action, ToolCallAction):
@@ -65,16 +81,29 @@ async def replay_step(
     writes = spec is not None and spec.writes  # every SQL text tool may write
 
     def failed(message: str) -> StepFidelity:
+        effect, reason = classify_step(step, writes=writes, replayed=None)
         return StepFidelity(
-            index=step.index, tool=action.name, status="failed", writes=writes, message=message
+            index=step.index,
+            tool=action.name,
+            status="failed",
+            writes=writes,
+            message=message,
+            effect=effect,
+            effect_reason=reason,
         )
 
     if spec is None:
         return failed(f"{position}.name: unknown tool {action.name!r} for a {kind.name} sandbox")
     root = kind.sandbox_root(sandbox)
     arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)
+    recording = (
+        replaying(RecordedCall(trajectory, step))
+        if trajectory is not None
+        else contextlib.nullcontext()
+    )
     try:
-        result = await kind.execute_call(sandbox, action.name, arguments)
+        with recording:
+            result = await kind.execute_call(sandbox, action.name, arguments)
     except ToolArgumentError as error:
         return failed(f"{position}.arguments: {error}")
     except Exception as error:  # a broken sandbox must fail this step, not the whole run
@@ -93,11 +122,15 @@ async def replay_step(
     actual = normalise_output(result.text, tool=action.name, arguments=action.arguments, root=root)
     if expected != actual:
         outcome.status, outcome.diff = "diverged", short_diff(expected, actual)
+        outcome.effect, outcome.effect_reason = classify_step(step, writes=writes, replayed=result)
     elif step.is_error != result.is_error:
         recorded_as = "an error" if step.is_error else "a success"
         replayed_as = "an error" if result.is_error else "a success"
         outcome.status = "diverged"
         outcome.diff = f"same output, but recorded as {recorded_as} and replayed as {replayed_as}"
+        outcome.effect, outcome.effect_reason = classify_step(
+            step, writes=writes, replayed=result, same_text=True
+        )
     else:
         outcome.status = "match"
     return outcome
@@ -118,13 +151,31 @@ def explain(
             explanation=f"no recorded label; the verifier says {replayed_value} on the replay",
         )
     agrees = label.value == replayed_value
-    bad_steps = [step.index for step in steps if step.status in ("diverged", "failed")]
+    bad_steps = [
+        step.index
+        for step in steps
+        if step.status in ("diverged", "failed") and step.effect != "presentation"
+    ]
+    shown_only = [
+        step.index
+        for step in steps
+        if step.status in ("diverged", "failed") and step.effect == "presentation"
+    ]
     if agrees:
         explanation = f"the verifier agrees with the recorded label ({label.value})"
     elif bad_steps:
         explanation = (
             f"recorded {label.value}, replayed {replayed_value}; the replay diverged at steps "
-            f"{bad_steps}, so the disagreement may come from the replay, not the label"
+            f"{bad_steps}, in ways that could change the end state, so the disagreement may come "
+            "from the replay, not the label"
+        )
+    elif shown_only:
+        cause = f" (recorded error: {label.error_message})" if label.error_message else ""
+        explanation = (
+            f"recorded {label.value}, replayed {replayed_value}; the replay diverged at steps "
+            f"{shown_only} only in what the agent was shown (no write there could change the end "
+            f"state differently): suspect the label{cause}, unless those reads show data the "
+            "replay stored differently"
         )
     else:
         cause = f" (recorded error: {label.error_message})" if label.error_message else ""
@@ -190,11 +241,12 @@ async def replay_trajectory(
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:
-            fidelity = await replay_step(kind, sandbox, step, file)
+            fidelity = await replay_step(kind, sandbox, step, file, trajectory=trajectory)
             report.steps.append(fidelity)
             if fidelity.message:
                 report.problems.append(fidelity.message)
         report.verdict = overall_verdict(report.steps)
+        report.divergence = divergence_of(report.steps)
         if verify and task.verifier is not None:
             run = await run_verifier(kind, task, task_dir, sandbox)
             report.verifier = explain(trajectory, run, report.steps)

@@ -21,10 +21,18 @@ to both sides, in order:
    sorted (the reference server returns them in directory order); ``directory_tree`` JSON is
    compared with children sorted by name and keys in any order; rows of an SQL result are sorted
    unless the statement that produced them has an ``ORDER BY``.
+   The hosted SQL servers' row lists are sorted the same way: Supabase's ``execute_sql`` (rows
+   as JSON inside its untrusted-data fence, compared decoded) and InsForge's ``run-raw-sql``
+   (``rows`` of its JSON answer).
 8. **Directory sizes.** A directory's size is the filesystem's business (tmpfs, ext4 and overlay
    report different ones), so in ``list_directory_with_sizes`` sorted by size the ``[DIR]``
    lines are taken out of the order and listed after the files, by name; and in
    ``get_file_info`` of a directory the ``size`` line keeps its name only.
+9. **What is not the sandbox's state.** InsForge's ``get-instructions`` is documentation, the
+   same whatever the state: its text is not compared. Its ``get-backend-metadata`` also
+   describes the hosted service (auth providers, storage, functions, AI models, version) and
+   the database's size on disk; those parts become marks, and the tables with their row counts
+   are compared.
 
 Generated ids from sequences are *not* masked: a replay into a fresh copy of the same template
 hands out the same sequence values, so a difference there is a real divergence.
@@ -150,10 +158,78 @@ def _sorted_json(value: Any) -> Any:
     return value
 
 
+HOSTED_MARK = "<HOSTED SERVICE>"
+"""What the hosted service's own configuration becomes (rule 9)."""
+_FENCED_ROWS = re.compile(r"(<untrusted-data-[^\n]*>\n)(.*)(\n</untrusted-data-)", re.DOTALL)
+_INSFORGE_SQL_HEADING = "SQL query executed completed successfully:\n"
+_INSFORGE_METADATA_HEADING = "Backend metadata:\n\n"
+_HOSTED_PARTS = ("auth", "storage", "functions", "aiIntegration", "version")
+
+
+def _sorted_rows(rows: Any) -> Any:
+    if not isinstance(rows, list):
+        return rows
+    return sorted(rows, key=lambda row: json.dumps(row, ensure_ascii=False, sort_keys=True))
+
+
+def _supabase_rows(text: str, statement: str) -> str:
+    """Supabase's ``execute_sql``: the message decoded, its rows sorted unless ordered."""
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(message, str):
+        return text
+    match = _FENCED_ROWS.search(message)
+    if match is None or _ORDER_BY.search(_last_statement(statement)):
+        return message
+    try:
+        rows = json.loads(match.group(2))
+    except ValueError:
+        return message
+    body = json.dumps(_sorted_rows(rows), ensure_ascii=False, separators=(",", ":"))
+    return message[: match.start(2)] + body + message[match.end(2) :]
+
+
+def _insforge_rows(text: str, statement: str) -> str:
+    """InsForge's ``run-raw-sql``: the rows of its answer sorted unless ordered."""
+    if not text.startswith(_INSFORGE_SQL_HEADING) or _ORDER_BY.search(_last_statement(statement)):
+        return text
+    try:
+        body = json.loads(text[len(_INSFORGE_SQL_HEADING) :])
+    except ValueError:
+        return text
+    if not isinstance(body, dict):
+        return text
+    body["rows"] = _sorted_rows(body.get("rows"))
+    return _INSFORGE_SQL_HEADING + json.dumps(body, ensure_ascii=False, indent=2)
+
+
+def _insforge_metadata(text: str) -> str:
+    """Rule 9: the hosted service's parts of InsForge's metadata become marks."""
+    if not text.startswith(_INSFORGE_METADATA_HEADING):
+        return text
+    try:
+        metadata = json.loads(text[len(_INSFORGE_METADATA_HEADING) :])
+    except ValueError:
+        return text
+    if not isinstance(metadata, dict):
+        return text
+    for part in _HOSTED_PARTS:
+        if part in metadata:
+            metadata[part] = HOSTED_MARK
+    database = metadata.get("database")
+    if isinstance(database, dict) and "totalSizeInGB" in database:
+        database["totalSizeInGB"] = HOSTED_MARK
+    return _INSFORGE_METADATA_HEADING + json.dumps(metadata, ensure_ascii=False, indent=2)
+
+
 def normalise_output(
     text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
 ) -> str:
     """Apply every rule above to one tool output (recorded or replayed)."""
+    if tool == "get-instructions":
+        return HOSTED_MARK
     text = replace_root(text, root).replace("\r\n", "\n")
     text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n")
     if tool == "get_file_info":
@@ -168,8 +244,14 @@ def normalise_output(
     elif tool == "directory_tree":
         with contextlib.suppress(ValueError):
             text = json.dumps(_sorted_json(json.loads(text)), indent=2, sort_keys=True)
+    elif tool == "get-backend-metadata":
+        text = _insforge_metadata(text)
     elif tool in SQL_RESULT_TOOLS:
         statement = sql_text(arguments or {})
+        if tool == "run-raw-sql":
+            return _insforge_rows(text, statement)
+        if text.startswith('"'):
+            return _supabase_rows(text, statement)
         rows = split_top_level(text)
         if rows is not None and not _ORDER_BY.search(_last_statement(statement)):
             text = "[" + ", ".join(sorted(rows)) + "]"

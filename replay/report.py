@@ -6,6 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+StepEffect = Literal["presentation", "state"]
+"""What a diverged or failed step's difference can affect: only what the agent was shown
+(``presentation``), or the end state (``state``); see ``replay.divergence``."""
+
 StepStatus = Literal["match", "diverged", "failed", "unrecorded"]
 """``match``: the replayed output equals the recorded one after normalisation; ``diverged``: it
 does not; ``failed``: the call could not be executed at all (unknown tool, bad arguments, an action
@@ -38,6 +42,11 @@ class StepFidelity(_Model):
     """For ``failed``: why the step could not be executed."""
     replayed_error: bool = False
     """Whether the replayed call reported an error."""
+    effect: StepEffect | None = None
+    """For ``diverged`` and ``failed`` steps: whether the difference could change the end state
+    (``state``) or only what the agent was shown (``presentation``)."""
+    effect_reason: str | None = None
+    """Why the step got its ``effect``, in a few words."""
 
 
 class VerifierRun(_Model):
@@ -93,6 +102,10 @@ class FidelityReport(_Model):
     """One entry per replayed step, in order."""
     verifier: VerifierCheck | None = None
     """The verifier check, when the task has a verifier and the replay got that far."""
+    divergence: StepEffect | None = None
+    """For a replay with diverged or failed steps: ``state`` when any of them could change the
+    end state, ``presentation`` when every difference is only in what the agent was shown (the
+    end state is the recorded one)."""
     problems: list[str] = Field(default_factory=list)
     """Faults in the trajectory or task, each naming the file and step."""
     seconds: float = 0.0
@@ -102,6 +115,19 @@ class FidelityReport(_Model):
     def diverged_steps(self) -> list[int]:
         """Indices of the steps that diverged or failed."""
         return [step.index for step in self.steps if step.status in ("diverged", "failed")]
+
+    @property
+    def state_steps(self) -> list[int]:
+        """Indices of the diverged or failed steps that could change the end state."""
+        return [step.index for step in self.steps if step.effect == "state"]
+
+
+def divergence_of(steps: list[StepFidelity]) -> StepEffect | None:
+    """``state`` beats ``presentation``; None when no step diverged or failed."""
+    effects = {step.effect for step in steps if step.status in ("diverged", "failed")}
+    if not effects:
+        return None
+    return "state" if "state" in effects or None in effects else "presentation"
 
 
 def overall_verdict(steps: list[StepFidelity]) -> FidelityVerdict:

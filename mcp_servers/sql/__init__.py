@@ -1,11 +1,12 @@
 """The Postgres MCP tools: the agents' recorded tool surfaces and the judges' server.
 
-``agent_tools`` re-implements the tools of ``postgres-mcp`` (crystaldba) and the SQL-writing
-tools of the Supabase and InsForge servers over an ``asyncpg`` connection, with their names,
-parameters and output text (rows printed as the Python objects psycopg would have returned), so
-that replay can re-execute recorded calls; ``agent_server`` publishes them as an MCP server for
-the suite builder's scripted agents. Beside them: ``statements`` (splitting scripts), ``driver``
-(running them as postgres-mcp did), ``values`` (psycopg's values) and ``errors`` (psycopg's error
-text). ``judge_server`` is the server judges get (JSON answers, row caps, read-only guards), with
-its analysis tools in ``analysis`` and its access modes in ``access``.
+``agent_tools`` re-implements the tools of ``postgres-mcp`` (crystaldba), Supabase's server
+(``supabase_tools``) and InsForge's (``insforge_tools``) over an ``asyncpg`` connection, with
+their names, parameters, output and validation-error text, so that replay can re-execute
+recorded calls; ``agent_server`` publishes them as an MCP server for the suite builder's scripted
+agents. Beside them: ``statements`` (splitting scripts), ``driver`` (running them as postgres-mcp
+did, psycopg's way), ``values`` (psycopg's values), ``errors`` (psycopg's error text) and
+``node_driver`` (running them as the Node.js servers behind Supabase and InsForge did).
+``judge_server`` is the server judges get (JSON answers, row caps, read-only guards), with its
+analysis tools in ``analysis`` and its access modes in ``access``.
 """

@@ -1,27 +1,37 @@
 """The SQL tools exactly as agents saw them, served over a writable Postgres sandbox.
 
 The judge-facing server (``judge_server``) answers in JSON with row caps and read-only guards;
-agents recorded against ``postgres-mcp`` saw its unrestricted tools and its Python-repr output.
-This server publishes those tools (``agent_tools.SQL_TOOLS``: the postgres-mcp names, plus the
-Supabase and InsForge SQL tools) with that output, each call on a fresh session of the sandbox
-as its administrator, committed on its own, the way replay re-executes them. Scripted agents of
-the authored suites are recorded against it, so their observations are what replay will
-reproduce. It is for writable sandboxes the runtime made for an agent, never for judges.
+agents recorded against ``postgres-mcp``, Supabase or InsForge saw those servers' unrestricted
+tools and their output. This server publishes them (``agent_tools``: one server
+implementation's tool set, or by default every name at once, ``execute_sql`` choosing its
+server by argument name), each call on a fresh session of the sandbox as its administrator,
+committed on its own, the way replay re-executes them. Arguments that do not fit a tool are
+answered as that server answers them (its own validation error text), not refused by the MCP
+layer. Scripted agents of the authored suites are recorded against it, so their observations are
+what replay will reproduce. It is for writable sandboxes the runtime made for an agent, never
+for judges.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mcp_servers.results import ToolResult, ToolSpec
-from mcp_servers.serving import ToolServer
-from mcp_servers.sql.agent_tools import SQL_TOOLS
+from mcp import types
+
+from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
+from mcp_servers.serving import ToolServer, call_result, error_result
+from mcp_servers.sql.agent_tools import SERVER_TOOLS, SQL_TOOLS, call_sql_tool
+from mcp_servers.sql.statements import sql_text
 from sandboxes.postgres.sandbox import PostgresSandbox
 
 if TYPE_CHECKING:
     from sandboxes.postgres.sandbox import PostgresConnection
 
 SERVER_NAME = "postgres"
+
+logger = logging.getLogger(__name__)
 
 
 def _on_sandbox(spec: ToolSpec[PostgresConnection]) -> ToolSpec[PostgresSandbox]:
@@ -41,9 +51,41 @@ def _on_sandbox(spec: ToolSpec[PostgresConnection]) -> ToolSpec[PostgresSandbox]
     )
 
 
-def agent_sql_server(sandbox: PostgresSandbox) -> ToolServer[PostgresSandbox]:
-    """The agents' SQL tools over ``sandbox`` (writable), with their recorded output format."""
+class AgentSqlServer(ToolServer[PostgresSandbox]):
+    """The tools of one server implementation (or all of them) over a writable sandbox."""
+
+    def __init__(self, sandbox: PostgresSandbox, server: str | None = None) -> None:
+        tools = SERVER_TOOLS[server] if server is not None else SQL_TOOLS
+        super().__init__(
+            SERVER_NAME, {name: _on_sandbox(spec) for name, spec in tools.items()}, sandbox
+        )
+        self.implementation = server
+        """The server implementation published (None: every name)."""
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+        """A known tool with object arguments runs as its server runs it (validation errors
+        included); anything else is answered by ``ToolServer``."""
+        if name not in self.tools or not isinstance(arguments or {}, Mapping):
+            return await super().call(name, arguments)
+        given = dict(arguments or {})
+        statement = sql_text(given)
+        try:
+            async with self.context.connect(statement or None) as connection:
+                result = await call_sql_tool(connection, name, given, server=self.implementation)
+        except ToolArgumentError as error:
+            return error_result(f"Error: invalid arguments for {error}")
+        except Exception as error:  # a bug or an infrastructure failure: report, keep serving
+            logger.exception("tool %s failed", name)
+            return error_result(
+                f"Error: {name} failed unexpectedly: {type(error).__name__}: {error}"
+            )
+        return call_result(result)
+
+
+def agent_sql_server(sandbox: PostgresSandbox, server: str | None = None) -> AgentSqlServer:
+    """The agents' SQL tools over ``sandbox`` (writable), with their recorded output format:
+    ``server`` (``agent_tools.POSTGRES_MCP``, ``SUPABASE``, ``INSFORGE``) publishes that
+    implementation's tools only; None publishes every name."""
     if sandbox.read_only:
         raise ValueError(f"{sandbox.name} is a read-only view: agents' tools write")
-    tools = {name: _on_sandbox(spec) for name, spec in SQL_TOOLS.items()}
-    return ToolServer(SERVER_NAME, tools, sandbox)
+    return AgentSqlServer(sandbox, server)

@@ -29,6 +29,18 @@ class Outcome:
     """The last statement's result: column names and converted rows, or no description."""
 
     rows: list[dict[str, Any]] | None
+    wrote: bool | None = None
+    """Whether the script's transaction wrote anything (it was given a transaction id); None
+    when the script ended that transaction itself, so it cannot be told."""
+
+
+async def transaction_wrote(connection: PostgresConnection) -> bool | None:
+    """Whether the open transaction has written anything so far: PostgreSQL assigns a
+    transaction id at the first write (rows, catalog entries, locks on rows). None outside a
+    transaction."""
+    if not connection.is_in_transaction():
+        return None
+    return bool(await connection.fetchval("SELECT pg_current_xact_id_if_assigned() IS NOT NULL"))
 
 
 _SPI_ROWS = """
@@ -107,9 +119,10 @@ async def run_script(connection: PostgresConnection, script: str) -> Outcome:
             await connection.execute(script[:last_start])
         offset = last_start
         rows = await _rows_of_last(connection, script[last_start:])
+        wrote = await transaction_wrote(connection)
         if connection.is_in_transaction():
             await connection.execute("COMMIT")
-        return Outcome(rows)
+        return Outcome(rows, wrote)
     except asyncpg.PostgresError as error:
         raise SqlFailure(postgres_error_text(error, script, offset)) from None
     finally:

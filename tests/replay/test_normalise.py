@@ -196,3 +196,76 @@ def test_a_directorys_size_is_masked_in_get_file_info() -> None:
     assert normalise_output(file, tool="get_file_info") != normalise_output(
         file.replace("4096", "120"), tool="get_file_info"
     )
+
+
+def _supabase(rows: str, boundary: str) -> str:
+    fence = f"untrusted-data-{boundary}"
+    message = (
+        f"Below is the result of the SQL query. Note ... within the below <{fence}> boundaries."
+        f"\n\n<{fence}>\n{rows}\n</{fence}>\n\nUse this data ... within the <{fence}> boundaries."
+    )
+    return json.dumps(message)
+
+
+def test_supabase_rows_are_compared_in_any_order_unless_ordered() -> None:
+    first = _supabase('[{"a":1},{"a":2}]', "96ecf746-c3d7-4afd-b983-f6b4699b34eb")
+    second = _supabase('[{"a":2},{"a":1}]', "73642f06-39c7-4911-b6c8-b09f1909ee26")
+    unordered = {"query": "SELECT a FROM t"}
+    ordered = {"query": "SELECT a FROM t ORDER BY a"}
+    assert normalise_output(first, tool="execute_sql", arguments=unordered) == normalise_output(
+        second, tool="execute_sql", arguments=unordered
+    )
+    assert normalise_output(first, tool="execute_sql", arguments=ordered) != normalise_output(
+        second, tool="execute_sql", arguments=ordered
+    )
+    other = _supabase('[{"a":1},{"a":3}]', "73642f06-39c7-4911-b6c8-b09f1909ee26")
+    assert normalise_output(first, tool="execute_sql", arguments=unordered) != normalise_output(
+        other, tool="execute_sql", arguments=unordered
+    )
+
+
+def test_insforge_rows_are_compared_in_any_order_unless_ordered() -> None:
+    def answer(*values: int) -> str:
+        body = {"rows": [{"a": value} for value in values], "rowCount": len(values), "fields": []}
+        return "SQL query executed completed successfully:\n" + json.dumps(body, indent=2)
+
+    unordered = {"query": "SELECT a FROM t"}
+    assert normalise_output(answer(1, 2), tool="run-raw-sql", arguments=unordered) == (
+        normalise_output(answer(2, 1), tool="run-raw-sql", arguments=unordered)
+    )
+    ordered = {"query": "SELECT a FROM t ORDER BY a DESC"}
+    assert normalise_output(answer(1, 2), tool="run-raw-sql", arguments=ordered) != (
+        normalise_output(answer(2, 1), tool="run-raw-sql", arguments=ordered)
+    )
+    assert normalise_output(answer(1, 2), tool="run-raw-sql", arguments=unordered) != (
+        normalise_output(answer(1, 3), tool="run-raw-sql", arguments=unordered)
+    )
+
+
+def test_insforge_documentation_and_hosted_configuration_are_not_compared() -> None:
+    assert normalise_output("# Their docs", tool="get-instructions") == normalise_output(
+        "# Our own text", tool="get-instructions"
+    )
+
+    def metadata(oauths: list[object], size: float, rows: int) -> str:
+        state = {
+            "auth": {"oauths": oauths},
+            "database": {
+                "tables": [{"schema": "public", "tableName": "t", "recordCount": rows}],
+                "totalSizeInGB": size,
+                "hint": "call get-table-schema",
+            },
+            "storage": {"buckets": [], "totalSizeInGB": 0},
+            "functions": [],
+            "aiIntegration": {"models": []},
+            "version": "1.0.0",
+        }
+        return "Backend metadata:\n\n" + json.dumps(state, indent=2)
+
+    recorded = metadata([{"provider": "google"}], 0.0103, 59)
+    assert normalise_output(recorded, tool="get-backend-metadata") == normalise_output(
+        metadata([], 0.0071, 59), tool="get-backend-metadata"
+    )
+    assert normalise_output(recorded, tool="get-backend-metadata") != normalise_output(
+        metadata([], 0.0071, 60), tool="get-backend-metadata"
+    )

@@ -7,17 +7,31 @@ import ast
 import importlib
 import itertools
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 
+from dataset.actions import ToolCallAction
+from dataset.models import Observation, Provenance, Step, Trajectory
+from mcp_servers.recorded import RecordedCall, replaying
 from mcp_servers.results import ToolArgumentError, ToolResult
-from mcp_servers.sql.agent_tools import SQL_TOOLS, call_sql_tool
+from mcp_servers.sql.agent_tools import (
+    INSFORGE,
+    POSTGRES_MCP,
+    SERVER_TOOLS,
+    SQL_TOOLS,
+    SUPABASE,
+    call_sql_tool,
+    infer_server,
+    server_of,
+)
 from replay.normalise import normalise_output
 
 MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"
@@ -67,9 +81,16 @@ async def dsn(server: Any) -> AsyncIterator[str]:
 
 async def call(dsn: str, tool: str, **arguments: Any) -> ToolResult:
     """One call on its own connection, as replay makes it."""
+    return await call_on(dsn, tool, arguments)
+
+
+async def call_on(
+    dsn: str, tool: str, arguments: dict[str, Any], *, server: str | None = None
+) -> ToolResult:
+    """One call on its own connection, to the given server implementation."""
     connection = await asyncpg.connect(dsn)
     try:
-        return await call_sql_tool(connection, tool, arguments)
+        return await call_sql_tool(connection, tool, arguments, server=server)
     finally:
         await connection.close()
 
@@ -109,17 +130,21 @@ async def test_recorded_calls_replay_to_the_recorded_outputs(server: Any, trajec
 
 
 def test_the_table_covers_every_server_and_marks_writers() -> None:
-    assert set(SQL_TOOLS) == {
+    assert set(SERVER_TOOLS[POSTGRES_MCP]) == {
         "execute_sql",
         "list_schemas",
         "list_objects",
         "get_object_details",
         "explain_query",
-        "apply_migration",
-        "list_tables",
+    }
+    assert set(SERVER_TOOLS[SUPABASE]) == {"execute_sql", "apply_migration", "list_tables"}
+    assert set(SERVER_TOOLS[INSFORGE]) == {
         "run-raw-sql",
         "get-table-schema",
+        "get-backend-metadata",
+        "get-instructions",
     }
+    assert set(SQL_TOOLS) == set().union(*SERVER_TOOLS.values())
     writers = {name for name, spec in SQL_TOOLS.items() if spec.writes}
     assert writers == {"execute_sql", "explain_query", "apply_migration", "run-raw-sql"}
     properties = SQL_TOOLS["get-table-schema"].arguments.model_json_schema()["properties"]
@@ -312,6 +337,19 @@ async def test_supabase_tools(dsn: str) -> None:
     rows = json.loads(message.split("\n")[3])
     assert rows == [{"id": 1, "full_name": "Ada Moreno"}, {"id": 2, "full_name": "Bilal Haddad"}]
     assert message.count("untrusted-data-") == 4
+    assert result.wrote is False
+    # pg-meta's values: int8 as a number, numeric and timestamps as their PostgreSQL text.
+    typed = json.loads(
+        (
+            await call(
+                dsn,
+                "execute_sql",
+                query="SELECT (SELECT count(*) FROM orders) AS n, 1.50::numeric AS p, "
+                "'2024-03-04 10:00:00'::timestamp AS t",
+            )
+        ).text
+    )
+    assert json.loads(typed.split("\n")[3]) == [{"n": 16, "p": "1.50", "t": "2024-03-04 10:00:00"}]
     migration = await call(
         dsn,
         "apply_migration",
@@ -319,56 +357,192 @@ async def test_supabase_tools(dsn: str) -> None:
         query="ALTER TABLE customers ADD COLUMN notes text",
     )
     assert migration.text == '{"success":true}'
+    assert migration.wrote is True
     assert "'notes'" in (await sql(dsn, "SELECT * FROM customers LIMIT 1")).text
     failed = await call(dsn, "apply_migration", name="bad", query="ALTER TABLE nope ADD x int")
     assert failed.is_error
-    assert json.loads(failed.text)["error"]["message"].startswith(
-        'Failed to run sql query: ERROR:  relation "nope" does not exist'
-    )
+    assert json.loads(failed.text) == {
+        "error": {"name": "PgMetaDatabaseError", "message": 'relation "nope" does not exist'}
+    }
     tables = json.loads((await call(dsn, "list_tables", schemas=["public"])).text)
     customers = next(table for table in tables if table["name"] == "customers")
     assert customers["primary_keys"] == ["id"]
     assert [column["name"] for column in customers["columns"]][:2] == ["id", "full_name"]
+    counted = await sql(dsn, "SELECT count(*) AS n FROM customers")
+    assert counted.text == f"[{{'n': {customers['rows']}}}]"
+
+
+async def test_supabase_keeps_migrations_as_supabase_does(dsn: str) -> None:
+    first = await call(dsn, "apply_migration", name="one", query="CREATE TABLE m1 (a int)")
+    assert first.text == '{"success":true}'
+    kept = (
+        await sql(
+            dsn, "SELECT version, name, statements FROM supabase_migrations.schema_migrations"
+        )
+    ).text
+    assert "'name': 'one'" in kept
+    assert "'statements': ['CREATE TABLE m1 (a int)']" in kept
+    assert re.search(r"'version': '\d{14}'", kept)
+    # Supabase names a migration after the UTC second it is applied in: another migration in
+    # the same second collides on the version and is rolled back, bookkeeping and all.
+    now = datetime.now(UTC)
+    taken = [(now + timedelta(seconds=offset)).strftime("%Y%m%d%H%M%S") for offset in range(3)]
+    values = ",".join(f"('{version}')" for version in taken)
+    await sql(dsn, f"INSERT INTO supabase_migrations.schema_migrations (version) VALUES {values}")
+    colliding = await call(dsn, "apply_migration", name="three", query="CREATE TABLE m3 (a int)")
+    assert json.loads(colliding.text) == {
+        "error": {
+            "name": "PgMetaDatabaseError",
+            "message": 'duplicate key value violates unique constraint "schema_migrations_pkey"',
+        }
+    }
+    assert (await sql(dsn, "SELECT to_regclass('m3') AS r")).text == "[{'r': None}]"
+
+
+def _recorded(text: str) -> RecordedCall:
+    step = Step(
+        index=1,
+        action=ToolCallAction(name="apply_migration", arguments={}, call_id="c1"),
+        observation=Observation(text=text),
+    )
+    return RecordedCall(Trajectory(id="t", task_id="x", agent="a", steps=[step]), step)
+
+
+async def test_replayed_migrations_take_their_clock_from_the_recording(dsn: str) -> None:
+    with replaying(_recorded('{"success":true}')):
+        first = await call(dsn, "apply_migration", name="one", query="CREATE TABLE m1 (a int)")
+        second = await call(dsn, "apply_migration", name="two", query="CREATE TABLE m2 (a int)")
+    assert (first.text, second.text) == ('{"success":true}', '{"success":true}')
+    collided = (
+        '{"error":{"name":"PgMetaDatabaseError","message":"duplicate key value violates '
+        'unique constraint \\"schema_migrations_pkey\\""}}'
+    )
+    with replaying(_recorded(collided)):
+        third = await call(dsn, "apply_migration", name="three", query="CREATE TABLE m3 (a int)")
+    assert third.text == collided
+    assert (await sql(dsn, "SELECT to_regclass('m3') AS r")).text == "[{'r': None}]"
+    versions = await sql(
+        dsn, "SELECT count(DISTINCT version) AS n FROM supabase_migrations.schema_migrations"
+    )
+    assert versions.text == "[{'n': 2}]"
 
 
 async def test_insforge_tools(dsn: str) -> None:
     result = await call(dsn, "run-raw-sql", query="SELECT count(*) AS n FROM orders")
     assert result.text == (
-        'SQL query executed completed successfully:\n{\n  "rows": [\n    {\n      "n": 16\n'
-        '    }\n  ],\n  "rowCount": 1\n}'
+        'SQL query executed completed successfully:\n{\n  "rows": [\n    {\n      "n": "16"\n'
+        '    }\n  ],\n  "rowCount": 1,\n  "fields": [\n    {\n      "name": "n",\n'
+        '      "dataTypeID": 20\n    }\n  ]\n}'
     )
     with_params = await call(dsn, "run-raw-sql", query="SELECT $1::int + 1 AS v", params=[41])
     assert '"v": 42' in with_params.text
+    created = await call(dsn, "run-raw-sql", query="CREATE TABLE notes (a int)")
+    assert json.loads(created.text.split("\n", 1)[1]) == {
+        "rows": [],
+        "rowCount": None,
+        "fields": [],
+    }
+    several = await call(dsn, "run-raw-sql", query="INSERT INTO notes VALUES (1); SELECT 1 AS x")
+    assert json.loads(several.text.split("\n", 1)[1]) == {"rows": []}
     failed = await call(dsn, "run-raw-sql", query="SELECT nope")
     assert failed.is_error
-    assert failed.text.startswith('Error executing SQL query: column "nope" does not exist')
+    assert failed.text == 'Error executing SQL query: column "nope" does not exist'
+    refused = await call(dsn, "run-raw-sql", query="SELECT * FROM information_schema.tables")
+    assert refused.text == "Error executing SQL query: Query contains restricted operations"
     schema = await call(dsn, "get-table-schema", tableName="orders")
     assert schema.text.startswith("Schema retrieved completed successfully:\n")
-    assert json.loads(schema.text.split("\n", 1)[1])["columns"][0] == {
+    exported = json.loads(schema.text.split("\n", 1)[1])["orders"]
+    assert list(exported) == [
+        "schema",
+        "indexes",
+        "foreignKeys",
+        "rlsEnabled",
+        "policies",
+        "triggers",
+        "rows",
+    ]
+    assert exported["schema"][0] == {
         "columnName": "id",
-        "type": "integer",
-        "isNullable": False,
-        "defaultValue": None,
+        "dataType": "integer",
+        "characterMaximumLength": None,
+        "isNullable": "NO",
+        "columnDefault": None,
     }
+    # The seed: orders (id PRIMARY KEY, customer_id REFERENCES customers (id), ...) and an
+    # index on customer_id; indexes come sorted by name.
+    assert [index["indexname"] for index in exported["indexes"]] == [
+        "orders_customer_id_idx",
+        "orders_pkey",
+    ]
+    assert exported["foreignKeys"] == [
+        {
+            "constraintName": "orders_customer_id_fkey",
+            "columnName": "customer_id",
+            "foreignTableName": "customers",
+            "foreignColumnName": "id",
+            "deleteRule": "NO ACTION",
+            "updateRule": "NO ACTION",
+        }
+    ]
+    metadata = await call(dsn, "get-backend-metadata")
+    assert metadata.text.startswith("Backend metadata:\n\n")
+    tables = json.loads(metadata.text.split("\n\n", 1)[1])["database"]["tables"]
+    assert {"schema": "public", "tableName": "orders", "recordCount": 16} in tables
 
 
 @pytest.mark.parametrize(
-    ("name", "arguments", "field"),
+    ("name", "arguments", "expected"),
     [
-        ("list_objects", {}, "schema_name"),
-        ("execute_sql", {"sql": 5}, "sql"),
-        ("get_object_details", {"schema_name": "public"}, "object_name"),
-        ("run-raw-sql", {}, "query"),
-        ("get-table-schema", {"tableName": ["x"]}, "tableName"),
+        (
+            "list_objects",
+            {},
+            "Error executing tool list_objects: 1 validation error for list_objectsArguments\n"
+            "schema_name\n  Field required [type=missing, input_value={}, input_type=dict]",
+        ),
+        (
+            "run-raw-sql",
+            {},
+            'Error: MCP error -32602: Invalid arguments for tool run-raw-sql: [\n  {\n    "code": '
+            '"invalid_type",\n    "expected": "string",\n    "received": "undefined",\n    '
+            '"path": [\n      "query"\n    ],\n    "message": "Required"\n  }\n]',
+        ),
+        (
+            "get-table-schema",
+            {"tableName": ["x"]},
+            "Error: MCP error -32602: Invalid arguments for tool get-table-schema: [\n  {\n    "
+            '"code": "invalid_type",\n    "expected": "string",\n    "received": "array",\n    '
+            '"path": [\n      "tableName"\n    ],\n    "message": "Expected string, received '
+            'array"\n  }\n]',
+        ),
+        (
+            "apply_migration",
+            {"name": "x"},
+            '{"error":{"name":"ZodError","message":"[\\n  {\\n    \\"code\\": \\"invalid_type\\",'
+            '\\n    \\"expected\\": \\"string\\",\\n    \\"received\\": \\"undefined\\",\\n    '
+            '\\"path\\": [\\n      \\"query\\"\\n    ],\\n    '
+            '\\"message\\": \\"Required\\"\\n  }\\n]"}}',
+        ),
     ],
 )
-async def test_bad_arguments_raise_with_the_tool_and_field_named(
-    dsn: str, name: str, arguments: dict[str, Any], field: str
+async def test_arguments_that_do_not_fit_get_the_servers_own_validation_error(
+    dsn: str, name: str, arguments: dict[str, Any], expected: str
 ) -> None:
+    result = await call(dsn, name, **arguments)
+    assert result.is_error
+    assert result.text.startswith(expected)
+    assert result.wrote is False
+
+
+async def test_supabase_execute_sql_without_query_is_a_zod_error_not_a_default(dsn: str) -> None:
+    result = await call_on(dsn, "execute_sql", {}, server=SUPABASE)
+    assert json.loads(result.text)["error"]["name"] == "ZodError"
+    assert '\\"path\\": [\\n      \\"query\\"' in result.text
+
+
+async def test_not_an_object_or_an_unknown_tool_is_a_malformed_call(dsn: str) -> None:
     with pytest.raises(ToolArgumentError) as caught:
-        await call(dsn, name, **arguments)
-    assert caught.value.tool == name
-    assert caught.value.field == field
+        await call_on(dsn, "list_objects", ["public"])  # type: ignore[arg-type]
+    assert caught.value.tool == "list_objects"
 
 
 async def test_unknown_tool_and_the_default_sql(dsn: str) -> None:
@@ -376,3 +550,35 @@ async def test_unknown_tool_and_the_default_sql(dsn: str) -> None:
         await call(dsn, "drop_everything")
     # postgres-mcp's ``sql`` defaults to the string "all".
     assert (await call(dsn, "execute_sql")).text.startswith('Error: syntax error at or near "all"')
+
+
+@pytest.mark.parametrize(
+    ("calls", "server"),
+    [
+        ([("list_schemas", {}), ("execute_sql", {"sql": "SELECT 1"})], POSTGRES_MCP),
+        ([("execute_sql", {}), ("execute_sql", {"query": "SELECT 1"})], SUPABASE),
+        ([("list_tables", {"schemas": ["public"]})], SUPABASE),
+        ([("get-instructions", {}), ("run-raw-sql", {"query": "SELECT 1"})], INSFORGE),
+        ([("execute_sql", {})], None),
+    ],
+)
+def test_the_server_is_told_from_the_tools_and_argument_names(
+    calls: list[tuple[str, dict[str, Any]]], server: str | None
+) -> None:
+    assert infer_server(calls) == server
+
+
+def test_a_named_server_beats_inference() -> None:
+    step = Step(
+        index=1,
+        action=ToolCallAction(name="execute_sql", arguments={"sql": "SELECT 1"}, call_id="c1"),
+    )
+    named = Trajectory(
+        id="t",
+        task_id="x",
+        agent="a",
+        steps=[step],
+        provenance=Provenance(source_format="mcpmark", details={"mcp": "supabase"}),
+    )
+    assert server_of(named) == SUPABASE
+    assert server_of(named.model_copy(update={"provenance": None})) == POSTGRES_MCP
