@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error
+from agentjudge.paths import folder_error, require_dataset
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
     LOGS_DIR,
@@ -341,6 +341,7 @@ def judge(
     is 0. One process at a time writes an output folder: a second one stops with exit code 2 (or,
     with `--wait`, waits); a missing dataset folder is exit code 2 too.
     """
+    require_dataset(dataset)  # before the evaluation's imports: a typo fails at once
     from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
     from judge_agent.providers.registry import MODEL_ENV
 

@@ -72,7 +72,9 @@ def workdir() -> Path:
     ``$AGENTJUDGE_WORKDIR`` when set; otherwise ``/dev/shm/agentjudge`` (RAM) when ``/dev/shm``
     is writable with at least 2 GiB free, else ``<temp dir>/agentjudge``. Sandboxes are throwaway
     and metadata-heavy (a per-judge clone creates a link per file), and on a busy VM disk every
-    file creation waits on the journal; in RAM a clone of a 1,000-file tree is steady.
+    file creation waits on the journal; in RAM a clone of a 1,000-file tree is steady. The
+    directory is remembered in the run registry, so collectors started with other variables
+    still search it (``scratch_roots``).
     """
     configured = get_settings().workdir
     if configured is not None:
