@@ -99,7 +99,9 @@ class _Held:
 
 
 _held: dict[Path, _Held] = {}
-_held_guard = threading.Lock()
+_held_guard = threading.RLock()
+"""Guards ``_held``. Re-entrant: a hold released by the garbage collector (an unclosed
+``ResumableJobs``) may run inside ``lock_folder`` on the same thread."""
 
 
 class FolderLock:
