@@ -67,13 +67,16 @@ def report(
 
 def main() -> None:
     """Console-script entry point. A sandbox backend that cannot start (no Docker engine, no
-    debootstrap for the image) or an ``AGENTJUDGE_*`` variable that does not parse ends any
-    command with its one-line reason and exit code 2."""
+    debootstrap for the image), an ``AGENTJUDGE_*`` variable that does not parse, a missing
+    dataset folder or a results folder that is in use ends any command with its one-line reason
+    and exit code 2."""
+    from dataset.store import DatasetNotFoundError
     from sandboxes.base import SandboxError
     from settings import SettingsError
+    from storage.locks import ResultsFolderError
 
     try:
         app()
-    except (SandboxError, SettingsError) as error:
+    except (SandboxError, SettingsError, DatasetNotFoundError, ResultsFolderError) as error:
         console.print(f"error: {error}", markup=False)
         raise SystemExit(2) from None

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from agentjudge.console import console, print_problems
+from agentjudge.paths import fail, require_dataset, require_folder
 from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
 from settings import get_settings
 
@@ -41,7 +42,10 @@ def list_datasets(
         ),
     ] = None,
 ) -> None:
-    """List dataset folders with their task and trajectory counts."""
+    """List dataset folders with their task and trajectory counts. A folder named on the
+    command line that does not exist is exit code 2."""
+    for root in roots or []:
+        require_folder(root, "folder to search")
     found = find_datasets(*(roots or default_search_roots()))
     if not found:
         console.print("No datasets found (a dataset is a folder with a dataset.json).")
@@ -75,8 +79,10 @@ def validate(
 ) -> None:
     """Check every file of a dataset; list all problems, then counts per domain/subdomain/label.
 
-    Exits 1 if there is any error (warnings alone exit 0).
+    Exits 1 if there is any error (warnings alone exit 0), 2 if the folder is missing or cannot
+    be read.
     """
+    require_dataset(path)
     loaded = load_dataset(path, partial=True)
     rows = count_by(loaded)
     if as_json:
@@ -174,10 +180,19 @@ def import_mcpmark_command(
     Reads MCPMark's layout, the community experiments' and AJ-Bench's. Every run is converted
     on its own: a broken run is reported and the others still land. Two runs that would get one
     trajectory id stop the import before anything is written. The result is validated at the
-    end; exits 1 if the import or the written dataset has errors.
+    end; exits 1 if the import or the written dataset has errors, 2 if a folder it is given is
+    missing or cannot be read.
     """
     from dataset.importers.mcpmark import DuplicateIdError, import_mcpmark
 
+    for source in sources:
+        require_folder(source, "MCPMark results folder")
+    if tasks_root is not None:
+        require_folder(tasks_root, "MCPMark tasks folder (--tasks-root)")
+    if environments_root is not None:
+        require_folder(environments_root, "initial states folder (--environments-root)")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
     mapping: dict[str, Path] = {}
     for given in environment or []:
         name, separator, path = given.partition("=")

@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.paths import folder_error, require_dataset
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
     LOGS_DIR,
@@ -29,6 +30,7 @@ from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
 from judge_agent.modes import mode_names
 from judge_agent.pricing import add_costs
+from storage.locks import ResultsFolderError
 
 if TYPE_CHECKING:
     from bench.evaluate import EvaluationEvent
@@ -318,6 +320,13 @@ def judge(
     retry_invalid: Annotated[
         bool, typer.Option(help="Judge again the runs recorded INVALID (errors included).")
     ] = False,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            help="When another process writes the output (or replay) folder, wait for it "
+            "instead of stopping (exit code 2)."
+        ),
+    ] = False,
 ) -> None:
     """Replay, run the baselines, judge every trajectory in each configuration, and report.
 
@@ -329,8 +338,10 @@ def judge(
     Verdicts are appended to `verdicts.jsonl` as runs finish (rerunning resumes), conversations
     go to `logs/`. The report (`report.md`, `report.html`, `report.json`) covers everything in
     the output folder. Without a model, everything but the judge grid runs and the exit code
-    is 0.
+    is 0. One process at a time writes an output folder: a second one stops with exit code 2 (or,
+    with `--wait`, waits); a missing dataset folder is exit code 2 too.
     """
+    require_dataset(dataset)  # before the evaluation's imports: a typo fails at once
     from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
     from judge_agent.providers.registry import MODEL_ENV
 
@@ -369,6 +380,7 @@ def judge(
         cache=cache,
         fresh=fresh,
         retry_invalid=retry_invalid,
+        wait=wait,
     )
     printer = _Printer()
     try:
@@ -376,6 +388,9 @@ def judge(
     except EvaluationError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
+    except ResultsFolderError as error:
+        printer.stop()
+        raise folder_error(error) from None
     finally:
         printer.stop()
     print_report(result.report)

@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.paths import folder_error, require_dataset
 from environments.backends import BackendChoice
 from replay.report import FidelityReport
 from replay.runner import (
@@ -21,6 +22,7 @@ from replay.runner import (
     SubdomainRow,
     replay_dataset,
 )
+from storage.locks import ResultsFolderError
 
 
 def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
@@ -94,21 +96,42 @@ def replay(
     fresh: Annotated[
         bool, typer.Option(help="Ignore reports of an earlier run and replay everything.")
     ] = False,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            help="When another process writes the report folder, wait for it instead of "
+            "stopping (exit code 2)."
+        ),
+    ] = False,
 ) -> None:
     """Replay every trajectory into a fresh sandbox, re-execute each call, compare outputs, and
     run the task verifier on the result.
 
     Prints per subdomain: trajectories, faithful, diverged, failed, not replayable (no replay for
     that domain yet) and verifier agreement with the recorded labels. Writes `fidelity.jsonl` (one
-    report per trajectory, as each finishes) and `summary.json`. Rerunning resumes. Exit code 1
-    when any replay diverged or failed or the dataset has errors.
+    report per trajectory, as each finishes) and `summary.json`. Rerunning resumes. One process
+    at a time writes a report folder: a second one stops (or, with `--wait`, waits). Exit code 1
+    when any replay diverged or failed or the dataset has errors; 2 when the dataset folder is
+    missing or the report folder is in use.
     """
+    require_dataset(dataset)
     choice = BackendChoice.for_backend(backend, dsn)
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
-    summary = asyncio.run(
-        replay_dataset(dataset, folder, choice=choice, jobs=jobs, fresh=fresh, on_report=_progress)
-    )
+    try:
+        summary = asyncio.run(
+            replay_dataset(
+                dataset,
+                folder,
+                choice=choice,
+                jobs=jobs,
+                fresh=fresh,
+                on_report=_progress,
+                wait=wait,
+            )
+        )
+    except ResultsFolderError as error:
+        raise folder_error(error) from None
     print_summary(summary, folder)
     total = summary.total
     if total.diverged or total.failed or summary.problems:

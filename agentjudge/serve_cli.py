@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from dataset.problems import DatasetError
-from dataset.store import load_dataset
+from dataset.store import check_dataset_folder, load_dataset
 
 if TYPE_CHECKING:
     from environments.kind import EnvironmentKind
@@ -174,6 +174,7 @@ def serve(
     `serve filesystem fs-meeting-notes-index--pass --dataset datasets/examples/mini`.
     """
     try:
+        check_dataset_folder(dataset)  # a missing folder is exit code 2 naming it
         asyncio.run(
             _serve(
                 kind,

@@ -6,6 +6,10 @@ are configured (``bench.grid_runner``), and finally the report over everything i
 folder. Without a model the first two and the report still run. Every judge model is built
 before any work starts, so a bad name or a missing key costs nothing.
 
+The results folder is this process's for the whole evaluation (``storage.locks``): a second
+evaluation, judge grid or replay writing it stops at once with ``FolderBusyError`` naming the
+holder, or waits with ``wait``; the replay folder is locked the same way while the replay runs.
+
 ``agentjudge judge`` is argument parsing, ``evaluate()`` and printing; a caller that prints
 progress subscribes to the ``EvaluationEvent`` stream. Must not print or read the command line.
 """
@@ -37,7 +41,7 @@ from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
 from bench.scoring import build_report
-from dataset.store import load_dataset
+from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from judge_agent.model import ModelAPI
 from judge_agent.providers.registry import no_model_hint
@@ -45,6 +49,7 @@ from replay.report import FidelityReport
 from replay.runner import DEFAULT_OUTPUT as REPLAY_DEFAULT_OUTPUT
 from replay.runner import REPORT_FILE, ReplaySummary, read_reports, replay_dataset
 from storage.files import write_json_atomic, write_text_atomic
+from storage.locks import lock_folder
 
 __all__ = [
     "DEFAULT_OUTPUT",
@@ -94,9 +99,11 @@ EARLIER_RUNS_NOTE = (
 
 
 class EvaluationError(Exception):
-    """The options cannot run: a bad model name, a model without its key, a bad grid file.
+    """The options cannot run: a missing or unreadable dataset folder, a bad model name, a model
+    without its key, a bad grid file.
 
-    Raised before any work; the message is the one the underlying error gave."""
+    Raised before any work; the message is the one the underlying error gave (naming the path,
+    for a dataset folder)."""
 
 
 class EvaluationOptions(BaseModel):
@@ -132,6 +139,9 @@ class EvaluationOptions(BaseModel):
     """Judge again the runs recorded ``INVALID`` (harness errors included)."""
     replicates: PositiveInt = 2000
     """Bootstrap replicates behind the report's confidence intervals."""
+    wait: bool = False
+    """When another process writes the results (or replay) folder: wait for it to finish
+    instead of stopping with ``FolderBusyError``."""
 
 
 class ReplayStarted(BaseModel):
@@ -301,12 +311,32 @@ async def evaluate_async(
         if on_event is not None:
             on_event(event)
 
+    try:
+        check_dataset_folder(dataset)
+    except DatasetNotFoundError as error:
+        raise EvaluationError(str(error)) from error
     arms = _make_arms(_planned_arms(options), options.cache)
     choice = BackendChoice.for_backend(options.backend, options.dsn)
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
+    with lock_folder(folder, wait=options.wait):
+        return await _evaluate_into(
+            dataset, options, arms, choice, folder, replay_folder, emit=emit
+        )
 
+
+async def _evaluate_into(
+    dataset: Path,
+    options: EvaluationOptions,
+    arms: list[JudgeArm],
+    choice: BackendChoice,
+    folder: Path,
+    replay_folder: Path,
+    *,
+    emit: Callable[[EvaluationEvent], None],
+) -> EvaluationResult:
+    """``evaluate_async`` once the results folder is this process's."""
     emit(ReplayStarted(dataset=dataset, folder=replay_folder))
     replay_summary, replay_reports = await replay_and_verify(
         dataset,
@@ -314,6 +344,7 @@ async def evaluate_async(
         choice,
         jobs=options.jobs,
         on_report=lambda report: emit(TrajectoryReplayed(report=report)),
+        wait=options.wait,
     )
     emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
     baselines = write_baselines(dataset, folder, replay_reports)
@@ -334,6 +365,7 @@ async def evaluate_async(
             backend_choice=choice,
             on_planned=lambda new, reused: emit(JudgeRunsPlanned(new=new, reused=reused)),
             on_record=lambda record: emit(JudgeRunFinished(record=record)),
+            wait=options.wait,
         )
         records = list(read_records(folder / VERDICTS_FILE).values())
         emit(JudgingFinished(summary=judge_summary, records=records))
@@ -404,11 +436,15 @@ async def replay_and_verify(
     *,
     jobs: int = 4,
     on_report: Callable[[FidelityReport], None] | None = None,
+    wait: bool = False,
 ) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
     """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
     return the summary and each trajectory's report, verifier result included."""
-    summary = await replay_dataset(root, folder, choice=choice, jobs=jobs, on_report=on_report)
-    return summary, read_reports(folder / REPORT_FILE)
+    with lock_folder(folder, wait=wait):  # held until the reports are read back
+        summary = await replay_dataset(
+            root, folder, choice=choice, jobs=jobs, on_report=on_report, wait=wait
+        )
+        return summary, read_reports(folder / REPORT_FILE)
 
 
 def replay_notes(summary: ReplaySummary) -> list[str]:

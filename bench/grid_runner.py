@@ -14,7 +14,9 @@ make (its environment failed) is recorded ``INVALID`` with a ``harness:`` error 
 retried on every invocation; ``retry_invalid`` makes every ``INVALID`` run again. Several
 ``JudgeArm`` (model and grid) pairs, from an ablation grid file, share one results file, one set of
 frozen replays and the limits: ``jobs`` bounds concurrent judge runs, ``max_connections``
-concurrent model calls. The results file, resume and concurrency are ``storage.jobs``'s.
+concurrent model calls. The results file, resume and concurrency are ``storage.jobs``'s, and so is
+the output folder's lock: a second process judging into the same folder stops with
+``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
 
 It sits in ``bench`` because it wires the layers below together: ``replay`` (frozen replays),
 ``sandboxes`` (providers), ``mcp_servers`` and ``judge_agent`` (the judge loop); ``judge_agent``
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
-from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
+from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
@@ -392,6 +394,7 @@ async def judge_dataset(
     on_planned: Callable[[int, int], None] | None = None,
     on_record: Callable[[JudgeRecord], None] | None = None,
     only: set[str] | None = None,
+    wait: bool = False,
 ) -> JudgeSummary:
     """Make every judge run of ``grid`` with ``model_factory``'s model (and of every extra arm in
     ``arms``) over the dataset at ``root``, or over the trajectories in ``only``; return the
@@ -399,20 +402,53 @@ async def judge_dataset(
 
     Runs already recorded in ``output`` are skipped (``INVALID`` ones are made again with
     ``retry_invalid``). ``on_planned(new, reused)`` is called once the runs are planned,
-    ``on_record`` after each run lands.
+    ``on_record`` after each run lands. Raises ``DatasetNotFoundError`` for a missing or
+    unreadable ``root`` and ``FolderBusyError`` when another process writes ``output`` (unless
+    ``wait``), before any work.
     """
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     all_arms = list(arms)
     if model_factory is not None:
         all_arms.insert(0, JudgeArm(model_factory, grid or GridSpec()))
     if not all_arms:
         raise ValueError("judge_dataset needs a model_factory or at least one arm")
+    check_dataset_folder(root)
+    with ResumableJobs(
+        output / VERDICTS_FILE, JudgeRecord, lambda record: record.key, fresh=fresh, wait=wait
+    ) as results_file:
+        return await _judge_into(
+            results_file,
+            root,
+            output,
+            all_arms,
+            jobs=jobs,
+            max_connections=max_connections,
+            retry_invalid=retry_invalid,
+            backend_choice=backend_choice,
+            on_planned=on_planned,
+            on_record=on_record,
+            only=only,
+        )
+
+
+async def _judge_into(
+    results_file: ResumableJobs[JudgeRecord],
+    root: Path,
+    output: Path,
+    all_arms: list[JudgeArm],
+    *,
+    jobs: int,
+    max_connections: int,
+    retry_invalid: bool,
+    backend_choice: BackendChoice | None,
+    on_planned: Callable[[int, int], None] | None,
+    on_record: Callable[[JudgeRecord], None] | None,
+    only: set[str] | None,
+) -> JudgeSummary:
+    """``judge_dataset`` once its output folder is this process's."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
-    results_file = ResumableJobs(
-        output / VERDICTS_FILE, JudgeRecord, lambda record: record.key, fresh=fresh
-    )
 
     def kept(record: JudgeRecord) -> bool:
         """An earlier record stands, unless it is INVALID and ``retry_invalid`` asks again."""

@@ -9,12 +9,18 @@ Layout of a dataset folder::
     trajectories/<id>/...        optional per-trajectory files (screenshots)
 
 Loading checks every file and cross-reference and reports every problem it finds; it raises
-``DatasetError`` unless the caller asks for the valid part only. Files are written atomically
-through ``storage.files``; results files (replay reports, verdicts) are not this module's.
+``DatasetError`` unless the caller asks for the valid part only. A file a record names (an initial
+tree, a seed, a verifier, a screenshot) must stay inside its task's folder (or ``trajectories/``)
+once symbolic links are followed: a link leaving it is an error naming the link and its target,
+so that no code or data from elsewhere on the machine is run or shown as the dataset's.
+``check_dataset_folder`` tells a missing or unreadable dataset path apart from a broken dataset.
+Files are written atomically through ``storage.files``; results files (replay reports, verdicts)
+are not this module's.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +48,9 @@ __all__ = [
     "TASK_FILE",
     "TRAJECTORIES_DIR",
     "Dataset",
+    "DatasetNotFoundError",
     "Manifest",
+    "check_dataset_folder",
     "count_by",
     "find_datasets",
     "load_dataset",
@@ -120,6 +128,38 @@ class Dataset:
         return self.root / TRAJECTORIES_DIR
 
 
+class DatasetNotFoundError(DatasetError):
+    """The dataset path does not exist, is not a folder, or cannot be read; the message names
+    the path and says which."""
+
+    def __init__(self, root: Path, reason: str) -> None:
+        self.root = root
+        self.problems = [Problem(file=str(root), message=reason)]
+        Exception.__init__(self, f"{root}: {reason}")
+
+
+def _folder_problem(root: Path) -> str | None:
+    """Why ``root`` cannot be read as a dataset folder, or None when it can be listed."""
+    try:
+        with os.scandir(root):
+            return None
+    except FileNotFoundError:
+        return "no such dataset folder (the path does not exist)"
+    except NotADirectoryError:
+        return "is not a dataset folder (it is a file, not a folder)"
+    except OSError as error:
+        return f"the dataset folder cannot be read: {error.strerror or error}"
+
+
+def check_dataset_folder(root: Path | str) -> None:
+    """Raise ``DatasetNotFoundError`` when ``root`` does not exist, is not a folder, or cannot
+    be listed; commands call it before any work so that a typo is not a half-run."""
+    root = Path(root)
+    problem = _folder_problem(root)
+    if problem is not None:
+        raise DatasetNotFoundError(root, problem)
+
+
 def load_dataset(root: Path | str, *, partial: bool = False) -> Dataset:
     """Read and validate a dataset folder.
 
@@ -130,8 +170,9 @@ def load_dataset(root: Path | str, *, partial: bool = False) -> Dataset:
     root = Path(root)
     log = ProblemLog(root)
     dataset = Dataset(root=root, manifest=None)
-    if not root.is_dir():
-        log.add(root, "is not a dataset folder (it does not exist or is not a directory)")
+    unreadable = _folder_problem(root)
+    if unreadable is not None:
+        log.add(root, unreadable)
         dataset.problems = log.problems
         if partial:
             return dataset
@@ -184,7 +225,7 @@ def _load_tasks(root: Path, log: ProblemLog, dataset: Dataset) -> set[str]:
         problems_before = len(log.errors)
         if task.id != entry.name:
             log.add(path, f"id {task.id!r} differs from its folder name {entry.name!r}", field="id")
-        _check_task_files(entry, path, task, log)
+        _check_task_files(root, entry, path, task, log)
         if len(log.errors) > problems_before:
             invalid.add(entry.name)
         else:
@@ -192,33 +233,75 @@ def _load_tasks(root: Path, log: ProblemLog, dataset: Dataset) -> set[str]:
     return invalid
 
 
-def _check_task_files(task_dir: Path, task_file: Path, task: Task, log: ProblemLog) -> None:
+def _check_task_files(
+    root: Path, task_dir: Path, task_file: Path, task: Task, log: ProblemLog
+) -> None:
     field_name = "initial_state.path"
     match task.initial_state:
         case DirectoryTreeState(path=path):
-            _check_exists(task_dir / path, "dir", task_file, field_name, log)
+            _check_exists(root, task_dir / path, "dir", task_file, field_name, log, task_dir)
         case SqlSeedState(path=path) | DocumentState(path=path):
-            _check_exists(task_dir / path, "file", task_file, field_name, log)
+            _check_exists(root, task_dir / path, "file", task_file, field_name, log, task_dir)
         case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
-            _check_exists(task_dir / path, "any", task_file, field_name, log)
+            _check_exists(root, task_dir / path, "any", task_file, field_name, log, task_dir)
     if task.verifier is not None:
-        _check_exists(task_dir / task.verifier.path, "file", task_file, "verifier.path", log)
+        verifier = task_dir / task.verifier.path
+        _check_exists(root, verifier, "file", task_file, "verifier.path", log, task_dir)
 
 
 def _check_exists(
+    root: Path,
     target: Path,
     expected: Literal["dir", "file", "any"],
     named_in: Path,
     field_name: str,
     log: ProblemLog,
+    folder: Path,
 ) -> None:
+    """Check that ``target`` (a path below the dataset ``root``) exists as ``expected`` and,
+    symbolic links followed, stays inside ``folder`` (its task's folder, or ``trajectories/``)."""
     shown = log.display(target)
-    if not target.exists():
+    escape = _link_escape(root, target, folder)
+    if escape is not None:
+        link, destination = escape
+        via = "which" if link == target else f"but {log.display(link)}"
+        log.add(
+            named_in,
+            f"names {shown}, {via} is a symbolic link to {destination}, outside "
+            f"{log.display(folder)}/: files a dataset names must be inside it",
+            field=field_name,
+        )
+    elif not target.exists():
         log.add(named_in, f"names {shown}, which does not exist", field=field_name)
     elif expected == "dir" and not target.is_dir():
         log.add(named_in, f"names {shown}, which is not a folder", field=field_name)
     elif expected == "file" and not target.is_file():
         log.add(named_in, f"names {shown}, which is not a file", field=field_name)
+
+
+def _link_escape(root: Path, target: Path, folder: Path) -> tuple[Path, str] | None:
+    """The symbolic link through which ``target`` leaves ``folder``, and where it points (its
+    text, and what it resolves to when that differs); None when ``target`` stays inside.
+
+    ``folder`` counts as the dataset names it (``<root>/tasks/<id>``), so a task folder or a
+    ``tasks/`` that is itself a link elsewhere is reported as that link. Only the dataset root
+    may be reached through a link.
+    """
+    allowed = Path(os.path.realpath(root)) / folder.relative_to(root)
+    resolved = Path(os.path.realpath(target))
+    if resolved.is_relative_to(allowed):
+        return None
+    step = root
+    for part in target.relative_to(root).parts:
+        step = step / part
+        if not step.is_symlink():
+            continue
+        lands = Path(os.path.realpath(step))
+        if lands.is_relative_to(allowed):
+            continue  # a link that stays inside (e.g. initial -> initial-v2)
+        text = os.readlink(step)
+        return step, text if Path(text) == lands else f"{text} (which is {lands})"
+    return target, str(resolved)
 
 
 def _load_trajectories(
@@ -264,11 +347,13 @@ def _load_trajectories(
         for position, step in enumerate(trajectory.steps):
             if step.observation is not None and step.observation.screenshot is not None:
                 _check_exists(
+                    root,
                     folder / step.observation.screenshot,
                     "file",
                     path,
                     f"steps[{position}].observation.screenshot",
                     log,
+                    folder,
                 )
         _warn_about_label(path, trajectory, dataset, log)
         if len(log.errors) == problems_before:

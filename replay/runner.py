@@ -4,8 +4,10 @@ Each trajectory's fidelity report is appended to ``fidelity.jsonl`` in the outpu
 and synced) the moment it is done, so an interrupted run loses at most the replays in flight.
 Running again skips trajectories that already have a report made from the same trajectory file
 on the same backend (``fresh=True`` starts over); the results file, resume and concurrency are
-``storage.jobs``'s. A bad trajectory or task becomes a report (or a dataset problem) naming its
-file and step; it never stops the other replays.
+``storage.jobs``'s, and so is the output folder's lock: a second process replaying into the same
+folder stops with ``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
+A bad trajectory or task becomes a report (or a dataset problem) naming its file and step; it
+never stops the other replays.
 
 Trajectories that their environment kind says must replay exclusively
 (``EnvironmentKind.replays_exclusively``: Postgres SQL that manages cluster-global roles) are
@@ -24,7 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
-from dataset.store import TRAJECTORIES_DIR, Dataset, load_dataset
+from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice, ProviderSet
 from environments.kind import EnvironmentKind
 from environments.leftovers import collect_all_leftovers
@@ -174,19 +176,39 @@ async def replay_dataset(
     fresh: bool = False,
     only: set[str] | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
+    wait: bool = False,
 ) -> ReplaySummary:
     """Replay every trajectory of the dataset at ``root``; write and return the summary.
 
-    Raises ``SandboxError`` before replaying anything when a backend the replays need cannot
-    start."""
+    Raises, before replaying anything: ``DatasetNotFoundError`` when ``root`` is missing or
+    unreadable; ``FolderBusyError`` when another process writes ``output`` (with ``wait=True``,
+    waits for it instead); ``SandboxError`` when a backend the replays need cannot start."""
+    check_dataset_folder(root)
+    with ResumableJobs(
+        output / REPORT_FILE,
+        FidelityReport,
+        lambda report: report.trajectory_id,
+        fresh=fresh,
+        wait=wait,
+    ) as results_file:
+        return await _replay_into(results_file, root, output, choice, jobs, only, on_report)
+
+
+async def _replay_into(
+    results_file: ResumableJobs[FidelityReport],
+    root: Path,
+    output: Path,
+    choice: BackendChoice | None,
+    jobs: int,
+    only: set[str] | None,
+    on_report: Callable[[FidelityReport], None] | None,
+) -> ReplaySummary:
+    """``replay_dataset`` once its output folder is this process's."""
     loop = asyncio.get_running_loop()
     started = loop.time()
     choice = choice or BackendChoice()
     dataset: Dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
-    results_file = ResumableJobs(
-        output / REPORT_FILE, FidelityReport, lambda report: report.trajectory_id, fresh=fresh
-    )
     await collect_all_leftovers(choice.dsn)
     plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
 

@@ -1,23 +1,33 @@
 """Run identity: names, labels and records that let a later run collect a killed run's leftovers.
 
 Every process that creates sandboxes is one *run*. It gets a short random id, writes a record
-(``<workdir>/runs/<id>.json``: pid and process start time) before creating anything, and names
-everything it creates ``aj_<id>_...`` (directories, databases, roles, containers, images carry the
-id in their name or in the ``agentjudge.run`` label). A run is *dead* when its record is missing
-or its process is gone (or the pid now belongs to a younger process). ``collect_leftovers``
-removes everything that belongs to dead runs; each provider contributes a collector.
+(``/tmp/agentjudge-runs/<id>.json``: pid and process start time) before creating anything, and
+names everything it creates ``aj_<id>_...`` (directories, databases, roles, containers, images
+carry the id in their name or in the ``agentjudge.run`` label). A run is *dead* when its record is
+missing or its process is gone (or the pid now belongs to a younger process).
+``collect_leftovers`` removes everything that belongs to dead runs; each provider contributes a
+collector.
+
+Where records live depends on nothing in the environment (not ``TMPDIR``, not the scratch
+space), so that every process on the machine, whatever its variables, agrees on which runs are
+alive: a collector that could not see a live run's record would take it for dead and destroy
+its sandboxes. Scratch spaces do move (``AGENTJUDGE_WORKDIR``, ``TMPDIR``): every one a run uses
+is remembered in the registry (``roots/``), and collectors search them all
+(``scratch_roots``), so leftovers are found whatever the collecting process's variables.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import itertools
 import os
 import re
 import secrets
 import shutil
 import socket
+import stat
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -62,7 +72,9 @@ def workdir() -> Path:
     ``$AGENTJUDGE_WORKDIR`` when set; otherwise ``/dev/shm/agentjudge`` (RAM) when ``/dev/shm``
     is writable with at least 2 GiB free, else ``<temp dir>/agentjudge``. Sandboxes are throwaway
     and metadata-heavy (a per-judge clone creates a link per file), and on a busy VM disk every
-    file creation waits on the journal; in RAM a clone of a 1,000-file tree is steady.
+    file creation waits on the journal; in RAM a clone of a 1,000-file tree is steady. The
+    directory is remembered in the run registry, so collectors started with other variables
+    still search it (``scratch_roots``).
     """
     configured = get_settings().workdir
     if configured is not None:
@@ -72,16 +84,92 @@ def workdir() -> Path:
     else:
         base = Path(tempfile.gettempdir()) / "agentjudge"
     base.mkdir(parents=True, exist_ok=True)
+    _remember_root(base)
     return base
 
 
+RUNS_REGISTRY = Path("/tmp/agentjudge-runs")
+"""Where run records live: one fixed folder for the whole machine. Fixed on purpose: not under
+``TMPDIR`` or the scratch space, which differ between processes (a ``gc`` started from another
+shell, parallel test sessions) and would make a live run invisible, hence "dead", to them."""
+
+ROOTS_FOLDER = "roots"
+"""The registry's sub-folder remembering every scratch space runs used (one file per space)."""
+
+
 def runs_registry() -> Path:
-    """Where run records live: one folder for the whole machine, whatever the workdir, so that
-    runs with different scratch directories (e.g. parallel test sessions) never mistake each
-    other for dead."""
-    folder = Path(tempfile.gettempdir()) / "agentjudge-runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    """The run-record folder (``RUNS_REGISTRY``), created on first use.
+
+    Shared by every user, like ``/tmp`` (sticky, world-writable): a run may remove only its own
+    record. Refuses a registry that is a symbolic link or not a folder, which would let another
+    user point the records elsewhere.
+    """
+    folder = RUNS_REGISTRY
+    try:
+        folder.mkdir(mode=0o1777)
+        os.chmod(folder, 0o1777)  # the umask narrowed the mode given to mkdir
+    except FileExistsError:
+        pass
+    status = os.lstat(folder)
+    if not stat.S_ISDIR(status.st_mode):
+        raise RuntimeError(
+            f"{folder} (where agentjudge keeps its run records) is not a folder; remove it"
+        )
     return folder
+
+
+_remembered_roots: set[Path] = set()
+
+
+def _remember_root(base: Path) -> None:
+    """Note ``base`` in the registry as a scratch space collectors must search (once per
+    process and space; a registry that cannot be written only costs that note)."""
+    if base in _remembered_roots:
+        return
+    _remembered_roots.add(base)
+    text = str(base.resolve())
+    digest = hashlib.sha256(os.fsencode(text)).hexdigest()[:24]
+    with contextlib.suppress(OSError):
+        folder = runs_registry() / ROOTS_FOLDER
+        folder.mkdir(mode=0o1777, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o1777)
+        entry = folder / digest
+        if not entry.exists():
+            _write_exclusive(entry, text)
+
+
+def scratch_roots() -> list[Path]:
+    """Every scratch space whose leftovers this process should collect: its own ``workdir()``
+    and each one a run of this user has used (remembered in the registry) that still exists."""
+    roots = [workdir()]
+    folder = runs_registry() / ROOTS_FOLDER
+    entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    for entry in entries:
+        try:
+            status = entry.lstat()
+            if not stat.S_ISREG(status.st_mode) or status.st_uid != os.getuid():
+                continue  # another user's note: its spaces are not ours to clean
+            root = Path(entry.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if root.is_dir():
+            roots.append(root)
+        else:
+            with contextlib.suppress(OSError):
+                entry.unlink()  # the space is gone, and so is anything left in it
+    unique: dict[Path, Path] = {}
+    for root in roots:
+        unique.setdefault(root.resolve(), root)
+    return list(unique.values())
+
+
+def _write_exclusive(path: Path, text: str) -> None:
+    """Create ``path`` with ``text``; never through a symlink or over an existing file."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(path, flags, 0o644)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 class RunRecord(BaseModel):
@@ -140,7 +228,7 @@ class Run:
             started_at=time.time(),
         )
         temporary = self.record_path.with_suffix(".tmp")
-        temporary.write_text(record.model_dump_json())
+        _write_exclusive(temporary, record.model_dump_json())
         temporary.replace(self.record_path)
 
     @property
@@ -225,7 +313,10 @@ def untrack_process(pid: int) -> None:
 async def collect_processes() -> list[str]:
     """Kill the helper processes (and their process groups) that dead runs left running."""
     removed: list[str] = []
-    for folder in sorted(workdir().glob(f"{NAME_PREFIX}_*/processes")):
+    folders = (
+        folder for root in scratch_roots() for folder in root.glob(f"{NAME_PREFIX}_*/processes")
+    )
+    for folder in sorted(folders):
         run_id = run_id_of(folder.parent.name)
         if run_id is None or run_is_alive(run_id):
             continue
@@ -270,6 +361,6 @@ async def collect_leftovers(
             removed.append(f"{name}: collection failed: {error}")
     for path in sorted(runs_registry().glob("*.json")):
         if not run_is_alive(path.stem):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+            with contextlib.suppress(FileNotFoundError, PermissionError):
+                path.unlink()  # another user's record stays (the registry is sticky)
     return removed

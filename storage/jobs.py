@@ -1,12 +1,14 @@
 """One resumable runner for results files made of one JSON record per job.
 
 A *job* makes one record (a replay's fidelity report, a judge run's verdict) under a key. The
-runner reads the records an earlier invocation left in the results file (the last one per key;
-lines torn by a kill are skipped), sets aside the jobs whose earlier record is still current,
-runs the others concurrently, and appends each record the moment its job finishes, so an
-interrupted invocation loses only the jobs in flight. Jobs of one *exclusive group* run one at a
-time (e.g. replays that manage the same cluster-global database roles). A job that crashes
-becomes a ``JobCrash`` naming it; the other jobs carry on.
+runner locks the results file's folder for its process (``storage.locks``: a second process on
+the same folder stops, or waits), repairs a last line torn by a kill (``storage.jsonl``), reads
+the records an earlier invocation left in the results file (the last one per key), sets aside
+the jobs whose earlier record is still current, runs the others concurrently, and appends each
+record the moment its job finishes, so an interrupted invocation loses only the jobs in flight.
+Jobs of one *exclusive group* run one at a time (e.g. replays that manage the same
+cluster-global database roles). A job that crashes becomes a ``JobCrash`` naming it; the other
+jobs carry on.
 
 Must not know what the items or records are: deciding which records are current, what a worker
 does and how the results are summarised belongs to the callers (``replay.runner``,
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +27,8 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from storage.jsonl import JsonlAppender, read_jsonl
+from storage.jsonl import JsonlAppender, read_jsonl, repair_torn_tail
+from storage.locks import lock_folder
 
 __all__ = ["Job", "JobCrash", "JobPlan", "JobResults", "ResumableJobs"]
 
@@ -95,7 +99,11 @@ class JobResults(Generic[ItemT, RecordT]):
 class ResumableJobs(Generic[RecordT]):
     """A results file (one ``RecordT`` per line) and the jobs that fill it.
 
-    ``key`` tells a record's key; ``fresh=True`` deletes the file first, so every job runs.
+    Opening it locks its folder for this process (``storage.locks.lock_folder``): when another
+    process holds the folder, ``FolderBusyError`` is raised before anything is read or written,
+    or with ``wait=True`` the opening blocks until the folder is free. ``close()`` (or leaving a
+    ``with`` block) releases the folder; so does the process's end. Then a torn last line is
+    repaired. ``key`` tells a record's key; ``fresh=True`` deletes the file, so every job runs.
     ``earlier`` holds the records found at opening, the last one per key.
     """
 
@@ -106,15 +114,33 @@ class ResumableJobs(Generic[RecordT]):
         key: Callable[[RecordT], str],
         *,
         fresh: bool = False,
+        wait: bool = False,
     ) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh:
-            path.unlink(missing_ok=True)
-        self.earlier: dict[str, RecordT] = {
-            key(record): record for record in read_jsonl(path, model)
-        }
+        self._lock = lock_folder(path.parent, wait=wait)
+        self._release = weakref.finalize(self, self._lock.release)
+        try:
+            if fresh:
+                path.unlink(missing_ok=True)
+            self.repaired = repair_torn_tail(path)
+            """What the tail repair did at opening (None when the file was whole)."""
+            self.earlier: dict[str, RecordT] = {
+                key(record): record for record in read_jsonl(path, model)
+            }
+        except BaseException:
+            self._release()
+            raise
         self._appender = JsonlAppender(path)
+
+    def close(self) -> None:
+        """Release the results folder (idempotent); the records already appended stay."""
+        self._release()
+
+    def __enter__(self) -> ResumableJobs[RecordT]:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def plan(
         self,

@@ -56,7 +56,9 @@ from sandboxes.filesystem.tree import (
     FileTree,
     ReadOnlyTreeError,
     TreePathError,
+    check_initial_entry,
     check_relative,
+    initial_tree_source,
 )
 from sandboxes.runs import current_run
 
@@ -194,10 +196,11 @@ def _stamp(info: tarfile.TarInfo, modified: int, accessed: int | None = None) ->
     info.pax_headers = headers
 
 
-def _host_tree_archive(source: Path | None, target: IO[bytes]) -> None:
+def _host_tree_archive(source: Path | None, target: IO[bytes], task_id: str = "") -> None:
     """Archive a host directory (or an empty one) as ``sandbox/...`` with exact times and modes.
 
-    Symlinks stay symlinks and hard links stay hard links; owners become root.
+    Symlinks stay symlinks and hard links stay hard links; owners become root. Each entry is
+    checked first (``check_initial_entry``, on behalf of task ``task_id``).
     """
     base = ROOT.lstrip("/")
     with tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT) as archive:
@@ -210,7 +213,9 @@ def _host_tree_archive(source: Path | None, target: IO[bytes]) -> None:
             return
         paths = [source]
         for directory, names, files in os.walk(source):
-            paths.extend(Path(directory, name) for name in [*names, *files])
+            for name in [*names, *files]:
+                check_initial_entry(task_id, source, os.path.join(directory, name))
+                paths.append(Path(directory, name))
         for path in paths:
             relative = path.relative_to(source).as_posix()
             info = archive.gettarinfo(str(path), base if relative == "." else f"{base}/{relative}")
@@ -675,10 +680,7 @@ class DockerFilesystemProvider(FilesystemProvider):
         state = task.initial_state
         source: Path | None
         if isinstance(state, DirectoryTreeState):
-            source = task_dir / state.path
-            if not source.is_dir():
-                raise SandboxError(f"task {task.id}: initial tree {source} is not a directory")
-            source = source.resolve()
+            source = initial_tree_source(task.id, task_dir, state.path).resolve()
         elif isinstance(state, EmptyState):
             source = None
         else:
@@ -686,7 +688,7 @@ class DockerFilesystemProvider(FilesystemProvider):
                 f"task {task.id}: a filesystem sandbox cannot start from a {state.kind} state"
             )
         with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as tree:
-            await asyncio.to_thread(_host_tree_archive, source, tree)
+            await asyncio.to_thread(_host_tree_archive, source, tree, task.id)
             container = await asyncio.to_thread(
                 self.start_container,
                 self.image,

@@ -32,9 +32,11 @@ from sandboxes.filesystem.tree import (
     FileTree,
     ReadOnlyTreeError,
     TreePathError,
+    check_initial_entry,
     check_relative,
+    initial_tree_source,
 )
-from sandboxes.runs import current_run, run_id_of, run_is_alive, workdir
+from sandboxes.runs import current_run, run_id_of, run_is_alive, scratch_roots
 
 CloneMethod = Literal["overlay", "link", "copy"]
 """How writable clones are made: an overlay mount (O(1), safe for any writer; needs root), a
@@ -278,6 +280,18 @@ def _copy_tree(source: Path, destination: Path) -> None:
     shutil.copytree(source, destination, symlinks=True, copy_function=shutil.copy2)
 
 
+def _copy_initial_tree(task_id: str, source: Path, destination: Path) -> None:
+    """``_copy_tree`` of a task's initial tree, each entry checked (``check_initial_entry``)
+    before it is copied; symlinks are copied as links, never followed."""
+
+    def check(directory: str, names: list[str]) -> list[str]:
+        for name in names:
+            check_initial_entry(task_id, source, os.path.join(directory, name))
+        return []  # nothing is skipped: a bad entry fails the whole copy
+
+    shutil.copytree(source, destination, symlinks=True, copy_function=shutil.copy2, ignore=check)
+
+
 def _link_tree(source: Path, destination: Path) -> None:
     """A hard-link farm of ``source``: new directories, each file a new link to the same inode."""
     directories: list[tuple[str, str]] = []
@@ -447,11 +461,9 @@ class LocalFilesystemProvider(FilesystemProvider):
         state = task.initial_state
         target = self.run_directory / current_run().new_name("fs")
         if isinstance(state, DirectoryTreeState):
-            source = task_dir / state.path
-            if not source.is_dir():
-                raise SandboxError(f"task {task.id}: initial tree {source} is not a directory")
+            source = initial_tree_source(task.id, task_dir, state.path)
             try:
-                await asyncio.to_thread(_copy_tree, source, target)
+                await asyncio.to_thread(_copy_initial_tree, task.id, source, target)
             except BaseException:
                 await asyncio.to_thread(remove_tree, target)
                 raise
@@ -469,9 +481,10 @@ class LocalFilesystemProvider(FilesystemProvider):
 
 
 async def collect_local_leftovers() -> list[str]:
-    """Delete the scratch directories (``<workdir>/aj_<id>*``) of runs that are no longer alive."""
+    """Delete the scratch directories (``<workdir>/aj_<id>*``, in every scratch space runs have
+    used: ``scratch_roots``) of runs that are no longer alive."""
     removed: list[str] = []
-    for path in sorted(workdir().glob("aj_*")):
+    for path in sorted(path for root in scratch_roots() for path in root.glob("aj_*")):
         run_id = run_id_of(path.name)
         if run_id is None or run_is_alive(run_id) or not path.is_dir():
             continue

@@ -10,15 +10,26 @@ leak that file's content.
 
 Writes never modify an existing file in place: ``write_bytes`` writes a temporary file and renames
 it over the target. Clones of a frozen tree rely on this (they share unchanged files with it).
+
+Also owns the checks every backend applies to a task's initial tree before copying it in
+(``initial_tree_source``, ``check_initial_entry``): the tree must be a folder inside the task's
+folder, and each entry a file, folder or symlink (copied as a link, never followed) whose name is
+UTF-8. A name that is not UTF-8 could not be shown to an agent or judge, nor recorded in JSON; a
+device or FIFO could hang or leak the copy. Either fails the sandbox's creation, naming the task
+and the entry.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat as stat_module
 from abc import ABC, abstractmethod
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
+
+from sandboxes.base import SandboxError
 
 
 class TreePathError(ValueError):
@@ -125,3 +136,40 @@ class FileTree(ABC):
     async def export(self, destination: Path) -> None:
         """Copy the whole tree into the host directory ``destination`` (which must not exist),
         preserving modification times. Used to run verifiers on any backend."""
+
+
+def initial_tree_source(task_id: str, task_dir: Path, relative: str) -> Path:
+    """The folder a task's initial tree is copied from: ``task_dir / relative``, which must be a
+    folder and, symlinks followed, inside ``task_dir``; raise ``SandboxError`` otherwise."""
+    source = task_dir / relative
+    real, folder = os.path.realpath(source), os.path.realpath(task_dir)
+    if real != folder and not real.startswith(folder + os.sep):
+        raise SandboxError(
+            f"task {task_id}: initial tree {source} leads outside the task folder (to {real})"
+        )
+    if not source.is_dir():
+        raise SandboxError(f"task {task_id}: initial tree {source} is not a directory")
+    return source
+
+
+def check_initial_entry(task_id: str, source: Path, path: str) -> None:
+    """Refuse an entry of a task's initial tree (``path``, on the host, below ``source``) whose
+    name is not UTF-8 or which is not a regular file, folder or symlink.
+
+    Raises ``SandboxError`` naming the task and the entry (its raw bytes, for a bad name).
+    """
+    name = os.path.basename(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(os.path.relpath(path, source))
+        raise SandboxError(
+            f"task {task_id}: the initial tree holds a file name that is not UTF-8: {raw!r} "
+            f"(in {source}); such a name cannot be replayed, shown or recorded: rename it"
+        ) from None
+    mode = os.lstat(path).st_mode
+    if not (stat_module.S_ISREG(mode) or stat_module.S_ISDIR(mode) or stat_module.S_ISLNK(mode)):
+        raise SandboxError(
+            f"task {task_id}: the initial tree holds {os.path.relpath(path, source)!r}, which is "
+            "not a file, folder or symbolic link (a device, FIFO or socket)"
+        )

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
-from sandboxes.runs import SHARED_MEMORY, current_run, workdir
+from sandboxes.runs import SHARED_MEMORY, current_run, scratch_roots, workdir
 from settings import get_settings, variable_name
 
 DATA_DIRECTORY_TAG = "pg"
@@ -51,8 +51,9 @@ def memory_parent() -> Path:
 
 
 def data_parents() -> list[Path]:
-    """Every folder an embedded data directory of this work directory may live in."""
-    return list(dict.fromkeys([workdir(), memory_parent()]))
+    """Every folder an embedded data directory may live in: each scratch space runs have used
+    (``scratch_roots``, whatever this process's ``TMPDIR`` or work directory) and RAM."""
+    return list(dict.fromkeys([*scratch_roots(), memory_parent()]))
 
 
 def wheel_binaries() -> Path | None:

@@ -164,3 +164,50 @@ def test_schema_of_an_unknown_record_is_refused() -> None:
     result = runner.invoke(app, ["datasets", "schema", "verdicts"])
     assert result.exit_code == 2
     assert "choose one of manifest, task, trajectory" in result.output
+
+
+MISSING_PATH_COMMANDS = {
+    "judge": (["judge", "{missing}"], "no such dataset folder"),
+    "judge with a model": (["judge", "{missing}", "--model", "mock/pass"], "no such dataset"),
+    "replay": (["replay", "{missing}"], "no such dataset folder"),
+    "datasets validate": (["datasets", "validate", "{missing}"], "no such dataset folder"),
+    "datasets validate --json": (["datasets", "validate", "{missing}", "--json"], "no such"),
+    "datasets list": (["datasets", "list", "{missing}"], "no such folder to search"),
+    "import-mcpmark source": (
+        ["datasets", "import-mcpmark", "{missing}", "{tmp}/dst"],
+        "no such MCPMark results folder",
+    ),
+    "import-mcpmark --tasks-root": (
+        ["datasets", "import-mcpmark", "{tmp}", "{tmp}/dst", "--tasks-root", "{missing}"],
+        "no such MCPMark tasks folder",
+    ),
+    "import-mcpmark --environments-root": (
+        ["datasets", "import-mcpmark", "{tmp}", "{tmp}/dst", "--environments-root", "{missing}"],
+        "no such initial states folder",
+    ),
+    "report": (["report", "{missing}"], "no such results folder"),
+}
+
+
+@pytest.mark.parametrize("name", list(MISSING_PATH_COMMANDS))
+def test_a_missing_path_is_exit_code_2_naming_it(name: str, tmp_path: Path) -> None:
+    arguments, expected = MISSING_PATH_COMMANDS[name]
+    missing = tmp_path / "does-not-exist"
+    filled = [part.format(missing=missing, tmp=tmp_path) for part in arguments]
+    result = runner.invoke(app, filled, env={"JUDGE_MODEL": ""})
+    assert result.exit_code == 2, result.output
+    assert f"{missing}: {expected}" in result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == []  # nothing was made
+
+
+def test_a_file_given_as_a_dataset_is_exit_code_2(tmp_path: Path) -> None:
+    file = tmp_path / "dataset.json"
+    file.write_text("{}")
+    for command in (
+        ["judge", str(file)],
+        ["replay", str(file)],
+        ["datasets", "validate", str(file)],
+    ):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output
+        assert f"{file}: is not a dataset folder (it is a file, not a folder)" in result.output

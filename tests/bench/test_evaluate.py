@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from bench.evaluate import (
 from bench.grid_runner import VERDICTS_FILE, GridSpec, read_records
 from bench.results import BASELINES_FILE
 from dataset.store import load_dataset
+from storage.locks import LOCK_FILE, FolderBusyError
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 
@@ -163,3 +167,53 @@ def test_a_bad_grid_file_is_named_before_any_work(tmp_path: Path) -> None:
     with pytest.raises(EvaluationError, match=f"{grid}: turns.0"):
         evaluate(MINI, options)
     assert not (tmp_path / "replay").exists()
+
+
+def test_a_missing_dataset_is_named_before_any_work(tmp_path: Path) -> None:
+    events: list[EvaluationEvent] = []
+    options = EvaluationOptions(
+        models=("mock/pass",), output=tmp_path / "out", replay_output=tmp_path / "replay"
+    )
+    with pytest.raises(EvaluationError, match=f"{tmp_path / 'nowhere'}: no such dataset folder"):
+        evaluate(tmp_path / "nowhere", options, on_event=events.append)
+    assert events == []
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "replay").exists()
+
+
+HOLD = """\
+import sys, time
+from pathlib import Path
+from storage.locks import lock_folder
+lock = lock_folder(Path(sys.argv[1]))
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("held", ["out", "replay"])
+def test_a_folder_another_process_writes_stops_the_evaluation_at_once(
+    tmp_path: Path, held: str
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(tmp_path / held)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        events: list[EvaluationEvent] = []
+        options = EvaluationOptions(
+            models=("mock/pass",), output=tmp_path / "out", replay_output=tmp_path / "replay"
+        )
+        with pytest.raises(FolderBusyError, match=f"{tmp_path / held}: .*pid {holder.pid}"):
+            evaluate(MINI, options, on_event=events.append)
+    finally:
+        holder.kill()
+        holder.wait()
+    # Nothing was replayed, judged or written by the refused evaluation.
+    assert [event.kind for event in events] == (["replay-started"] if held == "replay" else [])
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [LOCK_FILE]
+    assert not (tmp_path / "replay" / "fidelity.jsonl").exists()

@@ -185,7 +185,12 @@ def test_strict_load_raises_with_all_errors_listed() -> None:
 def test_a_missing_folder_or_manifest_is_reported(tmp_path: Path) -> None:
     missing = load_dataset(tmp_path / "nowhere", partial=True)
     assert [p.message for p in missing.errors] == [
-        "is not a dataset folder (it does not exist or is not a directory)"
+        "no such dataset folder (the path does not exist)"
+    ]
+    (tmp_path / "a-file").write_text("")
+    not_a_folder = load_dataset(tmp_path / "a-file", partial=True)
+    assert [p.message for p in not_a_folder.errors] == [
+        "is not a dataset folder (it is a file, not a folder)"
     ]
     empty = load_dataset(tmp_path, partial=True)
     assert {p.file for p in empty.errors} == {"dataset.json", "tasks", "trajectories"}
@@ -232,3 +237,94 @@ def test_each_initial_state_kind_checks_the_file_it_names(tmp_path: Path) -> Non
         ("tasks/snapshot-missing/task.json", "which does not exist"),
     }
     assert set(loaded.tasks) == {"archive-is-a-folder", "snapshot-by-name"}
+
+
+MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
+
+
+def _mini_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "ds"
+    shutil.copytree(MINI, root)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("task", "name", "field"),
+    [
+        ("pg-active-customers-view", "verify.py", "verifier.path"),
+        ("pg-active-customers-view", "seed.sql", "initial_state.path"),
+        ("fs-meeting-notes-index", "initial", "initial_state.path"),
+        ("word-memo-q4-update", "memo.docx", "initial_state.path"),
+    ],
+)
+def test_a_named_file_linked_outside_its_task_is_refused(
+    tmp_path: Path, task: str, name: str, field: str
+) -> None:
+    root = _mini_copy(tmp_path)
+    named = root / "tasks" / task / name
+    outside = tmp_path / "elsewhere" / name
+    outside.parent.mkdir()
+    named.rename(outside)  # the same content, moved out of the dataset
+    named.symlink_to(outside)
+    loaded = load_dataset(root, partial=True)
+    problems = [p for p in loaded.errors if p.file == f"tasks/{task}/task.json"]
+    assert [p.field for p in problems] == [field]
+    assert f"{task}/{name}, which is a symbolic link to {outside}" in problems[0].message
+    assert f"outside tasks/{task}/" in problems[0].message
+    assert task not in loaded.tasks
+    # Its trajectories are refused with it, each saying why.
+    assert all(t.task_id != task for t in loaded.trajectories.values())
+
+
+def test_a_link_inside_the_task_folder_is_accepted(tmp_path: Path) -> None:
+    root = _mini_copy(tmp_path)
+    folder = root / "tasks" / "pg-active-customers-view"
+    (folder / "seed.sql").rename(folder / "seed-v2.sql")
+    (folder / "seed.sql").symlink_to("seed-v2.sql")
+    assert "pg-active-customers-view" in load_dataset(root).tasks
+
+
+def test_a_link_chain_that_ends_outside_names_its_first_link(tmp_path: Path) -> None:
+    root = _mini_copy(tmp_path)
+    folder = root / "tasks" / "pg-active-customers-view"
+    secret = tmp_path / "secret.py"
+    secret.write_text("print('not the dataset')\n")
+    (folder / "verify.py").unlink()
+    (folder / "hop.py").symlink_to(secret)
+    (folder / "verify.py").symlink_to("hop.py")
+    [problem] = [p for p in load_dataset(root, partial=True).errors if p.field == "verifier.path"]
+    assert f"verify.py, which is a symbolic link to hop.py (which is {secret})" in problem.message
+
+
+def test_a_task_folder_linked_from_outside_the_dataset_is_refused(tmp_path: Path) -> None:
+    root = _mini_copy(tmp_path)
+    folder = root / "tasks" / "pg-active-customers-view"
+    moved = tmp_path / "pg-active-customers-view"
+    folder.rename(moved)
+    folder.symlink_to(moved)
+    loaded = load_dataset(root, partial=True)
+    assert "pg-active-customers-view" not in loaded.tasks
+    messages = [p.message for p in loaded.errors if p.field == "verifier.path"]
+    expected = f"but tasks/pg-active-customers-view is a symbolic link to {moved}"
+    assert messages
+    assert expected in messages[0]
+
+
+def test_a_screenshot_linked_outside_the_trajectories_folder_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ds"
+    _write_small_dataset(root)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG not yours")
+    (root / "trajectories" / "shots").mkdir()
+    (root / "trajectories" / "shots" / "1.png").symlink_to(secret)
+    shot = Step(
+        index=1,
+        action=ToolCallAction(name="noop", arguments={}),
+        observation=Observation(screenshot="shots/1.png"),
+    )
+    write_trajectory(root, Trajectory(id="shot", task_id="web", agent="a", steps=[shot]))
+    loaded = load_dataset(root, partial=True)
+    [problem] = [p for p in loaded.errors if p.file == "trajectories/shot.json"]
+    assert problem.field == "steps[0].observation.screenshot"
+    assert f"trajectories/shots/1.png, which is a symbolic link to {secret}" in problem.message
+    assert "shot" not in loaded.trajectories

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentjudge.cli import app
-from dataset.store import load_dataset
+from dataset.store import DatasetNotFoundError, load_dataset
 from replay.report import FidelityReport
 from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, read_reports, replay_dataset
 from tests.replay.builders import FS_TASK, MINI, PG_TASK, build_dataset, steps, trajectory
@@ -178,3 +179,48 @@ async def test_replay_into_an_external_server_given_by_dsn(tmp_path: Path) -> No
         assert not [row["datname"] for row in names if row["datname"].startswith("aj_")]
     finally:
         await server.stop()
+
+
+async def test_a_missing_dataset_is_named_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(DatasetNotFoundError, match=f"{tmp_path / 'nowhere'}: no such dataset"):
+        await replay_dataset(tmp_path / "nowhere", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+async def test_a_name_that_is_not_utf8_fails_its_trajectory_once(tmp_path: Path) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    tree = os.fsencode(root / "tasks" / FS_TASK / "initial")
+    with open(os.path.join(tree, b"\xff\xfe.txt"), "wb") as handle:
+        handle.write(b"x")
+    output = tmp_path / "out"
+    first = await replay_dataset(root, output, jobs=2)
+    assert first.total.failed == 3  # every trajectory of the task, none crashed
+    reports = read_reports(output / REPORT_FILE)
+    assert len(reports) == 3
+    for report in reports.values():
+        assert report.verdict == "failed"
+        assert any(
+            f"task {FS_TASK}" in problem and repr(b"\xff\xfe.txt") in problem
+            for problem in report.problems
+        ), report.problems
+    seen: list[FidelityReport] = []
+    again = await replay_dataset(root, output, jobs=2, on_report=seen.append)
+    assert seen == []  # recorded once: the rerun replays none of them again
+    assert again.resumed == 3
+    assert len((output / REPORT_FILE).read_text().splitlines()) == 3
+
+
+async def test_a_verifier_linked_outside_its_task_is_never_run(tmp_path: Path) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    marker = tmp_path / "ran"
+    outside = tmp_path / "elsewhere" / "verify.py"
+    outside.parent.mkdir()
+    outside.write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    verifier = root / "tasks" / FS_TASK / "verify.py"
+    verifier.unlink()
+    verifier.symlink_to(outside)
+    summary = await replay_dataset(root, tmp_path / "out", jobs=2)
+    assert summary.total.trajectories == 0  # the task is refused, so none of its replays run
+    problems = "\n".join(summary.problems)
+    assert f"tasks/{FS_TASK}/verify.py, which is a symbolic link to {outside}" in problems
+    assert not marker.exists()

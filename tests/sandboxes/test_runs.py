@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,59 @@ def test_the_workdir_follows_its_variable_at_call_time(
     monkeypatch.setenv(WORKDIR_ENV, str(tmp_path / "elsewhere"))
     assert workdir() == tmp_path / "elsewhere"
     assert workdir().is_dir()
+
+
+def test_run_records_do_not_follow_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = runs.runs_registry()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    assert tempfile.gettempdir() == str(tmp_path)
+    assert runs.runs_registry() == before == runs.RUNS_REGISTRY
+    record = Run()
+    try:
+        assert record.record_path.parent == runs.RUNS_REGISTRY
+    finally:
+        record.finish()
+
+
+def test_every_scratch_space_a_run_used_is_searched_by_collectors(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "another-workdir"
+    child = subprocess.run(
+        [sys.executable, "-c", "from sandboxes.runs import workdir; print(workdir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, WORKDIR_ENV: str(elsewhere)},
+    )
+    assert child.stdout.strip() == str(elsewhere)
+    roots = runs.scratch_roots()
+    assert roots[0] == workdir()  # this process's own first
+    assert elsewhere in roots
+    # A space that is gone is forgotten, and so is its note.
+    elsewhere.rmdir()
+    assert elsewhere not in runs.scratch_roots()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_note_of_a_scratch_space_is_ignored(tmp_path: Path) -> None:
+    planted = tmp_path / "not-mine"
+    planted.mkdir()
+    note = runs.runs_registry() / runs.ROOTS_FOLDER / "planted-by-someone-else"
+    note.write_text(str(planted))
+    try:
+        os.chown(note, os.getuid() + 4242, -1)
+        assert planted not in runs.scratch_roots()
+    finally:
+        note.unlink()
+
+
+def test_a_registry_that_is_a_symlink_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "somewhere"
+    target.mkdir()
+    link = tmp_path / "registry"
+    link.symlink_to(target)
+    monkeypatch.setattr(runs, "RUNS_REGISTRY", link)
+    with pytest.raises(RuntimeError, match=f"{link} .*is not a folder"):
+        runs.runs_registry()

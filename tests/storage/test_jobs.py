@@ -4,6 +4,9 @@ groups."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from pydantic import BaseModel
 
 from storage.jobs import Job, ResumableJobs
 from storage.jsonl import read_jsonl
+from storage.locks import FolderBusyError, holder_of
 
 
 class Done(BaseModel):
@@ -201,3 +205,59 @@ def test_two_jobs_with_one_key_are_refused(tmp_path: Path) -> None:
     jobs = ResumableJobs(tmp_path / "done.jsonl", Done, _key)
     with pytest.raises(ValueError, match="'a'"):
         jobs.plan([*_jobs("a"), *_jobs("a")])
+
+
+HOLD = """\
+import sys, time
+from pathlib import Path
+from storage.locks import lock_folder
+lock = lock_folder(Path(sys.argv[1]))
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+async def test_a_folder_another_process_writes_is_refused_before_anything_is_touched(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "out" / "done.jsonl"
+    path.parent.mkdir()
+    before = Done(key="a", source="v1").model_dump_json() + "\n" + '{"key": "b", "sou'
+    path.write_text(before)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path.parent)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(FolderBusyError, match=f"pid {holder.pid}"):
+            ResumableJobs(path, Done, _key, fresh=True)
+        # Neither deleted (fresh), nor repaired: the holder may be writing that last line.
+        assert path.read_text() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    with ResumableJobs(path, Done, _key) as jobs:
+        assert jobs.repaired is not None
+        assert "torn last line" in jobs.repaired
+        assert list(jobs.earlier) == ["a"]
+    # Closed: another process may now take the folder.
+    assert holder_of(path.parent) is None
+
+
+async def test_an_interrupted_record_is_made_once_after_the_repair(tmp_path: Path) -> None:
+    path = tmp_path / "done.jsonl"
+    with ResumableJobs(path, Done, _key) as jobs:
+        await jobs.run(jobs.plan(_jobs("a", "b", "c")).pending, _make, concurrency=1)
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) - 7])  # the kill tore the last record
+    with ResumableJobs(path, Done, _key) as again:
+        plan = again.plan(_jobs("a", "b", "c", "d"))
+        assert len(plan.pending) == 2  # the torn one and the new one
+        await again.run(plan.pending, _make)
+    lines = path.read_text().splitlines()
+    keys = [Done.model_validate_json(line).key for line in lines]  # every line parses
+    assert sorted(keys) == ["a", "b", "c", "d"]

@@ -1,0 +1,51 @@
+"""Checking the paths a command is given, before any work: a missing dataset or input folder is
+exit code 2 with a message naming the path, never a half-run or a silent success."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from agentjudge.console import console
+from dataset.store import DatasetNotFoundError, check_dataset_folder
+from storage.locks import FolderBusyError, ResultsFolderError
+
+__all__ = ["fail", "folder_error", "require_dataset", "require_folder"]
+
+WAIT_HINT = "pass --wait to wait for it to finish"
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: <message>`` and return the exit (code 2) for the caller to raise."""
+    console.print(f"error: {message}", markup=False)
+    return typer.Exit(2)
+
+
+def require_dataset(path: Path) -> None:
+    """Stop with exit code 2 when ``path`` is not a readable folder."""
+    try:
+        check_dataset_folder(path)
+    except DatasetNotFoundError as error:
+        raise fail(str(error)) from None
+
+
+def require_folder(path: Path, what: str) -> None:
+    """Stop with exit code 2 when ``path`` (described as ``what``) is not a readable folder."""
+    try:
+        with os.scandir(path):
+            return
+    except FileNotFoundError:
+        problem = f"no such {what} (the path does not exist)"
+    except NotADirectoryError:
+        problem = f"the {what} is a file, not a folder"
+    except OSError as error:
+        problem = f"the {what} cannot be read: {error.strerror or error}"
+    raise fail(f"{path}: {problem}")
+
+
+def folder_error(error: ResultsFolderError) -> typer.Exit:
+    """Print why a results folder cannot be used (with how to wait, when it is busy)."""
+    hint = f"; {WAIT_HINT}" if isinstance(error, FolderBusyError) else ""
+    return fail(f"{error}{hint}")
