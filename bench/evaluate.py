@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from bench.baselines import baseline_predictions
 from bench.grid import GridError, expand_grid, load_grid
@@ -120,6 +120,9 @@ class EvaluationOptions(BaseModel):
     """Sandbox backend for the replayed states."""
     dsn: str | None = None
     """An external Postgres server to replay into, instead of a throwaway one."""
+    seed_timeout: PositiveFloat | None = None
+    """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
+    all its task's trajectories at once."""
     jobs: PositiveInt = 4
     """Concurrent replays, and concurrent judge runs."""
     max_connections: PositiveInt = 8
@@ -302,7 +305,9 @@ async def evaluate_async(
             on_event(event)
 
     arms = _make_arms(_planned_arms(options), options.cache)
-    choice = BackendChoice.for_backend(options.backend, options.dsn)
+    choice = BackendChoice.for_backend(
+        options.backend, options.dsn, seed_timeout=options.seed_timeout
+    )
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"

@@ -4,7 +4,6 @@ attributing created roles to their sandbox, dropping them with it, and one reade
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 
 import asyncpg
@@ -36,12 +35,15 @@ async def test_a_role_created_through_connect_goes_with_its_sandbox(
     role, renamed = new_role(), new_role()
     async with sandbox.connect(f"CREATE ROLE {role} LOGIN") as conn:
         await conn.execute(f"CREATE ROLE {role} LOGIN")
-    rows = await fetch(
-        cluster.admin,
-        "SELECT shobj_description(oid, 'pg_authid') AS c FROM pg_roles WHERE rolname = $1",
-        role,
-    )
-    assert rows[0]["c"] == f"agentjudge owner={sandbox.name} host={socket.gethostname()}"
+        # Its creator, the sandbox role, holds its ADMIN OPTION: that is what ties it to the
+        # sandbox (whatever it is renamed to), and what lets the sandbox role manage it.
+        creators = await conn.fetch(
+            "SELECT member::regrole::text AS creator FROM pg_auth_members"
+            " WHERE roleid = $1::regrole AND admin_option",
+            role,
+        )
+        assert [row["creator"] for row in creators] == [sandbox.role.user]
+        await conn.execute(f"SET ROLE {role}; RESET ROLE")  # createrole_self_grant
     async with sandbox.connect(f"ALTER ROLE {role} RENAME TO {renamed}") as conn:
         await conn.execute(f"ALTER ROLE {role} RENAME TO {renamed}")
     await sandbox.destroy()
