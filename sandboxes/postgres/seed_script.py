@@ -41,7 +41,7 @@ _COPY_HEAD = re.compile(r"(?i)copy\b")
 _MASKED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
 _FROM_STDIN = re.compile(r"(?i)\bfrom\s+stdin\b")
 _COPY_END = re.compile(r"(?m)^\\\.\r?$")
-_META_WORD = re.compile(r"\\([^\s\\]*)")
+_META_WORD = re.compile(r"\\(?:\\|[^\s\\]*)")
 
 
 @dataclass(frozen=True)

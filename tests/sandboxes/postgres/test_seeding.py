@@ -159,3 +159,27 @@ async def test_eight_concurrent_sandboxes_share_one_template(
     assert [await count(sandbox, "customers") for sandbox in sandboxes] == [3] * 8
     databases, _ = await run_owned(cluster.admin)
     assert len([name for name in databases if "_tpl_" in name]) == 1
+
+
+CHINOOK = Path(__file__).resolve().parents[4] / "shared" / "mcpmark-sample" / "environments"
+
+
+@pytest.mark.skipif(
+    not (CHINOOK / "chinook.sql").is_file(), reason=f"the MCPMark sample is not in {CHINOOK}"
+)
+async def test_the_mcpmark_chinook_dump_seeds_as_sql(
+    embedded_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    """A real pg_dump (COPY blocks, ``set_config('search_path', '', false)``, constraints)."""
+    dump = (CHINOOK / "chinook.sql").read_text(encoding="utf-8")
+    task, folder = write_task(tmp_path / "chinook", dump, "chinook")
+    async with ClusterPostgresProvider(embedded_cluster) as provider:
+        sandbox = await provider.create(task, folder)
+        async with sandbox.connect() as conn:
+            counts = await conn.fetchrow(
+                'SELECT (SELECT count(*) FROM "Track") AS tracks,'
+                ' (SELECT count(*) FROM "Invoice") AS invoices,'
+                " (SELECT count(*) FROM pg_constraint WHERE contype = 'f') AS foreign_keys"
+            )
+            assert tuple(counts) == (3503, 412, 11)
+            assert await conn.fetchval("SHOW search_path") == '"$user", public'
