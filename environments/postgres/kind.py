@@ -13,7 +13,6 @@ are imported when a hook needs them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -77,18 +76,14 @@ async def _docker(choice: BackendChoice) -> SandboxProvider:
 
 
 def _as_administrator(result: ToolResult, sandbox: PostgresSandbox) -> ToolResult:
-    """``result`` with the names of the roles standing in for the administrator replaced by the
-    administrator's; where the server withholds role management, its refusal explained."""
+    """``result`` as the recorded administrator would have seen it (``as_administrator``);
+    where the server withholds role management, its refusal explained."""
     from sandboxes.postgres.provider import ClusterPostgresSandbox
     from sandboxes.postgres.roles import explain_role_error
 
-    text = result.text
+    text = sandbox.as_administrator(result.text)
     if result.is_error and isinstance(sandbox, ClusterPostgresSandbox):
         text = explain_role_error(text, sandbox.server_version)
-    names = sandbox.stand_ins()
-    if names:
-        pattern = r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])"
-        text = re.sub(pattern, lambda match: names[match.group()], text)
     return result if text == result.text else result.model_copy(update={"text": text})
 
 

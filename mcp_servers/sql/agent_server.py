@@ -4,7 +4,8 @@ The judge-facing server (``judge_server``) answers in JSON with row caps and rea
 agents recorded against ``postgres-mcp`` saw its unrestricted tools and its Python-repr output.
 This server publishes those tools (``agent_tools.SQL_TOOLS``: the postgres-mcp names, plus the
 Supabase and InsForge SQL tools) with that output, each call on a fresh session of the sandbox
-as its administrator, committed on its own, the way replay re-executes them. Scripted agents of
+as its sandbox role, committed on its own, the way replay re-executes them (and, like replay,
+naming that role as the administrator it stands in for). Scripted agents of
 the authored suites are recorded against it, so their observations are what replay will
 reproduce. It is for writable sandboxes the runtime made for an agent, never for judges.
 """
@@ -28,7 +29,10 @@ def _on_sandbox(spec: ToolSpec[PostgresConnection]) -> ToolSpec[PostgresSandbox]
     async def run(sandbox: PostgresSandbox, args: Any) -> ToolResult:
         statement = getattr(args, "sql", None) or getattr(args, "query", None)
         async with sandbox.connect(statement if isinstance(statement, str) else None) as conn:
-            return await spec.handler(conn, args)
+            result = await spec.handler(conn, args)
+        # As replay shows it: the sandbox's roles under the administrator's name.
+        text = sandbox.as_administrator(result.text)
+        return result if text == result.text else result.model_copy(update={"text": text})
 
     return ToolSpec(
         spec.name,

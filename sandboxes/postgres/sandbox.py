@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, ClassVar
@@ -128,6 +129,15 @@ class PostgresSandbox(Sandbox):
         server's administrator shows the administrator, each with the name it stands in for
         (none by default)."""
         return {}
+
+    def as_administrator(self, text: str) -> str:
+        """``text`` (a tool's answer) with the names of ``stand_ins`` replaced by the names they
+        stand in for: what an agent connected as the administrator would have been shown."""
+        names = self.stand_ins()
+        if not names:
+            return text
+        pattern = r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])"
+        return re.sub(pattern, lambda match: names[match.group()], text)
 
     @abstractmethod
     async def freeze(self) -> PostgresSnapshot:

@@ -485,7 +485,7 @@ async def test_unrestricted_mode_writes_its_own_clone(
     info = await clone.owner_connection()
     # The seed's table belongs to the seed role, whose privileges the clone's role inherits;
     # what the judge made belongs to the clone's role. Neither is the administrator.
-    assert [row["owner"] for row in owners] == [list(clone.stand_ins())[0], info.user]
+    assert [row["owner"] for row in owners] == [next(iter(clone.stand_ins())), info.user]
     assert cluster.admin.user not in clone.stand_ins()
     # A failing call keeps nothing.
     is_error, text = await call(server, "execute_sql", {"sql": "DELETE FROM orders; SELECT 1/0"})

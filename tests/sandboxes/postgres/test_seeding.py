@@ -181,5 +181,6 @@ async def test_the_mcpmark_chinook_dump_seeds_as_sql(
                 ' (SELECT count(*) FROM "Invoice") AS invoices,'
                 " (SELECT count(*) FROM pg_constraint WHERE contype = 'f') AS foreign_keys"
             )
+            assert counts is not None
             assert tuple(counts) == (3503, 412, 11)
             assert await conn.fetchval("SHOW search_path") == '"$user", public'
