@@ -106,11 +106,6 @@ class SandboxRoles:
         """Whether roles wait to be dropped."""
         return bool(self._doomed)
 
-    @property
-    def may_create_roles(self) -> bool:
-        """Whether seed and sandbox roles get CREATEROLE (PostgreSQL 16 and later)."""
-        return self._admin.version >= CREATEROLE_VERSION
-
     def lineage(self, database: str) -> tuple[str, ...]:
         """The roles whose objects ``database`` holds (its own role last); empty when unknown."""
         return self._lineage.get(database, ())

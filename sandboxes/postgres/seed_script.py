@@ -27,9 +27,16 @@ from sandboxes.base import SandboxError
 RESTRICT_LINE = re.compile(r"(?m)^\\(?:un)?restrict[ \t]+\S+[ \t]*\r?$")
 """pg_dump 17.6+ fences: ``\\restrict <key>`` first, ``\\unrestrict <key>`` last."""
 
-_NEXT = re.compile(r"--|/\*|[\\'\";()$]")
+# Whole strings are matched here, so that the many literals of a data seed cost no Python step:
+# an E'' string (its E not ending a word), then a standard one; a lone quote is one left open.
+_STRINGS = (
+    r"(?<![\w$\u0080-\U0010ffff])[eE]'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'"
+    r"|'[^']*(?:''[^']*)*'"
+)
+_NEXT = re.compile(_STRINGS + r"|--|/\*|[\\'\";()$]", re.DOTALL)
 _NEXT_WITH_WORDS = re.compile(
-    r"--|/\*|[\\'\";()$]|[A-Za-z_\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*"
+    _STRINGS + r"|--|/\*|[\\'\";()$]|[A-Za-z_\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*",
+    re.DOTALL,
 )
 _SKIPPED = frozenset({"--", "/*", "'", '"', "$"})
 _COMMENT_EDGE = re.compile(r"/\*|\*/")
@@ -159,7 +166,9 @@ class _Reader:
                 return len(text)
             token, at = match.group(), match.start()
             cursor = match.end()
-            if token in _SKIPPED:
+            if len(token) > 1 and token[-1] == "'":
+                pass  # a whole string literal
+            elif token in _SKIPPED:
                 cursor = self._after_skipped(token, at)
             elif token == "\\":
                 raise self._meta_command(at)
