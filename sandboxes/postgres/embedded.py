@@ -112,7 +112,8 @@ def _start_configured(
             f"ALTER SYSTEM SET {name} = {admin.quote_literal(value)};\n"
             for name, value in wanted.items()
         )
-        + f"ALTER ROLE {SUPERUSER} PASSWORD {admin.quote_literal(superuser_password)};\n"
+        + f"ALTER ROLE {SUPERUSER}"
+        f" PASSWORD {admin.quote_literal(admin.scram_secret(superuser_password))};\n"
     )
     first.cleanup()
     # Rewritten in place: the file keeps the owner and mode initdb gave it.

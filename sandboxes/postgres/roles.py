@@ -127,7 +127,7 @@ class SandboxRoles:
         comment = admin.ownership_comment(owner=database)
         statements = [
             f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB {createrole} NOREPLICATION"
-            f" NOBYPASSRLS PASSWORD {admin.quote_literal(password)}",
+            f" NOBYPASSRLS PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
             # The comment lets a later run collect the role if this one is killed.
             f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
         ]
@@ -254,7 +254,7 @@ class SandboxRoles:
         bypass = " BYPASSRLS" if self._admin.superuser else ""
         statements = [
             f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
-            f"{bypass} PASSWORD {admin.quote_literal(password)}",
+            f"{bypass} PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
             f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
         ]
         if self._reader_reads_all:
