@@ -122,27 +122,27 @@ class SandboxRoles:
         """A new login role (name, password) belonging to ``database`` (dropped with it)."""
         name, password = current_run().new_name(tag), secrets.token_hex(16)
         role = admin.quote_ident(name)
-        modern = self._admin.version >= CREATEROLE_VERSION
-        createrole = "CREATEROLE" if creates_roles and modern else "NOCREATEROLE"
         comment = admin.ownership_comment(owner=database)
-        statements = [
-            f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB {createrole} NOREPLICATION"
-            f" NOBYPASSRLS PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
-            # The comment lets a later run collect the role if this one is killed.
-            f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
-        ]
-        if not self._admin.superuser:
-            # Giving it a database, handing objects to it, ending its sessions and dropping
-            # what it created need its privileges.
-            inherit = " WITH INHERIT TRUE" if modern else ""
-            statements.append(f"GRANT {role} TO CURRENT_USER{inherit}")
-        if member_of:
-            options = " WITH INHERIT TRUE, SET FALSE" if modern else ""
-            parents = ", ".join(admin.quote_ident(parent) for parent in member_of)
-            statements.append(f"GRANT {parents} TO {role}{options}")
-        if createrole == "CREATEROLE":
-            statements.append(f"ALTER ROLE {role} SET createrole_self_grant = 'set, inherit'")
         async with self._admin.connection() as conn:
+            modern = self._admin.version >= CREATEROLE_VERSION  # known once connected
+            createrole = "CREATEROLE" if creates_roles and modern else "NOCREATEROLE"
+            statements = [
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB {createrole} NOREPLICATION"
+                f" NOBYPASSRLS PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
+                # The comment lets a later run collect the role if this one is killed.
+                f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
+            ]
+            if not self._admin.superuser:
+                # Giving it a database, handing objects to it, ending its sessions and
+                # dropping what it created need its privileges.
+                inherit = " WITH INHERIT TRUE" if modern else ""
+                statements.append(f"GRANT {role} TO CURRENT_USER{inherit}")
+            if member_of:
+                options = " WITH INHERIT TRUE, SET FALSE" if modern else ""
+                parents = ", ".join(admin.quote_ident(parent) for parent in member_of)
+                statements.append(f"GRANT {parents} TO {role}{options}")
+            if createrole == "CREATEROLE":
+                statements.append(f"ALTER ROLE {role} SET createrole_self_grant = 'set, inherit'")
             # One implicit transaction: the role is made whole or not at all.
             await conn.execute(";\n".join(statements))
             oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
@@ -251,19 +251,19 @@ class SandboxRoles:
         name, password = current_run().new_name("reader"), secrets.token_hex(16)
         role = admin.quote_ident(name)
         comment = admin.ownership_comment(owner=database)
-        bypass = " BYPASSRLS" if self._admin.superuser else ""
-        statements = [
-            f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
-            f"{bypass} PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
-            f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
-        ]
-        if self._reader_reads_all:
-            # Reads every table without a grant showing up in the view's ACLs.
-            statements.append(f"GRANT pg_read_all_data TO {role}")
-        if not self._admin.superuser:
-            # Ending the reader's sessions (dropping a view) needs its privileges.
-            statements.append(f"GRANT {role} TO CURRENT_USER")
         async with self._admin.connection() as conn:
+            bypass = " BYPASSRLS" if self._admin.superuser else ""  # known once connected
+            statements = [
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
+                f"{bypass} PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
+                f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
+            ]
+            if self._reader_reads_all:
+                # Reads every table without a grant showing up in the view's ACLs.
+                statements.append(f"GRANT pg_read_all_data TO {role}")
+            if not self._admin.superuser:
+                # Ending the reader's sessions (dropping a view) needs its privileges.
+                statements.append(f"GRANT {role} TO CURRENT_USER")
             await conn.execute(";\n".join(statements))
             oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
         self._owner[oid] = database

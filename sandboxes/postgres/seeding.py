@@ -164,10 +164,8 @@ def _failure(
     position = getattr(error, "position", None)
     if position:
         line += statement.sql[: int(position) - 1].count("\n")
-    message = explain_role_error(str(error), version)
-    detail = getattr(error, "detail", None)
-    if detail:
-        message += f" ({detail})"
+    # The server's message, its detail and hint included, on one line.
+    message = explain_role_error(" ".join(str(error).split()), version)
     context = getattr(error, "context", None) or ""
     found = _COPY_LINE.search(context) if statement.copy_data is not None else None
     if found:  # a bad row of COPY data: the line of the file it is on

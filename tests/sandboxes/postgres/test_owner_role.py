@@ -93,15 +93,20 @@ async def test_the_owner_role_owns_the_sandbox_and_nothing_else(
             "CREATE DATABASE evil": "permission denied",
             "CREATE ROLE evil SUPERUSER": "permission denied",
             "CREATE ROLE evil CREATEDB": "permission denied",
-            f"ALTER ROLE {admin.quote_ident(cluster.admin.user)} PASSWORD 'x'": "permission denied",
+            f"ALTER ROLE {admin.quote_ident(cluster.admin.user)} PASSWORD 'x'": (
+                "permission denied|must be superuser"
+            ),
             f"SET ROLE {admin.quote_ident(cluster.admin.user)}": "permission denied",
-            f"SET ROLE {admin.quote_ident(seed_role)}": "permission denied",
-            "GRANT pg_execute_server_program TO CURRENT_USER": "permission denied",
+            "GRANT pg_execute_server_program TO CURRENT_USER": (
+                "permission denied|must have admin option"
+            ),
             "ALTER SYSTEM SET work_mem = '1GB'": "permission denied",
             "COPY customers TO PROGRAM 'true'": "permission denied|must be superuser",
             "SELECT pg_read_file('/etc/hostname')": "permission denied",
             "ALTER ROLE CURRENT_USER CREATEDB": "permission denied",
         }
+        if modern:  # before 16, membership always allows SET ROLE (harmless: see roles.py)
+            refusals[f"SET ROLE {admin.quote_ident(seed_role)}"] = "permission denied"
         for statement, message in refusals.items():
             with pytest.raises(asyncpg.PostgresError, match=message):
                 await conn.execute(statement)
