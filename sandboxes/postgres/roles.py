@@ -8,10 +8,12 @@ a database's roles with it, together with every role they created. Creates and d
 **Who owns what.** A seed runs as its template's seed role, so the template's objects belong to
 it. A sandbox copied from a template or a snapshot gets its own sandbox role, which owns the
 sandbox's database (and so its ``public`` schema, through ``pg_database_owner``) and is a member
-(inheriting, never ``SET ROLE``) of every role of its lineage: the seed role, and the sandbox roles
-of the snapshots it descends from. It can therefore change and drop every object of its copy,
-while each of those roles can only connect to its own database. Nothing is re-owned when a sandbox
-is made: making one costs one ``CREATE ROLE`` and its grants, sent in one round trip.
+(inheriting; from 16 on without ``SET ROLE``) of every role of its lineage: the seed role, and
+the sandbox roles of the snapshots it descends from. It can therefore change and drop every object
+of its copy, while each of those roles can only connect to its own database. A sealed database (a
+template, a snapshot) goes back to the administrator and its role stops logging in. Nothing is
+re-owned when a sandbox is made: its role and grants cost one round trip, and the database is
+created ``OWNER`` it.
 
 **What the runtime's roles may do.** None is a superuser or has CREATEDB, REPLICATION or
 BYPASSRLS; seed and sandbox roles have CREATEROLE on PostgreSQL 16 and later, where that only lets
