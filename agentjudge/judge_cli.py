@@ -287,6 +287,14 @@ def judge(
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
     dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
+    seed_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            metavar="SECONDS",
+            help="Seconds a task's Postgres seed may run (default 600).",
+        ),
+    ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Per-call answer token cap.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     reasoning_effort: Annotated[
@@ -375,6 +383,7 @@ def judge(
         replay_output=replay_output,
         backend=backend,
         dsn=dsn,
+        seed_timeout=seed_timeout,
         jobs=jobs,
         max_connections=max_connections,
         cache=cache,

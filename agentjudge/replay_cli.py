@@ -90,6 +90,15 @@ def replay(
         typer.Option(help="Use this Postgres server (external backend) instead of embedded."),
     ] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
+    seed_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            metavar="SECONDS",
+            help="Seconds a task's Postgres seed may run (default 600); a seed that fails or runs"
+            " over fails all its task's trajectories at once.",
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
     ] = None,
@@ -115,7 +124,7 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
-    choice = BackendChoice.for_backend(backend, dsn)
+    choice = BackendChoice.for_backend(backend, dsn, seed_timeout=seed_timeout)
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     try:

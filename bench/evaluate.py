@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from bench.baselines import baseline_predictions
 from bench.grid import GridError, expand_grid, load_grid
@@ -127,6 +127,9 @@ class EvaluationOptions(BaseModel):
     """Sandbox backend for the replayed states."""
     dsn: str | None = None
     """An external Postgres server to replay into, instead of a throwaway one."""
+    seed_timeout: PositiveFloat | None = None
+    """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
+    all its task's trajectories at once."""
     jobs: PositiveInt = 4
     """Concurrent replays, and concurrent judge runs."""
     max_connections: PositiveInt = 8
@@ -316,7 +319,9 @@ async def evaluate_async(
     except DatasetNotFoundError as error:
         raise EvaluationError(str(error)) from error
     arms = _make_arms(_planned_arms(options), options.cache)
-    choice = BackendChoice.for_backend(options.backend, options.dsn)
+    choice = BackendChoice.for_backend(
+        options.backend, options.dsn, seed_timeout=options.seed_timeout
+    )
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
 from environments.kind import CommandLineBackend, EnvironmentKind
 from environments.registry import UnknownEnvironmentKindError, all_kinds, environment_kind
@@ -33,6 +33,10 @@ class BackendChoice(BaseModel):
     dsn: str | None = None
     """The server that backends connecting to an existing one use (Postgres ``external``: a
     superuser or CREATEDB+CREATEROLE); its leftovers are collected too."""
+    seed_timeout: PositiveFloat | None = None
+    """Seconds one task's initial state may take to prepare (a Postgres seed); a task whose
+    preparation fails or runs over fails all its trajectories at once. None: each kind's default
+    (Postgres: 600)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -56,11 +60,20 @@ class BackendChoice(BaseModel):
         return {**data, "kinds": kinds}
 
     @classmethod
-    def for_backend(cls, backend: CommandLineBackend, dsn: str | None = None) -> Self:
+    def for_backend(
+        cls,
+        backend: CommandLineBackend,
+        dsn: str | None = None,
+        *,
+        seed_timeout: float | None = None,
+    ) -> Self:
         """The command line's ``--backend`` (``local``: host resources; ``docker``: containers)
-        and ``--dsn`` (an existing server), mapped by every kind to one of its backends."""
+        and ``--dsn`` (an existing server), mapped by every kind to one of its backends, and its
+        ``--seed-timeout``."""
         return cls(
-            kinds={kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()}, dsn=dsn
+            kinds={kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()},
+            dsn=dsn,
+            seed_timeout=seed_timeout,
         )
 
     def label(self, kind: str) -> str:

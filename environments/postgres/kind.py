@@ -3,7 +3,10 @@
 Tasks of ``ds/postgres`` start from an SQL seed (or an empty database) and replay into a database
 cloned from a per-task template, in a cluster the run starts (``embedded``, ``docker``) or one it
 is given (``external``, ``--dsn``). Recorded calls are the agents' SQL tools, each on its own
-connection and committed on its own. Roles are cluster-global, so trajectories whose SQL may
+connection and committed on its own, as the sandbox's own role (never the cluster's
+administrator; see ``sandboxes.postgres.roles``). That role owns the objects an agent recorded as
+the server's administrator owned, so a replayed answer shows the administrator's name where it
+names the roles standing in for it. Roles are cluster-global, so trajectories whose SQL may
 manage roles replay one at a time per task. Heavy modules (asyncpg, the tools, the Docker client)
 are imported when a hook needs them.
 """
@@ -40,17 +43,20 @@ def as_postgres_sandbox(sandbox: Sandbox) -> PostgresSandbox:
     return sandbox
 
 
-async def _on_cluster(cluster: PostgresCluster) -> SandboxProvider:
+async def _on_cluster(cluster: PostgresCluster, choice: BackendChoice) -> SandboxProvider:
     from sandboxes.postgres.provider import ClusterPostgresProvider
+    from sandboxes.postgres.seeding import DEFAULT_SEED_TIMEOUT
 
     await cluster.start()
-    return ClusterPostgresProvider(cluster)
+    return ClusterPostgresProvider(
+        cluster, seed_timeout=choice.seed_timeout or DEFAULT_SEED_TIMEOUT
+    )
 
 
 async def _embedded(choice: BackendChoice) -> SandboxProvider:
     from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 
-    return await _on_cluster(EmbeddedPostgresCluster())
+    return await _on_cluster(EmbeddedPostgresCluster(), choice)
 
 
 async def _external(choice: BackendChoice) -> SandboxProvider:
@@ -58,7 +64,7 @@ async def _external(choice: BackendChoice) -> SandboxProvider:
 
     if not choice.dsn:
         raise SandboxError("the external Postgres backend needs a DSN (--dsn)")
-    return await _on_cluster(ExternalPostgresCluster(choice.dsn))
+    return await _on_cluster(ExternalPostgresCluster(choice.dsn), choice)
 
 
 async def _docker(choice: BackendChoice) -> SandboxProvider:
@@ -66,7 +72,19 @@ async def _docker(choice: BackendChoice) -> SandboxProvider:
     from sandboxes.postgres.docker_cluster import DockerPostgresCluster
 
     await ensure_sandbox_image_async()  # builds it once (minutes), then cached by tag
-    return await _on_cluster(DockerPostgresCluster())
+    return await _on_cluster(DockerPostgresCluster(), choice)
+
+
+def _as_administrator(result: ToolResult, sandbox: PostgresSandbox) -> ToolResult:
+    """``result`` as the recorded administrator would have seen it (``as_administrator``);
+    where the server withholds role management, its refusal explained."""
+    from sandboxes.postgres.provider import ClusterPostgresSandbox
+    from sandboxes.postgres.roles import explain_role_error
+
+    text = sandbox.as_administrator(result.text)
+    if result.is_error and isinstance(sandbox, ClusterPostgresSandbox):
+        text = explain_role_error(text, sandbox.server_version)
+    return result if text == result.text else result.model_copy(update={"text": text})
 
 
 async def _embedded_servers() -> list[str]:
@@ -126,13 +144,15 @@ class PostgresKind(EnvironmentKind):
     async def execute_call(
         self, sandbox: Sandbox, name: str, arguments: dict[str, Any]
     ) -> ToolResult:
-        """The call on a fresh connection of its own, committed on its own; SQL that may manage
-        roles is serialised with the cluster's other such calls."""
+        """The call on a fresh connection of its own as the sandbox role, committed on its own.
+        Where the answer names the runtime's roles that own what the recorded administrator
+        owned, it shows the administrator's name instead."""
         from mcp_servers.sql.agent_tools import call_sql_tool
 
         database = as_postgres_sandbox(sandbox)
         async with database.connect(sql_text(arguments) or None) as connection:
-            return await call_sql_tool(connection, name, arguments)
+            result = await call_sql_tool(connection, name, arguments)
+        return _as_administrator(result, database)
 
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """True when any recorded SQL may create, rename or drop roles (cluster-global names)."""

@@ -4,12 +4,12 @@ The judge-facing server (``judge_server``) answers in JSON with row caps and rea
 agents recorded against ``postgres-mcp``, Supabase or InsForge saw those servers' unrestricted
 tools and their output. This server publishes them (``agent_tools``: one server
 implementation's tool set, or by default every name at once, ``execute_sql`` choosing its
-server by argument name), each call on a fresh session of the sandbox as its administrator,
-committed on its own, the way replay re-executes them. Arguments that do not fit a tool are
-answered as that server answers them (its own validation error text), not refused by the MCP
-layer. Scripted agents of the authored suites are recorded against it, so their observations are
-what replay will reproduce. It is for writable sandboxes the runtime made for an agent, never
-for judges.
+server by argument name), each call on a fresh session of the sandbox as its sandbox role,
+committed on its own, the way replay re-executes them (and, like replay, naming that role as the
+administrator it stands in for). Arguments that do not fit a tool are answered as that server
+answers them (its own validation error text), not refused by the MCP layer. Scripted agents of
+the authored suites are recorded against it, so their observations are what replay will
+reproduce. It is for writable sandboxes the runtime made for an agent, never for judges.
 """
 
 from __future__ import annotations
@@ -34,11 +34,18 @@ SERVER_NAME = "postgres"
 logger = logging.getLogger(__name__)
 
 
+def _as_administrator(sandbox: PostgresSandbox, result: ToolResult) -> ToolResult:
+    # As replay shows it: the sandbox's roles under the administrator's name.
+    text = sandbox.as_administrator(result.text)
+    return result if text == result.text else result.model_copy(update={"text": text})
+
+
 def _on_sandbox(spec: ToolSpec[PostgresConnection]) -> ToolSpec[PostgresSandbox]:
     async def run(sandbox: PostgresSandbox, args: Any) -> ToolResult:
         statement = getattr(args, "sql", None) or getattr(args, "query", None)
         async with sandbox.connect(statement if isinstance(statement, str) else None) as conn:
-            return await spec.handler(conn, args)
+            result = await spec.handler(conn, args)
+        return _as_administrator(sandbox, result)
 
     return ToolSpec(
         spec.name,
@@ -72,6 +79,7 @@ class AgentSqlServer(ToolServer[PostgresSandbox]):
         try:
             async with self.context.connect(statement or None) as connection:
                 result = await call_sql_tool(connection, name, given, server=self.implementation)
+            result = _as_administrator(self.context, result)
         except ToolArgumentError as error:
             return error_result(f"Error: invalid arguments for {error}")
         except Exception as error:  # a bug or an infrastructure failure: report, keep serving

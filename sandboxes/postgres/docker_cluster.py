@@ -2,8 +2,11 @@
 
 The image carries a cluster initialised at build time (``sandboxes.docker.images``), so ``start``
 only runs a container and waits for the server: about a second. The port is published on
-127.0.0.1 only, at a port the Engine picks; the superuser's password is random per container.
-``stop`` removes the container and with it every database.
+127.0.0.1 only (checked after the start), at a port the Engine picks; the superuser's password is
+random per container, and every connection through the port needs a password
+(``scram-sha-256``: only the container's own Unix socket trusts, and nothing outside the container
+reaches it). ``stop`` removes the container and with it every database. The image's server is
+PostgreSQL 15, where the runtime's roles get no CREATEROLE (``sandboxes.postgres.roles``).
 """
 
 from __future__ import annotations
@@ -136,9 +139,15 @@ class DockerPostgresCluster(PostgresCluster):
             container.reload()
             bindings = container.attrs["NetworkSettings"]["Ports"][f"{PG_PORT}/tcp"]
             port = int(bindings[0]["HostPort"])
+            addresses = {binding["HostIp"] for binding in bindings}
         except (docker.errors.DockerException, KeyError, IndexError, TypeError) as error:
             remove_container(container)
             raise SandboxError(f"Postgres container {name} has no published port") from error
+        if addresses != {HOST}:
+            remove_container(container)
+            raise SandboxError(
+                f"Postgres container {name} is published on {sorted(addresses)}, not on {HOST} only"
+            )
         return container, port
 
     async def _wait_ready(

@@ -2,7 +2,11 @@
 
 Owns starting that server (data directory ``<workdir>/aj_<run id>_pg_<n>``, or the same name in
 a RAM-backed folder, see ``IN_MEMORY_ENV``; a Unix socket only; settings tuned for throwaway
-data), stopping it and deleting its data. Leftovers of killed runs are removed by
+data), stopping it and deleting its data. pgserver's cluster trusts every local connection; this
+one does not: every role, the superuser included, must give its password (``scram-sha-256``), and
+the superuser's is generated per cluster and kept in this process, so a process that reaches the
+socket (a verifier, a seed's helper) cannot log in as the superuser or as any role whose password
+it was not given. Leftovers of killed runs are removed by
 ``sandboxes.postgres.leftovers.collect_embedded_leftovers``.
 """
 
@@ -13,6 +17,7 @@ import atexit
 import contextlib
 import importlib.util
 import os
+import secrets
 import shutil
 import threading
 import warnings
@@ -27,6 +32,9 @@ from settings import get_settings, variable_name
 
 DATA_DIRECTORY_TAG = "pg"
 """Data directories are named ``aj_<run id>_pg_<n>`` inside the work directory."""
+
+SUPERUSER = "postgres"
+"""The superuser pgserver's initdb makes."""
 
 THROWAWAY_SETTINGS: dict[str, str] = {
     "fsync": "off",
@@ -75,23 +83,42 @@ def _import_pgserver() -> Any:
     return pgserver
 
 
-def _start_configured(pgserver: Any, path: Path, settings: dict[str, str]) -> Any:
-    """Start a server with ``settings`` written to its configuration.
+HBA_CONFIGURATION = """\
+# agentjudge: every role gives its password, the superuser included (no trust, no peer).
+local all all scram-sha-256
+"""
+"""The embedded cluster's ``pg_hba.conf``: it listens on its Unix socket only."""
+
+
+def _start_configured(
+    pgserver: Any, path: Path, settings: dict[str, str], superuser_password: str
+) -> Any:
+    """Start a server with ``settings`` written to its configuration, whose every role needs its
+    password (the superuser's: ``superuser_password``).
 
     Always included: dynamic shared memory in the data directory. By default Postgres keeps it in
     ``/dev/shm/PostgreSQL.*``, which a ``kill -9`` leaks; as mmap'd files under ``pg_dynshmem``
     it goes with the directory. That setting only takes effect at start, so the first start
-    writes every setting and a second start (about 0.3 s) applies them all.
+    (which pgserver makes with trust authentication) writes every setting, the superuser's
+    password and ``pg_hba.conf``, and a second start (about 0.3 s) applies them all.
     """
-    wanted = {"dynamic_shared_memory_type": "mmap", **settings}
+    wanted = {
+        "dynamic_shared_memory_type": "mmap",
+        "password_encryption": "scram-sha-256",
+        **settings,
+    }
     first = pgserver.get_server(path, cleanup_mode="stop")
     first.psql(
         "".join(
             f"ALTER SYSTEM SET {name} = {admin.quote_literal(value)};\n"
             for name, value in wanted.items()
         )
+        + f"ALTER ROLE {SUPERUSER}"
+        f" PASSWORD {admin.quote_literal(admin.scram_secret(superuser_password))};\n"
     )
     first.cleanup()
+    # Rewritten in place: the file keeps the owner and mode initdb gave it.
+    (path / "pg_hba.conf").write_text(HBA_CONFIGURATION)
     atexit.unregister(first._cleanup)  # stopped already; its exit hook must not run again
     return pgserver.get_server(path, cleanup_mode="delete")
 
@@ -118,7 +145,7 @@ class EmbeddedPostgresCluster(PostgresCluster):
 
     @property
     def admin(self) -> PostgresConnectionInfo:
-        """The ``postgres`` superuser on the maintenance database (trust authentication)."""
+        """The ``postgres`` superuser on the maintenance database, with its generated password."""
         if self._admin is None:
             raise SandboxError("the embedded Postgres server is not started")
         return self._admin
@@ -144,8 +171,11 @@ class EmbeddedPostgresCluster(PostgresCluster):
                 parent = memory_parent()
                 parent.mkdir(exist_ok=True)
             path = parent / current_run().new_name(DATA_DIRECTORY_TAG)
+            password = secrets.token_hex(16)
             try:
-                server = _start_configured(pgserver, path, THROWAWAY_SETTINGS if self.tuned else {})
+                server = _start_configured(
+                    pgserver, path, THROWAWAY_SETTINGS if self.tuned else {}, password
+                )
             except Exception as error:
                 shutil.rmtree(path, ignore_errors=True)
                 raise SandboxError(f"embedded Postgres did not start in {path}: {error}") from error
@@ -155,8 +185,8 @@ class EmbeddedPostgresCluster(PostgresCluster):
             self._admin = PostgresConnectionInfo(
                 host=str(info.socket_dir),
                 port=int(info.port or 5432),
-                user="postgres",
-                password="",
+                user=SUPERUSER,
+                password=password,
                 database="postgres",
             )
 

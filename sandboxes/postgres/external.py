@@ -2,6 +2,33 @@
 
 Owns parsing the DSN and checking, on ``start``, that the server answers and that the role may
 create databases and roles. The server itself is never started, stopped or reconfigured.
+
+**What the DSN's role is used for, and what it needs.** The runtime uses it only to create,
+seal and drop its own databases and roles, all named ``aj_<run id>_...``: a seed role per
+template, a sandbox role per writable sandbox, a reader role per read-only view
+(``sandboxes.postgres.roles``). Seeds, replayed agent SQL, the judges' SQL servers and verifiers
+run as those roles, never as the DSN's, and verifiers are given only their sandbox role's
+credentials. The role needs:
+
+- ``LOGIN`` and ``CONNECT`` on the DSN's database (``postgres`` by default);
+- ``CREATEDB`` and ``CREATEROLE``, or ``SUPERUSER``. Nothing else: no ``REPLICATION`` or
+  ``BYPASSRLS``, no membership in ``pg_*`` roles, no ownership of anything of the user's.
+
+A non-superuser ``CREATEDB CREATEROLE`` role works on PostgreSQL 16+, where CREATEROLE only
+administers the roles it created: the runtime makes its role a member of each role it creates
+(``GRANT ... TO CURRENT_USER``, to hand databases to them, take them back, end their sessions
+and drop what they created); those memberships go with the roles. What it cannot do, a superuser
+does: let readers bypass row-level security (``BYPASSRLS``) and read through
+``pg_read_all_data``, and make ``pg_toast`` visible to the runtime's roles (so schema listings
+match recordings made as a superuser). On servers before 16 the runtime's roles get no
+CREATEROLE (there it would let dataset SQL alter any role and grant itself
+``pg_execute_server_program``), so seeds and replayed SQL cannot create roles.
+
+What stays reachable: roles are cluster-wide, so the runtime's roles (and those dataset code
+creates) can log in to any database that grants ``CONNECT`` to ``PUBLIC`` (the default for new
+databases) and do there what ``PUBLIC`` may; replayed SQL cannot, as it runs in its sandbox's
+session, but a verifier holding its credentials could. Revoke ``CONNECT`` from ``PUBLIC`` on
+databases that matter, or give the runtime a server of its own.
 """
 
 from __future__ import annotations
@@ -75,7 +102,8 @@ def parse_dsn(dsn: str) -> PostgresConnectionInfo:
 
 
 class ExternalPostgresCluster(PostgresCluster):
-    """A Postgres server the runtime does not own; its role needs CREATEDB and CREATEROLE."""
+    """A Postgres server the runtime does not own; its role needs CREATEDB and CREATEROLE (or
+    SUPERUSER), see the module's docstring."""
 
     backend: ClassVar[str] = "external"
 

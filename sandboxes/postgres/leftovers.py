@@ -1,9 +1,10 @@
 """Garbage collection of what killed runs left in Postgres: databases, roles, embedded servers.
 
-Owns recognising a dead run's resources (by the ``aj_<run id>_`` name prefix, or by the ownership
-comment on a role an agent named) and removing them: databases first, then roles, and for the
-embedded backend the server process and its data directory. A resource whose comment names
-another host is never touched: on a shared server, that host's runs may be alive.
+Owns recognising a dead run's resources (by the ``aj_<run id>_`` name prefix or the ownership
+comment, and for roles that dataset code created, by their creator: a dead run's role holds
+their creator's ADMIN OPTION) and removing them: databases first, then roles (the roles created
+first), and for the embedded backend the server process and its data directory. A resource whose
+comment names another host is never touched: on a shared server, that host's runs may be alive.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import psutil
 
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import DATA_DIRECTORY_TAG, data_parents, memory_parent
+from sandboxes.postgres.roles import created_roles
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
 from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive
 
@@ -62,15 +64,23 @@ async def collect_postgres_leftovers(admin_info: PostgresConnectionInfo) -> list
             except (asyncpg.PostgresError, OSError) as error:
                 lines.append(f"postgres database {row['datname']}: not dropped: {error}")
         roles = await conn.fetch(
-            "SELECT rolname, shobj_description(oid, 'pg_authid') AS comment FROM pg_roles"
+            "SELECT oid, rolname, shobj_description(oid, 'pg_authid') AS comment FROM pg_roles"
         )
+        dead: dict[int, tuple[str, str]] = {}
         for row in roles:
             name, comment = row["rolname"], row["comment"]
             fields = admin.parse_ownership_comment(comment)
             owned = name.startswith(f"{NAME_PREFIX}_") or fields is not None
             run_id = _dead_run(name, comment) if owned else None
-            if run_id is None:
-                continue
+            if run_id is not None:
+                dead[row["oid"]] = (name, run_id)
+        names = {row["oid"]: row["rolname"] for row in roles}
+        for run_id in sorted({run for _, run in dead.values()}):
+            mine = [oid for oid, (_, run) in dead.items() if run == run_id]
+            for oid in await created_roles(conn, mine):
+                dead.setdefault(oid, (names.get(oid, str(oid)), run_id))
+        # Newest first: what dataset code created goes before the role that created it.
+        for _, (name, run_id) in sorted(dead.items(), reverse=True):
             try:
                 await conn.execute(f"DROP ROLE IF EXISTS {admin.quote_ident(name)}")
                 lines.append(f"postgres role {name} (dead run {run_id}): dropped")

@@ -4,9 +4,17 @@ Owns the database lifecycle: creating a sandbox from its task's template, clonin
 a snapshot (``CREATE DATABASE ... TEMPLATE ... STRATEGY FILE_COPY``), freezing a sandbox into a
 snapshot (its database becomes a template), the shared read-only view of a snapshot, the
 sandboxes' connections, and closing everything. Building templates from seeds is
-``sandboxes.postgres.seeding``; the roles (owner, reader, and those sandboxes create) are
-``sandboxes.postgres.roles``. Every database and role is named ``aj_<run id>_...`` and carries an
-ownership comment so that ``sandboxes.postgres.leftovers`` can collect them after a crash.
+``sandboxes.postgres.seeding``; the roles (seed, sandbox and reader roles, and those dataset code
+creates) are ``sandboxes.postgres.roles``. Every database and role is named ``aj_<run id>_...``
+and carries an ownership comment so that ``sandboxes.postgres.leftovers`` can collect them after a
+crash.
+
+Everything dataset-driven runs as a role of the sandbox, never as the cluster's administrator:
+a writable sandbox's connections (replayed calls, the judges' writable SQL server, verifiers
+through ``owner_connection``) are its sandbox role's, which owns the sandbox's database while it
+is live; a read-only view's are its reader's. The administrator only makes, seals, clones and
+drops databases and roles. A sealed database (a template or a snapshot) belongs to the
+administrator and its role logs in no more.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +32,7 @@ from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.admin import CLOSE_TIMEOUT, as_sandbox_error
-from sandboxes.postgres.roles import SandboxRoles, may_touch_roles
+from sandboxes.postgres.roles import SandboxRoles
 from sandboxes.postgres.sandbox import (
     PostgresCluster,
     PostgresConnectionInfo,
@@ -32,7 +40,7 @@ from sandboxes.postgres.sandbox import (
     PostgresSandbox,
     PostgresSnapshot,
 )
-from sandboxes.postgres.seeding import SeedRunner, TaskTemplates
+from sandboxes.postgres.seeding import DEFAULT_SEED_TIMEOUT, TaskTemplates
 from sandboxes.runs import current_run
 
 
@@ -45,18 +53,20 @@ class ClusterPostgresSandbox(PostgresSandbox):
         database: str,
         connection: PostgresConnectionInfo,
         *,
+        role: PostgresConnectionInfo,
         view_of: ClusterPostgresSnapshot | None = None,
     ) -> None:
+        """``connection``: a writable sandbox's administrator (the runtime's own work, never
+        handed to dataset code or judges), a view's reader; ``role``: the role every ``connect``
+        uses, the sandbox role of a writable sandbox or the reader of a view."""
         self.name = database
         self.connection = connection
         self.read_only = view_of is not None
         self._provider = provider
+        self._role = role
         self._state: Literal["live", "freezing", "frozen", "destroying", "destroyed"] = "live"
         self._pool: Any = None
         self._pool_lock = asyncio.Lock()
-        self._owner: PostgresConnectionInfo | None = None
-        self._owner_pool: Any = None
-        self._owner_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         kind = "view" if self.read_only else "sandbox"
@@ -66,12 +76,28 @@ class ClusterPostgresSandbox(PostgresSandbox):
         if self._state != "live":
             raise SandboxError(f"postgres sandbox {self.name} is {self._state}")
 
+    @property
+    def role(self) -> PostgresConnectionInfo:
+        """The role every ``connect`` uses: the sandbox role, or the view's reader."""
+        return self._role
+
+    @property
+    def server_version(self) -> int:
+        """The server's ``server_version_num``."""
+        return self._provider.version
+
+    def stand_ins(self) -> dict[str, str]:
+        """The seed role and the sandbox roles of this database's lineage, which own what an
+        agent recorded as the administrator owned: each stands in for the administrator."""
+        administrator = self._provider.cluster.admin.user
+        return dict.fromkeys(self._provider.roles.lineage(self.name), administrator)
+
     async def _ensure_pool(self) -> Any:
         async with self._pool_lock:
             self._check_live()
             if self._pool is None:
                 self._pool = await admin.session_pool(
-                    self._provider.pool_size, **admin.connect_arguments(self.connection)
+                    self._provider.pool_size, **admin.connect_arguments(self._role)
                 )
             return self._pool
 
@@ -79,69 +105,39 @@ class ClusterPostgresSandbox(PostgresSandbox):
         """Close the pooled connections (cut them after ``CLOSE_TIMEOUT``)."""
         async with self._pool_lock:
             pool, self._pool = self._pool, None
-        async with self._owner_lock:
-            owner_pool, self._owner_pool = self._owner_pool, None
-        for closing in (pool, owner_pool):
-            if closing is not None:
-                await admin.close_pool(closing, CLOSE_TIMEOUT)
+        if pool is not None:
+            await admin.close_pool(pool, CLOSE_TIMEOUT)
 
     async def owner_connection(self) -> PostgresConnectionInfo:
-        """How to connect to this sandbox as its owner role, made on first use.
+        """How to connect to this sandbox as its sandbox role (made with the sandbox).
 
-        ``connection`` connects as the cluster's administrator, who could reach every other
-        database, the snapshot templates and the server's host. The owner role is a plain login
-        (no superuser, CREATEDB, CREATEROLE or replication) that may connect to this database
-        only and owns the schemas, tables, views, materialized views, sequences, functions,
-        procedures, aggregates, types and domains in it (objects of extensions excepted), so it
-        can read and change everything a task put there and nothing else. It is dropped with the
-        sandbox.
-
-        One difference is visible from SQL after the first call: those objects' owner (and the
-        owner's entries in their privileges) name the owner role instead of the role that
-        created them. Writable sandboxes only.
+        The role is no superuser and has no CREATEDB, REPLICATION or BYPASSRLS; it may create
+        roles (PostgreSQL 16+, see ``sandboxes.postgres.roles``), connect to this database only,
+        and owns it: through its lineage it can read, change and drop every object the seed and
+        earlier sandboxes put there, and nothing else. It is dropped with the sandbox (or with
+        the snapshot it is frozen into). Writable sandboxes only.
         """
         if self.read_only:
             raise SandboxError(f"postgres view {self.name} is read-only and has no owner role")
-        async with self._owner_lock:
-            self._check_live()
-            if self._owner is None:
-                with as_sandbox_error(f"cannot make the owner role of {self.name}"):
-                    self._owner = await self._provider.roles.new_owner(self.name)
-            return self._owner
+        self._check_live()
+        return self._role
 
-    @asynccontextmanager
-    async def connect_as_owner(self) -> AsyncIterator[asyncpg.Connection]:
-        """Like ``connect``, as the owner role (see ``owner_connection``)."""
-        info = await self.owner_connection()
-        async with self._owner_lock:
-            self._check_live()
-            if self._owner_pool is None:
-                self._owner_pool = await admin.session_pool(
-                    self._provider.pool_size, **admin.connect_arguments(info)
-                )
-            pool = self._owner_pool
-        async with pool.acquire() as conn:
-            try:
-                yield conn
-            finally:
-                await _end_transaction(conn)
+    def connect_as_owner(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        """The same as ``connect``: a writable sandbox's connections are its sandbox role's."""
+        if self.read_only:
+            raise SandboxError(f"postgres view {self.name} is read-only and has no owner role")
+        return self.connect()
 
     @asynccontextmanager
     async def connect(self, statement: str | None = None) -> AsyncIterator[asyncpg.Connection]:
-        """A fresh-session autocommit connection (see ``PostgresSandbox.connect``).
+        """A fresh-session autocommit connection as the sandbox's role (see
+        ``PostgresSandbox.connect``).
 
-        A role-touching ``statement`` holds the cluster's role lock for the whole block, so do
-        not open another such connection inside it.
+        Roles created through it need no bookkeeping here: Postgres records their creator, and
+        they are dropped with it (``sandboxes.postgres.roles``).
         """
         pool = await self._ensure_pool()
-        if self.read_only or statement is None or not may_touch_roles(statement):
-            async with pool.acquire() as conn:
-                try:
-                    yield conn
-                finally:
-                    await _end_transaction(conn)
-            return
-        async with self._provider.roles.attributed_to(self.name), pool.acquire() as conn:
+        async with pool.acquire() as conn:
             try:
                 yield conn
             finally:
@@ -157,6 +153,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
             with as_sandbox_error(f"cannot freeze postgres sandbox {self.name}"):
                 await self.close_connections()
                 await self._provider.seal(self.name)
+                await self._provider.roles.retire(self._role.user)
         except BaseException:
             self._state = "live"
             raise
@@ -241,15 +238,15 @@ class ClusterPostgresProvider(PostgresProvider):
         self,
         cluster: PostgresCluster,
         *,
-        seed_runner: SeedRunner = "auto",
-        seed_timeout: float = 600.0,
+        seed_timeout: float = DEFAULT_SEED_TIMEOUT,
         pool_size: int = 4,
     ) -> None:
         """``cluster`` must be started; ``seed_timeout`` bounds one seed run in seconds."""
+        if not seed_timeout > 0:
+            raise ValueError(f"seed_timeout must be a positive number of seconds: {seed_timeout}")
         self.cluster = cluster
         # The backend is the cluster's, so it is set per instance over the class-level name.
         vars(self)["backend"] = cluster.backend
-        self.seed_runner: SeedRunner = seed_runner
         self.seed_timeout = seed_timeout
         self.pool_size = pool_size
         self.sandboxes: set[ClusterPostgresSandbox] = set()
@@ -264,29 +261,34 @@ class ClusterPostgresProvider(PostgresProvider):
         """The template database of each task's seed."""
         self._closed = False
 
+    @property
+    def version(self) -> int:
+        """The server's ``server_version_num`` (0 until the first administrative connection)."""
+        return self.admin_pool.version
+
     # --- databases --------------------------------------------------------------------------
 
-    async def create_database(self, template: str, tag: str) -> str:
-        """A new database of this provider copied from ``template``, named with ``tag``."""
-        name = current_run().new_name(tag)
+    async def create_database(self, name: str, template: str, *, owner: str | None = None) -> None:
+        """Make the database ``name`` of this provider, a copy of ``template`` owned by ``owner``
+        (a role of this provider), or by the administrator."""
         async with self.admin_pool.connection() as conn:
             strategy = " STRATEGY FILE_COPY" if self.admin_pool.version >= 150000 else ""
+            owned = f" OWNER {admin.quote_ident(owner)}" if owner else ""
             await conn.execute(
                 f"CREATE DATABASE {admin.quote_ident(name)}"
-                f" TEMPLATE {admin.quote_ident(template)}{strategy}"
+                f" TEMPLATE {admin.quote_ident(template)}{owned}{strategy}"
             )
             try:
                 # Only the runtime's roles may connect: the reader must not reach sandboxes.
-                await conn.execute(f"REVOKE ALL ON DATABASE {admin.quote_ident(name)} FROM PUBLIC")
                 comment = admin.ownership_comment(run=current_run().run_id)
                 await conn.execute(
-                    f"COMMENT ON DATABASE {admin.quote_ident(name)}"
+                    f"REVOKE ALL ON DATABASE {admin.quote_ident(name)} FROM PUBLIC;"
+                    f" COMMENT ON DATABASE {admin.quote_ident(name)}"
                     f" IS {admin.quote_literal(comment)}"
                 )
             except BaseException:
                 await admin.drop_database(conn, name)
                 raise
-        return name
 
     async def drop_database(self, database: str) -> None:
         """Drop a database of this provider and the roles it created."""
@@ -295,13 +297,16 @@ class ClusterPostgresProvider(PostgresProvider):
         await self.roles.drop_with(database)
 
     async def seal(self, database: str) -> None:
-        """Turn a database into a template: no connections, every session ended."""
+        """Turn a database into a template: no connections, every session ended, owned by the
+        administrator (so that no role of a sandbox may reopen it)."""
+        name = admin.quote_ident(database)
         async with self.admin_pool.connection() as conn:
-            await conn.execute(
-                f"ALTER DATABASE {admin.quote_ident(database)} ALLOW_CONNECTIONS false"
-            )
+            await conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
             await admin.terminate_backends(conn, database, CLOSE_TIMEOUT)
-            await conn.execute(f"ALTER DATABASE {admin.quote_ident(database)} IS_TEMPLATE true")
+            await conn.execute(
+                f"ALTER DATABASE {name} IS_TEMPLATE true;"
+                f" ALTER DATABASE {name} OWNER TO CURRENT_USER"
+            )
 
     # --- sandboxes and views ----------------------------------------------------------------
 
@@ -313,11 +318,19 @@ class ClusterPostgresProvider(PostgresProvider):
             return await self.new_sandbox(await self.templates.for_task(task, task_dir))
 
     async def new_sandbox(self, template: str) -> ClusterPostgresSandbox:
-        """A writable sandbox copied from ``template``."""
+        """A writable sandbox copied from ``template``, owned by a sandbox role of its own."""
         if self._closed:
             raise SandboxError("the postgres provider is closed")
-        name = await self.create_database(template, "db")
-        sandbox = ClusterPostgresSandbox(self, name, self.cluster.admin.with_database(name))
+        name = current_run().new_name("db")
+        try:
+            role = await self.roles.new_sandbox_role(name, template)
+            await self.create_database(name, template, owner=role.user)
+        except BaseException:
+            await self.roles.drop_with(name)
+            raise
+        sandbox = ClusterPostgresSandbox(
+            self, name, self.cluster.admin.with_database(name), role=role
+        )
         self.sandboxes.add(sandbox)
         return sandbox
 
@@ -325,21 +338,19 @@ class ClusterPostgresProvider(PostgresProvider):
         """The read-only view of ``snapshot``: a copy only its own reader role may reach."""
         if self._closed:
             raise SandboxError("the postgres provider is closed")
-        name = await self.create_database(snapshot.name, "view")
+        name = current_run().new_name("view")
+        await self.create_database(name, snapshot.name)
+        self.roles.inherit_lineage(name, snapshot.name)
         try:
             reader, password = await self.roles.new_reader(name)
             await self.roles.grant_reader(name, reader)
         except BaseException:
             await self.drop_database(name)
             raise
-        return ClusterPostgresSandbox(
-            self,
-            name,
-            self.cluster.admin.model_copy(
-                update={"user": reader, "password": password, "database": name}
-            ),
-            view_of=snapshot,
+        info = self.cluster.admin.model_copy(
+            update={"user": reader, "password": password, "database": name}
         )
+        return ClusterPostgresSandbox(self, name, info, role=info, view_of=snapshot)
 
     # --- closing ----------------------------------------------------------------------------
 

@@ -1,22 +1,41 @@
-"""The cluster-global roles of Postgres sandboxes: made, attributed, tagged and dropped.
+"""The cluster-global roles of Postgres sandboxes: made, tied to their database, and dropped.
 
-Owns telling which SQL may create, rename or drop roles (``may_touch_roles``), the lock that
-serialises role-touching work on one server, attributing the roles a sandbox's statements or a
-seed create to the database that created them, the owner role of a writable sandbox and the
-reader role of a read-only view (made, tagged with an ownership comment, given their rights), and
-dropping a database's roles with it. Creates and drops no database.
+Owns the roles the runtime makes (a *seed role* per template, a *sandbox role* per writable
+sandbox, a *reader role* per read-only view), which objects each may act on (its database's
+*lineage*), telling which SQL may create, rename or drop roles (``may_touch_roles``), and dropping
+a database's roles with it, together with every role they created. Creates and drops no database.
+
+**Who owns what.** A seed runs as its template's seed role, so the template's objects belong to
+it. A sandbox copied from a template or a snapshot gets its own sandbox role, which owns the
+sandbox's database (and so its ``public`` schema, through ``pg_database_owner``) and is a member
+(inheriting; from 16 on without ``SET ROLE``) of every role of its lineage: the seed role, and
+the sandbox roles of the snapshots it descends from. It can therefore change and drop every object
+of its copy, while each of those roles can only connect to its own database. A sealed database (a
+template, a snapshot) goes back to the administrator and its role stops logging in. Nothing is
+re-owned when a sandbox is made: its role and grants cost one round trip, and the database is
+created ``OWNER`` it.
+
+**What the runtime's roles may do.** None is a superuser or has CREATEDB, REPLICATION or
+BYPASSRLS; seed and sandbox roles have CREATEROLE on PostgreSQL 16 and later, where that only lets
+a role create roles and manage the ones it created (``ADMIN OPTION``, which Postgres records for
+the creator); they get ``createrole_self_grant = 'set, inherit'`` so that they can ``SET ROLE`` to
+the roles they create, as an administrator could. Before 16, CREATEROLE could alter any
+non-superuser role and grant membership in ``pg_execute_server_program`` or
+``pg_read_server_files``, so there it is withheld: seeds and replayed SQL cannot create roles.
+
+**Which roles go with a database.** The runtime's own roles are tagged with an ownership comment
+(for ``sandboxes.postgres.leftovers``) and dropped with the database they were made for. A role
+created by dataset code is found through the creator's ``ADMIN OPTION`` (recursively) when its
+creator is dropped, and dropped first; one still referenced elsewhere (a live clone of a destroyed
+snapshot) stays doomed and is retried after every later drop.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 import re
 import secrets
-import weakref
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import asyncpg
 
@@ -24,70 +43,34 @@ from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
 from sandboxes.runs import current_run
 
+if TYPE_CHECKING:
+    from sandboxes.postgres.sandbox import PostgresConnection
+
 ROLE_STATEMENT = re.compile(
     r"\b(?:role|user|do|execute|function|procedure|call|owned|group(?!\s+by\b))\b", re.IGNORECASE
 )
 """SQL that may create, rename or drop roles (directly, or through code it runs)."""
 
-logger = logging.getLogger(__name__)
+CREATEROLE_VERSION = 160000
+"""The first server version whose CREATEROLE is confined to the roles a role created."""
 
-_USER_SCHEMA = "{alias}.nspname !~ '^pg_' AND {alias}.nspname <> 'information_schema'"
+CREATEROLE_WITHHELD = (
+    "the runtime's roles have no CREATEROLE on PostgreSQL before 16, where it would let dataset"
+    " SQL alter other roles and grant itself pg_execute_server_program; use a PostgreSQL 16+"
+    " server to replay role management"
+)
+"""Added to the errors of seeds and replayed SQL that try to manage roles on such servers."""
 
-
-def _not_in_extension(catalog: str, column: str) -> str:
-    return (
-        "NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = "
-        f"'{catalog}'::regclass AND d.objid = {column} AND d.deptype = 'e')"
-    )
-
-
-_OWNED_SCHEMAS = f"""
-SELECT format('SCHEMA %I', n.nspname) AS target
-FROM pg_namespace n
-WHERE {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_namespace", "n.oid")}
-ORDER BY n.nspname
+_CREATED_BY = """
+WITH RECURSIVE created(oid) AS (
+    SELECT m.roleid FROM pg_auth_members m WHERE m.member = ANY($1::oid[]) AND m.admin_option
+    UNION
+    SELECT m.roleid FROM pg_auth_members m JOIN created c ON m.member = c.oid
+    WHERE m.admin_option
+)
+SELECT oid FROM created WHERE oid <> ALL($1::oid[])
 """
-_OWNED_RELATIONS = f"""
-SELECT format(
-           CASE c.relkind
-               WHEN 'v' THEN 'VIEW %I.%I'
-               WHEN 'm' THEN 'MATERIALIZED VIEW %I.%I'
-               WHEN 'S' THEN 'SEQUENCE %I.%I'
-               WHEN 'f' THEN 'FOREIGN TABLE %I.%I'
-               WHEN 'c' THEN 'TYPE %I.%I'
-               ELSE 'TABLE %I.%I'
-           END, n.nspname, c.relname) AS target
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c')
-  AND {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_class", "c.oid")}
-  -- serial and identity sequences follow their table
-  AND NOT (c.relkind = 'S' AND EXISTS (
-      SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
-        AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')))
-ORDER BY c.oid
-"""
-_OWNED_ROUTINES = f"""
-SELECT format(
-           CASE p.prokind WHEN 'p' THEN 'PROCEDURE %I.%I(%s)'
-                          WHEN 'a' THEN 'AGGREGATE %I.%I(%s)'
-                          ELSE 'FUNCTION %I.%I(%s)' END,
-           n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)) AS target
-FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_proc", "p.oid")}
-ORDER BY p.oid
-"""
-_OWNED_TYPES = f"""
-SELECT format(CASE t.typtype WHEN 'd' THEN 'DOMAIN %I.%I' ELSE 'TYPE %I.%I' END,
-              n.nspname, t.typname) AS target
-FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
-WHERE t.typtype IN ('b', 'd', 'e', 'r')  -- composites are relations; multiranges follow ranges
-  AND {_USER_SCHEMA.format(alias="n")} AND {_not_in_extension("pg_type", "t.oid")}
-  AND NOT EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = t.oid)  -- array types follow
-ORDER BY t.oid
-"""
-_OWNED_OBJECTS = (_OWNED_SCHEMAS, _OWNED_RELATIONS, _OWNED_ROUTINES, _OWNED_TYPES)
-"""What the owner role of a sandbox is given, in an order where every step can succeed (an
-object's new owner needs CREATE on its schema)."""
+"""Roles that the given roles created (they hold their creator's ADMIN OPTION), recursively."""
 
 
 def may_touch_roles(statement: str) -> bool:
@@ -95,97 +78,150 @@ def may_touch_roles(statement: str) -> bool:
     return ROLE_STATEMENT.search(statement) is not None
 
 
-_role_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
-    weakref.WeakKeyDictionary()
-)
+def explain_role_error(message: str, version: int) -> str:
+    """``message`` with the reason role management is refused, when that is why it failed."""
+    if version and version < CREATEROLE_VERSION and "permission denied to create role" in message:
+        return f"{message} ({CREATEROLE_WITHHELD})"
+    return message
 
 
-def role_lock(server: str) -> asyncio.Lock:
-    """The lock serialising role-touching work on ``server`` (``host:port``) in this process."""
-    # One lock per server and event loop: asyncio locks cannot be shared between loops.
-    locks = _role_locks.setdefault(asyncio.get_running_loop(), {})
-    return locks.setdefault(server, asyncio.Lock())
+async def created_roles(conn: PostgresConnection, creators: Iterable[int]) -> list[int]:
+    """Oids of the roles ``creators`` (role oids) created, and those these created, and so on;
+    always empty before PostgreSQL 16 (no CREATEROLE for the runtime's roles)."""
+    oids = list(creators)
+    if not oids:
+        return []
+    return [row["oid"] for row in await conn.fetch(_CREATED_BY, oids)]
 
 
 class SandboxRoles:
-    """The roles of one provider's databases: which database each belongs to, and dropping them.
-
-    A role belongs to the database whose statements (or seed) created it, or for which it was
-    made (an owner or a reader role); it is dropped with that database. A role still referenced
-    elsewhere when its database goes stays doomed and is retried after every later drop.
-    """
+    """The roles of one provider's databases: made for them, and dropped with them."""
 
     def __init__(self, pool: admin.AdminPool) -> None:
         self._admin = pool
         self._owner: dict[int, str] = {}
         self._doomed: set[int] = set()
+        self._lineage: dict[str, tuple[str, ...]] = {}
 
     @property
     def doomed(self) -> bool:
         """Whether roles wait to be dropped."""
         return bool(self._doomed)
 
-    def lock(self) -> asyncio.Lock:
-        """The lock serialising role-touching work on this provider's server (in this process)."""
-        return role_lock(self._admin.server)
+    def lineage(self, database: str) -> tuple[str, ...]:
+        """The roles whose objects ``database`` holds (its own role last); empty when unknown."""
+        return self._lineage.get(database, ())
 
-    async def oids(self) -> set[int]:
-        """The oids of every role of the cluster."""
-        async with self._admin.connection() as conn:
-            return {row["oid"] for row in await conn.fetch("SELECT oid FROM pg_roles")}
+    def inherit_lineage(self, database: str, source: str) -> None:
+        """``database`` holds what ``source`` held (a read-only view of a snapshot)."""
+        self._lineage[database] = self.lineage(source)
 
-    async def attribute(self, owner: str, before: set[int]) -> None:
-        """Give the roles created since ``before`` to database ``owner``; forget dropped ones."""
+    # --- making roles ------------------------------------------------------------------------
+
+    async def _new_login_role(
+        self, tag: str, database: str, *, creates_roles: bool, member_of: tuple[str, ...] = ()
+    ) -> tuple[str, str]:
+        """A new login role (name, password) belonging to ``database`` (dropped with it)."""
+        name, password = current_run().new_name(tag), secrets.token_hex(16)
+        role = admin.quote_ident(name)
+        comment = admin.ownership_comment(owner=database)
         async with self._admin.connection() as conn:
-            rows = await conn.fetch("SELECT oid, rolname FROM pg_roles")
-            now = {row["oid"]: row["rolname"] for row in rows}
-            comment = admin.quote_literal(admin.ownership_comment(owner=owner))
-            for oid in now.keys() - before:
-                self._owner[oid] = owner
+            modern = self._admin.version >= CREATEROLE_VERSION  # known once connected
+            createrole = "CREATEROLE" if creates_roles and modern else "NOCREATEROLE"
+            statements = [
+                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB {createrole} NOREPLICATION"
+                f" NOBYPASSRLS PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
                 # The comment lets a later run collect the role if this one is killed.
-                with contextlib.suppress(asyncpg.PostgresError):
-                    await conn.execute(
-                        f"COMMENT ON ROLE {admin.quote_ident(now[oid])} IS {comment}"
-                    )
-        for oid in before - now.keys():
-            self._owner.pop(oid, None)
-            self._doomed.discard(oid)
+                f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
+            ]
+            if not self._admin.superuser:
+                # Giving it a database, handing objects to it, ending its sessions and
+                # dropping what it created need its privileges.
+                inherit = " WITH INHERIT TRUE" if modern else ""
+                statements.append(f"GRANT {role} TO CURRENT_USER{inherit}")
+            if member_of:
+                options = " WITH INHERIT TRUE, SET FALSE" if modern else ""
+                parents = ", ".join(admin.quote_ident(parent) for parent in member_of)
+                statements.append(f"GRANT {parents} TO {role}{options}")
+            if createrole == "CREATEROLE":
+                statements.append(f"ALTER ROLE {role} SET createrole_self_grant = 'set, inherit'")
+            # One implicit transaction: the role is made whole or not at all.
+            await conn.execute(";\n".join(statements))
+            oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
+        self._owner[oid] = database
+        return name, password
 
-    @asynccontextmanager
-    async def attributed_to(self, database: str) -> AsyncIterator[None]:
-        """Hold the role lock for the block; the roles it creates belong to ``database``.
+    async def new_seed_role(self, template: str) -> PostgresConnectionInfo:
+        """The seed role of ``template`` (made before the database, which it will own while the
+        seed runs), as connection info for the template."""
+        name, password = await self._new_login_role("seed", template, creates_roles=True)
+        self._lineage[template] = (name,)
+        return self._admin.cluster.admin.model_copy(
+            update={"user": name, "password": password, "database": template}
+        )
 
-        Do not enter it again inside the block (the lock is not reentrant).
-        """
-        async with self.lock():
-            before = await self.oids()
-            try:
-                yield
-            finally:
-                await self.attribute(database, before)
+    async def new_sandbox_role(self, database: str, source: str) -> PostgresConnectionInfo:
+        """The sandbox role of ``database`` (made before the database, which it will own), a
+        copy of ``source``: it inherits the privileges of ``source``'s lineage."""
+        parents = self.lineage(source)
+        name, password = await self._new_login_role(
+            "owner", database, creates_roles=True, member_of=parents
+        )
+        self._lineage[database] = (*parents, name)
+        return self._admin.cluster.admin.model_copy(
+            update={"user": name, "password": password, "database": database}
+        )
 
-    async def drop_with(self, database: str) -> None:
-        """Drop the roles of ``database`` (just dropped) and those still waiting."""
+    async def retire(self, role: str) -> None:
+        """Stop ``role`` from logging in (its database is sealed); it keeps its objects."""
+        async with self._admin.connection() as conn:
+            await conn.execute(f"ALTER ROLE {admin.quote_ident(role)} NOLOGIN")
+
+    # --- dropping roles ----------------------------------------------------------------------
+
+    async def drop_with(self, database: str) -> list[str]:
+        """Drop the roles of ``database`` (just dropped) and those still waiting; return why
+        some could not go yet."""
         self._doomed.update(oid for oid, owner in self._owner.items() if owner == database)
-        await self._drop_doomed()
+        self._lineage.pop(database, None)
+        return await self._drop_doomed()
 
     async def drop_all(self) -> list[str]:
         """Drop every role of this provider; return why some could not go."""
         self._doomed.update(self._owner)
+        self._lineage.clear()
         return await self._drop_doomed()
 
     async def _drop_doomed(self) -> list[str]:
-        """Drop the roles whose database is gone; return why the others could not go."""
+        """Drop the doomed roles and what they created, newest first; return why the others
+        could not go. A creator stays while one of its creations does: dropping a role needs the
+        ADMIN OPTION its creator holds (and the administrator has through it)."""
         problems: list[str] = []
         async with self._admin.connection() as conn:
-            for oid in sorted(self._doomed):
+            for oid in await created_roles(conn, self._doomed):
+                self._owner.setdefault(oid, "")
+                self._doomed.add(oid)
+            creators: dict[int, set[int]] = {}
+            for row in await conn.fetch(
+                "SELECT roleid, member FROM pg_auth_members"
+                " WHERE admin_option AND member = ANY($1::oid[])",
+                list(self._doomed),
+            ):
+                creators.setdefault(row["roleid"], set()).add(row["member"])
+            kept: set[int] = set()
+            for oid in sorted(self._doomed, reverse=True):
+                if oid in kept:
+                    problems.append(f"role oid {oid}: kept while a role it created remains")
+                    kept |= creators.get(oid, set())
+                    continue
                 name = await conn.fetchval("SELECT rolname FROM pg_roles WHERE oid = $1", oid)
                 if name is not None:
                     try:
                         await conn.execute(f"DROP ROLE IF EXISTS {admin.quote_ident(name)}")
                     except asyncpg.PostgresError as error:
                         # Still needed elsewhere (e.g. a live clone of a destroyed snapshot
-                        # owns objects of it): retried after every later drop.
+                        # grants to it): retried after every later drop, with its creators.
+                        kept |= creators.get(oid, set())
                         where = await conn.fetch(
                             "SELECT DISTINCT d.datname FROM pg_shdepend s"
                             " JOIN pg_database d ON d.oid = s.dbid"
@@ -200,60 +236,6 @@ class SandboxRoles:
                 self._doomed.discard(oid)
                 self._owner.pop(oid, None)
         return problems
-
-    async def _tag(self, conn: asyncpg.Connection, name: str, database: str) -> None:
-        """Attribute the new role ``name`` to ``database`` and mark it as the runtime's."""
-        oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
-        self._owner[oid] = database
-        comment = admin.ownership_comment(owner=database)
-        await conn.execute(
-            f"COMMENT ON ROLE {admin.quote_ident(name)} IS {admin.quote_literal(comment)}"
-        )
-
-    # --- the owner role of a writable sandbox -----------------------------------------------
-
-    async def new_owner(self, database: str) -> PostgresConnectionInfo:
-        """A new owner role for ``database``: see ``ClusterPostgresSandbox.owner_connection``."""
-        name, password = current_run().new_name("owner"), secrets.token_hex(16)
-        role = admin.quote_ident(name)
-        async with self.lock(), self._admin.connection() as conn:
-            await conn.execute(
-                f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
-                f" NOBYPASSRLS PASSWORD {admin.quote_literal(password)}"
-            )
-            # Dropped with the database, like the roles its statements create.
-            await self._tag(conn, name, database)
-            if not self._admin.superuser:
-                # Handing objects to the role, and ending its sessions, needs its privileges.
-                await conn.execute(f"GRANT {role} TO CURRENT_USER")
-            await conn.execute(
-                f"GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {admin.quote_ident(database)}"
-                f" TO {role}"
-            )
-        await self._hand_over(database, name)
-        return self._admin.cluster.admin.model_copy(
-            update={"user": name, "password": password, "database": database}
-        )
-
-    async def _hand_over(self, database: str, role: str) -> None:
-        """Make ``role`` the owner of the user objects of ``database``."""
-        quoted = admin.quote_ident(role)
-        problems: list[str] = []
-        conn = await admin.connect(self._admin.cluster.admin.with_database(database))
-        try:
-            for query in _OWNED_OBJECTS:
-                for row in await conn.fetch(query):
-                    try:
-                        await conn.execute(f"ALTER {row['target']} OWNER TO {quoted}")
-                    except asyncpg.PostgresError as error:
-                        problems.append(f"{row['target']}: {error}")
-        finally:
-            await conn.close(timeout=admin.CLOSE_TIMEOUT)
-        if problems:
-            # e.g. objects of another role a non-superuser administrator cannot take over
-            logger.warning(
-                "owner role %s of %s does not own: %s", role, database, "; ".join(problems)
-            )
 
     # --- the reader role of a read-only view ------------------------------------------------
 
@@ -270,20 +252,23 @@ class SandboxRoles:
         """
         name, password = current_run().new_name("reader"), secrets.token_hex(16)
         role = admin.quote_ident(name)
-        # Lock before connection, everywhere: role-lock holders need an admin connection.
-        async with self.lock(), self._admin.connection() as conn:
-            bypass = " BYPASSRLS" if self._admin.superuser else ""
-            await conn.execute(
+        comment = admin.ownership_comment(owner=database)
+        async with self._admin.connection() as conn:
+            bypass = " BYPASSRLS" if self._admin.superuser else ""  # known once connected
+            statements = [
                 f"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
-                f"{bypass} PASSWORD {admin.quote_literal(password)}"
-            )
-            await self._tag(conn, name, database)
+                f"{bypass} PASSWORD {admin.quote_literal(admin.scram_secret(password))}",
+                f"COMMENT ON ROLE {role} IS {admin.quote_literal(comment)}",
+            ]
             if self._reader_reads_all:
                 # Reads every table without a grant showing up in the view's ACLs.
-                await conn.execute(f"GRANT pg_read_all_data TO {role}")
+                statements.append(f"GRANT pg_read_all_data TO {role}")
             if not self._admin.superuser:
                 # Ending the reader's sessions (dropping a view) needs its privileges.
-                await conn.execute(f"GRANT {role} TO CURRENT_USER")
+                statements.append(f"GRANT {role} TO CURRENT_USER")
+            await conn.execute(";\n".join(statements))
+            oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
+        self._owner[oid] = database
         return name, password
 
     async def grant_reader(self, database: str, reader: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, ClassVar
@@ -34,7 +35,7 @@ class PostgresConnectionInfo(BaseModel):
     user: str
     """Role to connect as."""
     password: str
-    """Password of ``user`` ("" when the cluster trusts local connections)."""
+    """Password of ``user`` ("": none, e.g. a server that trusts the client)."""
     database: str
     """Database name."""
 
@@ -76,7 +77,8 @@ class PostgresCluster(ABC):
     @property
     @abstractmethod
     def admin(self) -> PostgresConnectionInfo:
-        """A superuser (or CREATEDB + CREATEROLE) connection to the maintenance database."""
+        """A superuser (or CREATEDB + CREATEROLE) connection to the maintenance database: used
+        only to make, seal and drop the runtime's own databases and roles."""
 
     @abstractmethod
     async def start(self) -> None:
@@ -88,36 +90,54 @@ class PostgresCluster(ABC):
 
 
 class PostgresSandbox(Sandbox):
-    """One database; ``connection`` connects to it as the sandbox's user."""
+    """One database; ``connect`` connects to it as the sandbox's own role."""
 
     kind: ClassVar[str] = "postgres"
     connection: PostgresConnectionInfo
-    """Writable sandboxes: a privileged role. Read-only views: a role that can only read.
-    ``owner_connection`` gives writable sandboxes a role confined to their own database."""
+    """Writable sandboxes: the cluster's administrator, for the runtime's own work only (never
+    hand it to dataset code or judges: use ``owner_connection``). Read-only views: their reader
+    role, which can only read."""
 
     @abstractmethod
     def connect(
         self, statement: str | None = None
     ) -> AbstractAsyncContextManager[PostgresConnection]:
-        """A connection to the sandbox database, as ``async with sandbox.connect(sql) as conn``.
+        """A connection to the sandbox database, as ``async with sandbox.connect(sql) as conn``:
+        as the sandbox role of a writable sandbox (see ``owner_connection``), as the reader role
+        of a read-only view.
 
         Each call behaves like a fresh MCP server call: autocommit, no session state left by
         earlier calls (settings, temporary tables, prepared statements), and a transaction left
-        open when the block ends is rolled back. Pass the SQL text about to run as ``statement``:
-        when it may create, rename or drop roles, the call is serialised with other such calls on
-        the cluster and the roles it creates are attributed to this sandbox, to be dropped with it.
-        ``None`` promises that nothing run through the connection touches roles.
+        open when the block ends is rolled back. ``statement`` (the SQL text about to run, or
+        ``None``) is a hint a backend may use; roles the connection creates belong to this
+        sandbox and are dropped with it.
         """
 
     @abstractmethod
     async def owner_connection(self) -> PostgresConnectionInfo:
-        """A connection as a role that owns this database's objects and can reach nothing else
-        (no superuser, no other database); made on first use, dropped with the sandbox.
-        Writable sandboxes only."""
+        """A connection as the sandbox role: it owns this database's objects and can reach
+        nothing else (no superuser, no other database); made with the sandbox, dropped with it.
+        What verifiers, replayed calls and the judges' writable SQL server use. Writable
+        sandboxes only."""
 
     @abstractmethod
     def connect_as_owner(self) -> AbstractAsyncContextManager[PostgresConnection]:
         """Like ``connect``, as the role of ``owner_connection``."""
+
+    def stand_ins(self) -> dict[str, str]:
+        """The runtime's roles that own this database's objects where a recording made as the
+        server's administrator shows the administrator, each with the name it stands in for
+        (none by default)."""
+        return {}
+
+    def as_administrator(self, text: str) -> str:
+        """``text`` (a tool's answer) with the names of ``stand_ins`` replaced by the names they
+        stand in for: what an agent connected as the administrator would have been shown."""
+        names = self.stand_ins()
+        if not names:
+            return text
+        pattern = r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])"
+        return re.sub(pattern, lambda match: names[match.group()], text)
 
     @abstractmethod
     async def freeze(self) -> PostgresSnapshot:

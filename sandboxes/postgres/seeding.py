@@ -1,49 +1,54 @@
 """Building a task's template database from its seed, once per provider.
 
-Owns which template a task's sandboxes are copied from (its seed's, or ``template0`` for an
-empty state), running a seed (with psql, faithful to ``psql -f``, or with asyncpg), and the
-cache of the templates built, keyed by task and seed digest. The roles a seed creates belong to
-its template. Making, sealing and dropping databases is the provider's.
+Owns which template a task's sandboxes are copied from (its seed's, or the provider's *base*
+for an empty state), running a seed, and the cache of the templates built and of the seeds that
+failed, keyed by task and seed digest: a seed that failed or timed out fails every later sandbox
+of its task at once, with the same message.
+
+The base is ``template0`` as a superuser sees it: a copy in which ``pg_toast`` is visible to
+every role (``USAGE``; reading a toast table still needs its privileges), so that schema listings
+made by the runtime's roles show what a recording made as a superuser shows. Every template is a
+copy of it. A non-superuser administrator cannot grant that, and copies ``template0`` itself.
+
+A seed is SQL only. It is read with psql's lexical rules (``sandboxes.postgres.seed_script``),
+which refuse psql meta-commands, and its statements are sent one by one, as ``psql -f`` would
+send them, on one session of the template's *seed role* (``sandboxes.postgres.roles``): no
+superuser, CREATEDB, REPLICATION or BYPASSRLS, connecting only to its template (which it owns
+while the seed runs). So ``COPY ... PROGRAM``, ``ALTER SYSTEM``, ``pg_read_file``, altering
+other roles and dropping other databases fail, each with an error naming the seed and the line.
+The session is the seed's own: what it sets (``SET``, ``set_config``) ends with it, and the
+seed role logs in no more once its template is sealed. Making, sealing and dropping databases is
+the provider's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import re
-import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
-from sandboxes.postgres.embedded import wheel_binaries
+from sandboxes.postgres.roles import explain_role_error
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
+from sandboxes.postgres.seed_script import SeedStatement, read_seed
+from sandboxes.runs import current_run
 
 if TYPE_CHECKING:
     from sandboxes.postgres.provider import ClusterPostgresProvider
 
-SeedRunner = Literal["auto", "psql", "asyncpg"]
-"""How seeds run: ``psql`` (faithful to ``psql -f``: COPY FROM stdin, meta-commands),
-``asyncpg`` (the whole script as one simple query), or ``auto`` (psql when one is found)."""
+DEFAULT_SEED_TIMEOUT = 600.0
+"""Seconds one seed may run, unless the provider is given another limit."""
 
 FREE_DATABASE = "template0"
-"""Empty sandboxes are copies of ``template0``, which nobody can connect to or modify."""
+"""The empty database everything starts from, which nobody can connect to or modify."""
 
-_RESTRICT_LINE = re.compile(rb"(?m)^\\(?:un)?restrict\s+\S+[ \t]*\r?$")
-
-
-def find_psql() -> Path | None:
-    """The psql of the pgserver wheel, else the first one on ``PATH``."""
-    binaries = wheel_binaries()
-    if binaries is not None and (binaries / "psql").is_file():
-        return binaries / "psql"
-    found = shutil.which("psql")
-    return Path(found) if found else None
+_COPY_LINE = re.compile(r"\bline (\d+)")
 
 
 class TaskTemplates:
@@ -52,14 +57,46 @@ class TaskTemplates:
     def __init__(self, provider: ClusterPostgresProvider) -> None:
         self._provider = provider
         self._built: dict[tuple[str, str], str] = {}
+        self._failed: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._databases: set[str] = set()
+        self._base: str | None = None
+        self._base_lock = asyncio.Lock()
+
+    async def base(self) -> str:
+        """The provider's base template (see the module's docstring), made on first use."""
+        async with self._base_lock:
+            if self._base is not None:
+                return self._base
+            provider = self._provider
+            async with provider.admin_pool.connection():
+                superuser = provider.admin_pool.superuser  # known once connected
+            if not superuser:
+                self._base = FREE_DATABASE
+                return self._base
+            name = current_run().new_name("base")
+            self._databases.add(name)
+            try:
+                with admin.as_sandbox_error("cannot make the base template"):
+                    await provider.create_database(name, FREE_DATABASE)
+                    conn = await admin.connect(provider.cluster.admin.with_database(name))
+                    try:
+                        await conn.execute("GRANT USAGE ON SCHEMA pg_toast TO PUBLIC")
+                    finally:
+                        await conn.close(timeout=admin.CLOSE_TIMEOUT)
+                    await provider.seal(name)
+            except BaseException:
+                await provider.drop_database(name)
+                self._databases.discard(name)
+                raise
+            self._base = name
+            return name
 
     async def for_task(self, task: Task, task_dir: Path) -> str:
         """The template holding the task's seed (``sql_seed``) or nothing (``empty``)."""
         state = task.initial_state
         if isinstance(state, EmptyState):
-            return FREE_DATABASE
+            return await self.base()
         if not isinstance(state, SqlSeedState):
             raise SandboxError(
                 f"task {task.id}: a postgres sandbox cannot start from a {state.kind} state"
@@ -71,25 +108,33 @@ class TaskTemplates:
             raise SandboxError(f"task {task.id}: cannot read seed {path}: {error}") from error
         key = (task.id, hashlib.sha256(script).hexdigest())
         async with self._locks.setdefault(key, asyncio.Lock()):
+            if key in self._failed:
+                raise SandboxError(self._failed[key])
             if key not in self._built:
-                self._built[key] = await self._build(path, script)
+                try:
+                    self._built[key] = await self._build(path, script)
+                except SandboxError as error:
+                    # Every trajectory of the task would fail the same way: say it once.
+                    self._failed[key] = f"task {task.id}: {error}"
+                    raise SandboxError(self._failed[key]) from error
             return self._built[key]
 
     async def _build(self, path: Path, script: bytes) -> str:
         provider = self._provider
-        name = await provider.create_database(FREE_DATABASE, "tpl")
+        statements = await asyncio.to_thread(read_seed, script, path)
+        name = current_run().new_name("tpl")
         self._databases.add(name)
         try:
-            # Seeds may create roles (pg_dumpall output): they belong to the template.
-            async with provider.roles.attributed_to(name):
-                await run_seed(
-                    provider.cluster.admin.with_database(name),
-                    path,
-                    script,
-                    runner=provider.seed_runner,
-                    timeout=provider.seed_timeout,
-                )
-            await provider.seal(name)
+            with admin.as_sandbox_error(f"cannot prepare the template for seed {path}"):
+                seed = await provider.roles.new_seed_role(name)
+                # The seed role owns the template while the seed runs (and so its public schema).
+                await provider.create_database(name, await self.base(), owner=seed.user)
+            await run_seed(
+                seed, path, statements, timeout=provider.seed_timeout, version=provider.version
+            )
+            with admin.as_sandbox_error(f"cannot seal the template of seed {path}"):
+                await provider.seal(name)
+                await provider.roles.retire(seed.user)
         except BaseException:
             await provider.drop_database(name)
             self._databases.discard(name)
@@ -106,86 +151,76 @@ class TaskTemplates:
             except Exception as error:
                 problems.append(f"template {template}: {error}")
         self._built.clear()
+        self._failed.clear()
+        self._base = None
         return problems
+
+
+def _failure(
+    path: Path, statement: SeedStatement, error: asyncpg.PostgresError, version: int
+) -> str:
+    """The message of a statement's failure: seed file, line, server message and detail."""
+    line = statement.line
+    position = getattr(error, "position", None)
+    if position:
+        line += statement.sql[: int(position) - 1].count("\n")
+    # The server's message, its detail and hint included, on one line.
+    message = explain_role_error(" ".join(str(error).split()), version)
+    context = getattr(error, "context", None) or ""
+    found = _COPY_LINE.search(context) if statement.copy_data is not None else None
+    if found:  # a bad row of COPY data: the line of the file it is on
+        line += statement.sql.count("\n") + int(found.group(1))
+    return f"seed {path} failed at line {line}: {message}"
+
+
+async def _copy_in(conn: asyncpg.Connection, statement: SeedStatement) -> None:
+    """Run a ``COPY ... FROM stdin`` with its data, as psql sends it."""
+    # asyncpg's public copy helpers build their own COPY statement; this sends the seed's.
+    copy_in: Any = getattr(conn, "_copy_in", None)
+    if copy_in is None:
+        raise SandboxError("this asyncpg version cannot send COPY data (no Connection._copy_in)")
+    # A memoryview: asyncpg would take bytes for a file name.
+    await copy_in(statement.sql, memoryview(statement.copy_data or b""), None)
 
 
 async def run_seed(
     database: PostgresConnectionInfo,
     path: Path,
-    script: bytes,
+    statements: list[SeedStatement],
     *,
-    runner: SeedRunner,
     timeout: float,
+    version: int = 0,
 ) -> None:
-    """Run the seed ``script`` (read from ``path``) in ``database`` within ``timeout`` seconds."""
-    psql = find_psql() if runner != "asyncpg" else None
-    if runner == "psql" and psql is None:
-        raise SandboxError("seed_runner='psql' but no psql was found")
-    if psql is not None:
-        await _run_seed_psql(psql, database, path, script, timeout)
-    else:
-        await _run_seed_asyncpg(database, path, script, timeout)
-
-
-async def _run_seed_psql(
-    psql: Path, info: PostgresConnectionInfo, path: Path, script: bytes, timeout: float
-) -> None:
-    environment = {
-        **os.environ,
-        "PGHOST": info.host,
-        "PGPORT": str(info.port),
-        "PGUSER": info.user,
-        "PGDATABASE": info.database,
-        "PGAPPNAME": admin.APPLICATION_NAME,
-        "PGOPTIONS": "-c client_min_messages=warning",
-        "PGCONNECT_TIMEOUT": str(int(admin.CONNECT_TIMEOUT)),
-    }
-    if info.password:
-        environment["PGPASSWORD"] = info.password
-    # pg_dump from 17.6 on fences dumps with \restrict, which older psql rejects; the
-    # fence guards against hostile dumps, and seeds are part of the dataset.
-    script = _RESTRICT_LINE.sub(b"", script)
-    process = await asyncio.create_subprocess_exec(
-        str(psql),
-        "-X",
-        "-q",
-        "-v",
-        "ON_ERROR_STOP=1",
-        "-f",
-        "-",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        env=environment,
-    )
+    """Run the ``statements`` of the seed at ``path`` one by one on one session of
+    ``database``'s role, within ``timeout`` seconds in all; ``version`` is the server's
+    (``server_version_num``), for clearer errors."""
+    where = f"{database.user}@{database.host}:{database.port}/{database.database}"
+    with admin.as_sandbox_error(f"seed {path}: cannot connect as {where}"):
+        conn = await asyncpg.connect(
+            **admin.connect_arguments(database),
+            server_settings={
+                "application_name": admin.APPLICATION_NAME,
+                "client_min_messages": "warning",
+            },
+        )
+    current: SeedStatement | None = None
     try:
-        _, errors = await asyncio.wait_for(process.communicate(script), timeout)
-    except TimeoutError:
-        raise SandboxError(f"seed {path} did not finish within {timeout:.0f} s") from None
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    if process.returncode != 0:
-        message = errors.decode(errors="replace").replace("<stdin>", str(path)).strip()
-        raise SandboxError(f"seed {path} failed: {message or f'psql exit {process.returncode}'}")
-
-
-async def _run_seed_asyncpg(
-    info: PostgresConnectionInfo, path: Path, script: bytes, timeout: float
-) -> None:
-    try:
-        text = script.decode()
-    except UnicodeDecodeError as error:
-        raise SandboxError(f"seed {path} is not UTF-8: {error}") from error
-    conn = await admin.connect(info)
-    try:
-        await asyncio.wait_for(conn.execute(text), timeout)
-    except TimeoutError:
-        raise SandboxError(f"seed {path} did not finish within {timeout:.0f} s") from None
-    except asyncpg.PostgresError as error:
-        position = getattr(error, "position", None)
-        where = f" (at line {text[: int(position)].count(chr(10)) + 1})" if position else ""
-        raise SandboxError(f"seed {path} failed{where}: {error}") from error
-    finally:
+        async with asyncio.timeout(timeout):
+            for current in statements:
+                if current.copy_data is None:
+                    await conn.execute(current.sql)
+                else:
+                    await _copy_in(conn, current)
         await conn.close(timeout=admin.CLOSE_TIMEOUT)
+    except TimeoutError:
+        at = f" (at the statement of line {current.line})" if current is not None else ""
+        raise SandboxError(f"seed {path} did not finish within {timeout:g} s{at}") from None
+    except asyncpg.PostgresError as error:
+        assert current is not None
+        raise SandboxError(_failure(path, current, error, version)) from error
+    except (asyncpg.InterfaceError, OSError) as error:
+        raise SandboxError(f"seed {path}: connection lost: {error}") from error
+    finally:
+        if not conn.is_closed():
+            # Ends the session at once: a statement still running is cut by the template's drop.
+            conn.terminate()

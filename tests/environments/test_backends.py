@@ -33,8 +33,11 @@ def test_a_backend_the_kind_lacks_is_refused() -> None:
 
 
 def test_the_choice_round_trips_through_json() -> None:
-    choice = BackendChoice.for_backend("local", "postgresql://u@h/db")
+    choice = BackendChoice.for_backend("local", "postgresql://u@h/db", seed_timeout=30)
+    assert choice.seed_timeout == 30
     assert BackendChoice.model_validate_json(choice.model_dump_json()) == choice
+    with pytest.raises(pydantic.ValidationError, match="seed_timeout"):
+        BackendChoice(seed_timeout=0)
     # A kind not installed here is kept as recorded.
     recorded = BackendChoice.model_validate({"kinds": {"desktop": "qemu"}})
     assert recorded.kinds["desktop"] == "qemu"

@@ -85,6 +85,48 @@ async def test_calls_run_on_their_own_connection(snapshot: Snapshot) -> None:
 
 
 @module_loop
+async def test_calls_run_as_the_sandbox_role_shown_as_the_administrator(
+    snapshot: Snapshot,
+) -> None:
+    clone = as_postgres_sandbox(await snapshot.clone(writable=True))
+    async with clone:
+        role = (await clone.owner_connection()).user
+        stand_ins = clone.stand_ins()
+        assert role in stand_ins
+        (administrator,) = set(stand_ins.values())
+        assert administrator != role
+        async with clone.connect() as connection:
+            assert await connection.fetchval("SELECT current_user") == role
+        # What names the roles standing in for the recorded administrator shows its name ...
+        shown = await KIND.execute_call(
+            clone,
+            "execute_sql",
+            {
+                "sql": "SELECT current_user AS me, tableowner FROM pg_tables WHERE tablename ="
+                " 'customers'"
+            },
+        )
+        assert not shown.is_error, shown.text
+        assert shown.text == f"[{{'me': '{administrator}', 'tableowner': '{administrator}'}}]"
+        # ... and nothing else is touched: a name that merely contains one stays as it is.
+        kept = await KIND.execute_call(
+            clone, "execute_sql", {"sql": f"SELECT '{role}x' AS a, 'x{role}' AS b"}
+        )
+        assert kept.text == f"[{{'a': '{role}x', 'b': 'x{role}'}}]"
+
+
+async def test_the_seed_timeout_reaches_the_provider() -> None:
+    async with ProviderSet(BackendChoice.for_backend("local", seed_timeout=2.5)) as providers:
+        provider = await providers.get("postgres")
+        assert isinstance(provider, ClusterPostgresProvider)
+        assert provider.seed_timeout == 2.5
+    async with ProviderSet(BackendChoice()) as providers:
+        provider = await providers.get("postgres")
+        assert isinstance(provider, ClusterPostgresProvider)
+        assert provider.seed_timeout == 600
+
+
+@module_loop
 async def test_the_verifier_gets_the_database(snapshot: Snapshot) -> None:
     view = await snapshot.clone(writable=True)
     async with view, KIND.verifier_inputs(view) as inputs:

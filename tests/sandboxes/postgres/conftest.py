@@ -10,6 +10,7 @@ nothing named after this run is left on the server.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -37,15 +38,23 @@ def embedded_cluster() -> Iterator[EmbeddedPostgresCluster]:
 @pytest.fixture(scope="session")
 def external_cluster(embedded_cluster: EmbeddedPostgresCluster) -> Iterator[PostgresCluster]:
     """The embedded server seen as an external one, through a CREATEDB CREATEROLE role."""
-    role = current_run().new_name("extadmin")
+    role, password = current_run().new_name("extadmin"), secrets.token_hex(8)
     quoted = admin.quote_ident(role)
-    asyncio.run(fetch(embedded_cluster.admin, f"CREATE ROLE {quoted} LOGIN CREATEDB CREATEROLE"))
+    asyncio.run(
+        fetch(
+            embedded_cluster.admin,
+            f"CREATE ROLE {quoted} LOGIN CREATEDB CREATEROLE"
+            f" PASSWORD {admin.quote_literal(password)}",
+        )
+    )
     # As an external server's operator would: the admin may use the maintenance database (the
     # runtime revokes it from PUBLIC on clusters it runs itself, and this one is such a cluster).
     asyncio.run(
         fetch(embedded_cluster.admin, f"GRANT CONNECT, TEMPORARY ON DATABASE postgres TO {quoted}")
     )
-    cluster = ExternalPostgresCluster(embedded_cluster.admin.model_copy(update={"user": role}))
+    cluster = ExternalPostgresCluster(
+        embedded_cluster.admin.model_copy(update={"user": role, "password": password})
+    )
     asyncio.run(cluster.start())
     yield cluster
     asyncio.run(cluster.stop())

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import secrets
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.postgres import admin
+from sandboxes.postgres.embedded import wheel_binaries
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo, PostgresSandbox
 from sandboxes.runs import current_run
 
@@ -33,13 +37,18 @@ async def fetch(info: PostgresConnectionInfo, sql: str, *args: Any) -> list[Any]
 
 
 async def run_owned(info: PostgresConnectionInfo) -> tuple[list[str], list[str]]:
-    """The databases and roles on the server named after this test run (its ``aj_<id>_``)."""
+    """The databases and roles on the server of this test run: named ``aj_<id>_...``, marked
+    with a comment naming such a database, or created by such a role."""
     prefix = current_run().prefix.replace("_", r"\_") + "%"
     databases = await fetch(info, "SELECT datname FROM pg_database WHERE datname LIKE $1", prefix)
     roles = await fetch(
         info,
-        "SELECT rolname FROM pg_roles WHERE (rolname LIKE $1 AND rolname NOT LIKE '%extadmin%')"
-        " OR shobj_description(oid, 'pg_authid') LIKE 'agentjudge owner=' || $1",
+        "WITH RECURSIVE mine(oid) AS ("
+        " SELECT oid FROM pg_roles WHERE (rolname LIKE $1 AND rolname NOT LIKE '%extadmin%')"
+        "  OR shobj_description(oid, 'pg_authid') LIKE 'agentjudge owner=' || $1"
+        " UNION SELECT m.roleid FROM pg_auth_members m JOIN mine ON m.member = mine.oid"
+        "  WHERE m.admin_option)"
+        " SELECT rolname FROM pg_roles JOIN mine USING (oid) ORDER BY rolname",
         prefix,
     )
     return [row["datname"] for row in databases], [row["rolname"] for row in roles]
@@ -83,3 +92,20 @@ async def database_exists(cluster: PostgresCluster, database: str) -> bool:
 def new_role() -> str:
     """A fresh role name, for roles a test creates through a sandbox."""
     return f"analyst_{secrets.token_hex(4)}"
+
+
+def find_psql() -> Path | None:
+    """The psql of the pgserver wheel, else the first one on ``PATH`` (a client as a verifier
+    would use one)."""
+    binaries = wheel_binaries()
+    if binaries is not None and (binaries / "psql").is_file():
+        return binaries / "psql"
+    found = shutil.which("psql")
+    return Path(found) if found else None
+
+
+def needs_createrole(cluster: PostgresCluster) -> None:
+    """Skip on the Docker cluster (PostgreSQL 15), where the runtime's roles get no CREATEROLE
+    and role management is refused; ``test_roles`` checks that refusal there."""
+    if cluster.backend == "docker":
+        pytest.skip("PostgreSQL 15: sandbox roles cannot create roles (refusal tested apart)")

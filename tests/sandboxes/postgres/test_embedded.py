@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
+
+import asyncpg
 import psutil
 import pytest
 
@@ -96,3 +99,31 @@ def test_the_in_memory_variable_decides_when_not_given(monkeypatch: pytest.Monke
     assert EmbeddedPostgresCluster(in_memory=True).in_memory  # an argument wins
     monkeypatch.setenv(IN_MEMORY_ENV, "yes")
     assert EmbeddedPostgresCluster().in_memory
+
+
+async def test_every_role_needs_its_password_on_the_socket(
+    embedded_cluster: EmbeddedPostgresCluster,
+) -> None:
+    """pgserver's cluster trusts its socket; ours asks every role, the superuser included."""
+    info = embedded_cluster.admin
+    assert len(info.password) >= 32
+    nameless = f"nopass_{secrets.token_hex(4)}"
+    await fetch(info, f"CREATE ROLE {nameless} LOGIN")  # a role with no password at all
+    try:
+        await fetch(info, f"GRANT CONNECT ON DATABASE postgres TO {nameless}")
+        attempts = [
+            info.model_copy(update={"password": ""}),
+            info.model_copy(update={"password": "wrong"}),
+            info.model_copy(update={"user": nameless, "password": ""}),
+            info.model_copy(update={"user": nameless, "password": "anything"}),
+        ]
+        for attempt in attempts:
+            with pytest.raises(
+                (asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)
+            ):
+                await fetch(attempt, "SELECT 1")
+        rules = await fetch(info, "SELECT type, auth_method FROM pg_hba_file_rules")
+        assert [tuple(rule) for rule in rules] == [("local", "scram-sha-256")]
+    finally:
+        await fetch(info, f"REVOKE CONNECT ON DATABASE postgres FROM {nameless}")
+        await fetch(info, f"DROP ROLE {nameless}")

@@ -54,15 +54,19 @@ async def test_a_role_without_createdb_and_createrole_is_refused(
     embedded_cluster: EmbeddedPostgresCluster,
 ) -> None:
     role = f"weak_{secrets.token_hex(4)}"
-    await fetch(embedded_cluster.admin, f"CREATE ROLE {role} LOGIN CREATEDB")
+    await fetch(embedded_cluster.admin, f"CREATE ROLE {role} LOGIN CREATEDB PASSWORD 'weak'")
+    await fetch(embedded_cluster.admin, f"GRANT CONNECT ON DATABASE postgres TO {role}")
     try:
-        cluster = ExternalPostgresCluster(embedded_cluster.admin.model_copy(update={"user": role}))
+        cluster = ExternalPostgresCluster(
+            embedded_cluster.admin.model_copy(update={"user": role, "password": "weak"})
+        )
         with pytest.raises(SandboxError, match="needs SUPERUSER, or both CREATEDB and CREATEROLE"):
             await cluster.start()
         missing = ExternalPostgresCluster(embedded_cluster.admin.with_database("no_such_db"))
         with pytest.raises(SandboxError, match="cannot connect"):
             await missing.start()
     finally:
+        await fetch(embedded_cluster.admin, f"REVOKE CONNECT ON DATABASE postgres FROM {role}")
         await fetch(embedded_cluster.admin, f"DROP ROLE {admin.quote_ident(role)}")
 
 

@@ -4,17 +4,23 @@ attributing created roles to their sandbox, dropping them with it, and one reade
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from dataset.models import Task
+from sandboxes.base import SandboxError
 from sandboxes.postgres.provider import ClusterPostgresProvider
 from sandboxes.postgres.roles import may_touch_roles
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresSandbox
-from tests.sandboxes.postgres.helpers import fetch, new_role, role_exists
+from tests.sandboxes.postgres.helpers import (
+    fetch,
+    needs_createrole,
+    new_role,
+    role_exists,
+    write_task,
+)
 
 Shop = tuple[Task, Path]
 
@@ -32,16 +38,20 @@ def test_role_statements_are_recognised() -> None:
 async def test_a_role_created_through_connect_goes_with_its_sandbox(
     provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
 ) -> None:
+    needs_createrole(cluster)
     sandbox = await provider.create(*shop)
     role, renamed = new_role(), new_role()
     async with sandbox.connect(f"CREATE ROLE {role} LOGIN") as conn:
         await conn.execute(f"CREATE ROLE {role} LOGIN")
-    rows = await fetch(
-        cluster.admin,
-        "SELECT shobj_description(oid, 'pg_authid') AS c FROM pg_roles WHERE rolname = $1",
-        role,
-    )
-    assert rows[0]["c"] == f"agentjudge owner={sandbox.name} host={socket.gethostname()}"
+        # Its creator, the sandbox role, holds its ADMIN OPTION: that is what ties it to the
+        # sandbox (whatever it is renamed to), and what lets the sandbox role manage it.
+        creators = await conn.fetch(
+            "SELECT member::regrole::text AS creator FROM pg_auth_members"
+            " WHERE roleid = $1::regrole AND admin_option",
+            role,
+        )
+        assert [row["creator"] for row in creators] == [sandbox.role.user]
+        await conn.execute(f"SET ROLE {role}; RESET ROLE")  # createrole_self_grant
     async with sandbox.connect(f"ALTER ROLE {role} RENAME TO {renamed}") as conn:
         await conn.execute(f"ALTER ROLE {role} RENAME TO {renamed}")
     await sandbox.destroy()
@@ -52,6 +62,7 @@ async def test_a_role_created_through_connect_goes_with_its_sandbox(
 async def test_concurrent_role_creation_is_attributed_to_the_right_sandbox(
     provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
 ) -> None:
+    needs_createrole(cluster)
     first, second = await provider.create(*shop), await provider.create(*shop)
     roles = {first.name: new_role(), second.name: new_role()}
 
@@ -72,6 +83,7 @@ async def test_concurrent_role_creation_is_attributed_to_the_right_sandbox(
 async def test_roles_a_snapshot_needs_live_until_the_snapshot_and_its_clones_are_gone(
     provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
 ) -> None:
+    needs_createrole(cluster)
     sandbox = await provider.create(*shop)
     role = new_role()
     statement = f"CREATE ROLE {role}; GRANT SELECT ON customers TO {role}"
@@ -116,3 +128,37 @@ async def test_each_view_has_its_own_reader_who_cannot_touch_other_views(
     assert await role_exists(cluster, view_b.connection.user)
     await second.destroy()
     assert not await role_exists(cluster, view_b.connection.user)
+
+
+async def test_roles_a_seed_creates_are_the_templates_and_its_sandboxes_manage_them(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    auditor = new_role()
+    seed = (
+        "CREATE TABLE ledger (id integer);\n"
+        f"CREATE ROLE {auditor} LOGIN;\n"
+        f"GRANT SELECT ON ledger TO {auditor};\n"
+        # Handing a table over needs SET ROLE on the new owner (createrole_self_grant gives it)
+        # and, not being a superuser, the new owner's CREATE on the schema.
+        f"GRANT CREATE ON SCHEMA public TO {auditor};\n"
+        f"ALTER TABLE ledger OWNER TO {auditor};\n"
+    )
+    task = write_task(tmp_path / "audit", seed, "audit")
+    if cluster.backend == "docker":  # PostgreSQL 15: no CREATEROLE for the runtime's roles
+        with pytest.raises(SandboxError, match=r"permission denied to create role.*PostgreSQL 16"):
+            await provider.create(*task)
+        return
+    first, second = await provider.create(*task), await provider.create(*task)
+    async with first.connect() as conn:
+        # The sandbox role inherits the seed role's ADMIN OPTION on what the seed made.
+        await conn.execute(f"ALTER ROLE {auditor} NOLOGIN; REVOKE SELECT ON ledger FROM {auditor}")
+        assert not await conn.fetchval(
+            "SELECT has_table_privilege($1, 'ledger', 'SELECT')", auditor
+        )
+    async with second.connect() as conn:  # grants are per database
+        assert await conn.fetchval("SELECT has_table_privilege($1, 'ledger', 'SELECT')", auditor)
+    await first.destroy()
+    await second.destroy()
+    assert await role_exists(cluster, auditor)  # the template's, until the template goes
+    await provider.aclose()
+    assert not await role_exists(cluster, auditor)

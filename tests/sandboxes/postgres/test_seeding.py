@@ -1,9 +1,11 @@
-"""Building task templates from seeds on every cluster backend: both seed runners, psql-only
-syntax, empty states, broken and missing seeds, one template per task."""
+"""Building task templates from seeds on every cluster backend: psql's syntax (COPY data,
+fences, dollar quotes), empty states, broken, hanging and missing seeds (a failure is said once
+per task), one template per task, and what the seed role owns."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,15 @@ from tests.sandboxes.postgres.helpers import SHOP_SEED, count, fetch, run_owned,
 Shop = tuple[Task, Path]
 
 
-@pytest.mark.parametrize("runner", ["psql", "asyncpg"])
-async def test_seeded_sandbox_holds_the_seed(
-    cluster: PostgresCluster, shop: Shop, runner: str
-) -> None:
-    async with ClusterPostgresProvider(cluster, seed_runner=runner) as provider:  # type: ignore[arg-type]
+async def nothing_but_the_base(cluster: PostgresCluster) -> bool:
+    """Whether this run left no database on the server but the providers' base templates, and
+    no role."""
+    databases, roles = await run_owned(cluster.admin)
+    return not roles and all("_base_" in name for name in databases)
+
+
+async def test_seeded_sandbox_holds_the_seed(cluster: PostgresCluster, shop: Shop) -> None:
+    async with ClusterPostgresProvider(cluster) as provider:
         sandbox = await provider.create(*shop)
         assert provider.backend == cluster.backend
         assert sandbox.name.startswith(current_run().prefix)
@@ -43,14 +49,23 @@ async def test_psql_seeds_may_use_copy_and_restrict_fences(
 ) -> None:
     seed = (
         "\\restrict 4kQz9\n"
-        "CREATE TABLE notes (id integer, body text);\n"
-        "COPY notes (id, body) FROM stdin;\n1\tfirst\n2\tsecond\n\\.\n"
+        "SELECT pg_catalog.set_config('search_path', '', false);\n"
+        "CREATE TABLE public.notes (id integer, body text);\n"
+        "COPY public.notes (id, body) FROM stdin;\n1\tfirst \\\\ back\n2\t\\N\n\\.\n"
+        "CREATE FUNCTION public.shout(t text) RETURNS text LANGUAGE plpgsql AS $body$\n"
+        "BEGIN RETURN upper(t) || '!'; END;\n$body$;\n"
+        "CREATE FUNCTION public.twice(x integer) RETURNS integer LANGUAGE sql\n"
+        "BEGIN ATOMIC SELECT x * 2; END;\n"
+        "COMMENT ON TABLE public.notes IS E'it\\'s -- not a comment; \\\\ nor a command';\n"
         "\\unrestrict 4kQz9\n"
     )
     sandbox = await provider.create(*write_task(tmp_path / "copy", seed, "copy-task"))
     async with sandbox.connect() as conn:
-        assert await conn.fetchval("SELECT string_agg(body, ',' ORDER BY id) FROM notes") == (
-            "first,second"
+        rows = await conn.fetch("SELECT id, body FROM notes ORDER BY id")
+        assert [tuple(row) for row in rows] == [(1, "first \\ back"), (2, None)]
+        assert await conn.fetchval("SELECT shout('hi') || twice(21)") == "HI!42"
+        assert await conn.fetchval("SELECT obj_description('notes'::regclass)") == (
+            "it's -- not a comment; \\ nor a command"
         )
 
 
@@ -69,21 +84,59 @@ async def test_empty_state_gives_an_empty_database(
     assert await fetch(other.connection, "SELECT to_regclass('scratch') AS t") == [(None,)]
 
 
-@pytest.mark.parametrize("runner", ["psql", "asyncpg"])
-async def test_a_broken_seed_fails_naming_the_file(
-    cluster: PostgresCluster, tmp_path: Path, runner: str
+async def test_a_broken_seed_fails_every_sandbox_of_its_task_with_one_message(
+    cluster: PostgresCluster, tmp_path: Path
 ) -> None:
-    seed = "CREATE TABLE fine (a integer);\nINSERT INTO missing_table VALUES (1);\n"
+    seed = "CREATE TABLE fine (a integer);\n\nINSERT INTO fine\n  SELECT * FROM missing_table;\n"
     task, folder = write_task(tmp_path / "broken", seed, "broken-task")
-    async with ClusterPostgresProvider(cluster, seed_runner=runner) as provider:  # type: ignore[arg-type]
-        for _ in range(2):  # a failure is not cached as a template
-            with pytest.raises(SandboxError) as caught:
+    async with ClusterPostgresProvider(cluster) as provider:
+        with pytest.raises(SandboxError) as caught:
+            await provider.create(task, folder)
+        message = str(caught.value)
+        assert message.startswith("task broken-task: ")
+        assert f"seed {folder / 'seed.sql'} failed at line 4" in message
+        assert "missing_table" in message
+        assert await nothing_but_the_base(cluster)
+        # Every other sandbox of the task fails at once with the same message; the seed is not
+        # run again (the table it would make again is not there to collide with).
+        for _ in range(3):
+            with pytest.raises(SandboxError) as again:
                 await provider.create(task, folder)
-            message = str(caught.value)
-            assert str(folder / "seed.sql") in message
-            assert "missing_table" in message
-            assert "line 2" in message or "seed.sql:2" in message
-            assert await run_owned(cluster.admin) == ([], [])
+            assert str(again.value) == message
+        # A task whose seed changed is a different seed.
+        (folder / "seed.sql").write_text("CREATE TABLE fine (a integer);\n")
+        sandbox = await provider.create(task, folder)
+        assert await count(sandbox, "fine") == 0
+
+
+async def test_a_hanging_seed_times_out_once_for_all_its_sandboxes(
+    cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    seed = "CREATE TABLE t (a integer);\nSELECT pg_sleep(600);\n"
+    task, folder = write_task(tmp_path / "slow", seed, "slow-task")
+    async with ClusterPostgresProvider(cluster, seed_timeout=1.0) as provider:
+        started = time.monotonic()
+        outcomes = await asyncio.gather(
+            *(provider.create(task, folder) for _ in range(4)), return_exceptions=True
+        )
+        elapsed = time.monotonic() - started
+        messages = {str(outcome) for outcome in outcomes}
+        assert all(isinstance(outcome, SandboxError) for outcome in outcomes)
+        assert messages == {
+            f"task slow-task: seed {folder / 'seed.sql'} did not finish within 1 s"
+            " (at the statement of line 2)"
+        }
+        assert elapsed < 10, elapsed  # one timeout, not one per sandbox
+        # The seed's session is gone with its template.
+        sessions = await fetch(
+            cluster.admin,
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%'"
+            " AND pid <> pg_backend_pid()",
+        )
+        assert sessions[0]["n"] == 0
+        assert await nothing_but_the_base(cluster)
+    with pytest.raises(ValueError, match="seed_timeout"):
+        ClusterPostgresProvider(cluster, seed_timeout=0)
 
 
 async def test_missing_seed_and_unsupported_states_are_refused(
@@ -106,3 +159,28 @@ async def test_eight_concurrent_sandboxes_share_one_template(
     assert [await count(sandbox, "customers") for sandbox in sandboxes] == [3] * 8
     databases, _ = await run_owned(cluster.admin)
     assert len([name for name in databases if "_tpl_" in name]) == 1
+
+
+CHINOOK = Path(__file__).resolve().parents[4] / "shared" / "mcpmark-sample" / "environments"
+
+
+@pytest.mark.skipif(
+    not (CHINOOK / "chinook.sql").is_file(), reason=f"the MCPMark sample is not in {CHINOOK}"
+)
+async def test_the_mcpmark_chinook_dump_seeds_as_sql(
+    embedded_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    """A real pg_dump (COPY blocks, ``set_config('search_path', '', false)``, constraints)."""
+    dump = (CHINOOK / "chinook.sql").read_text(encoding="utf-8")
+    task, folder = write_task(tmp_path / "chinook", dump, "chinook")
+    async with ClusterPostgresProvider(embedded_cluster) as provider:
+        sandbox = await provider.create(task, folder)
+        async with sandbox.connect() as conn:
+            counts = await conn.fetchrow(
+                'SELECT (SELECT count(*) FROM "Track") AS tracks,'
+                ' (SELECT count(*) FROM "Invoice") AS invoices,'
+                " (SELECT count(*) FROM pg_constraint WHERE contype = 'f') AS foreign_keys"
+            )
+            assert counts is not None
+            assert tuple(counts) == (3503, 412, 11)
+            assert await conn.fetchval("SHOW search_path") == '"$user", public'
