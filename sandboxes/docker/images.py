@@ -1,8 +1,8 @@
 """The sandbox image: built locally from Debian packages, never pulled from a registry.
 
 One image, ``agentjudge/sandbox:<recipe hash>``, serves every Docker sandbox: a minimal Debian
-bookworm root filesystem (``debootstrap --variant=minbase``) with coreutils, findutils, procps and
-PostgreSQL 15, plus a Postgres cluster initialised at build time in ``PGDATA_DIR`` so that a
+trixie root filesystem (``debootstrap --variant=minbase``) with coreutils, findutils, procps and
+PostgreSQL 17, plus a Postgres cluster initialised at build time in ``PGDATA_DIR`` so that a
 container accepts connections within a second or two. The tag is a hash of the recipe below, so
 changing the recipe builds a new image and an unchanged recipe is built once per machine.
 
@@ -53,12 +53,15 @@ REPOSITORY = "agentjudge/sandbox"
 IMAGE_LABEL = "agentjudge.image"
 """Label naming what an image is (``sandbox`` for the base image)."""
 
-SUITE = "bookworm"
+SUITE = "trixie"
 
-PACKAGES = ("postgresql-15", "procps")
+PG_MAJOR = 17
+"""Debian trixie's Postgres: 16 or later, so the runtime's sandbox roles may hold CREATEROLE."""
+
+PACKAGES = (f"postgresql-{PG_MAJOR}", "procps")
 """Added to minbase (which already has coreutils, findutils, tar, util-linux)."""
 
-PG_BIN = "/usr/lib/postgresql/15/bin"
+PG_BIN = f"/usr/lib/postgresql/{PG_MAJOR}/bin"
 PGDATA_DIR = "/var/lib/agentjudge/pgdata"
 """The pre-initialised cluster, owned by ``postgres``."""
 STAGING_DIR = "/var/lib/agentjudge/stage"
@@ -108,7 +111,7 @@ host all all ::/0 scram-sha-256
 
 # Runs in the chroot as root, before initdb.
 _PREPARE = f"""set -eu
-rm -rf /var/lib/postgresql/15/main /etc/postgresql/15/main
+rm -rf /var/lib/postgresql/{PG_MAJOR}/main /etc/postgresql/{PG_MAJOR}/main
 mkdir -p {PGDATA_DIR} {STAGING_DIR}
 chown postgres:postgres {PGDATA_DIR}
 chmod 700 {PGDATA_DIR} {STAGING_DIR}
@@ -146,11 +149,11 @@ cat > {START_POSTGRES} <<'EOF'
 chmod 755 {START_POSTGRES}
 # Dead weight for a server started directly: LLVM (JIT is off; only llvmjit.so links it) and
 # Perl (only postgresql-common's cluster wrappers use it). About 180 MB.
-dpkg --purge --force-depends libllvm14 libz3-4 perl perl-modules-5.36 libperl5.36 \\
-    >/dev/null
-rm -rf /usr/lib/postgresql/15/lib/llvmjit* /usr/lib/postgresql/15/lib/bitcode
+dpkg --purge --force-depends $(dpkg-query -W -f '${{Package}}\\n' \\
+    'libllvm*' 'libz3-*' perl 'perl-modules-*' 'libperl5*' 2>/dev/null) >/dev/null
+rm -rf /usr/lib/postgresql/{PG_MAJOR}/lib/llvmjit* /usr/lib/postgresql/{PG_MAJOR}/lib/bitcode
 rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* \\
-    /usr/share/i18n/* /usr/share/postgresql/15/man \\
+    /usr/share/i18n/* /usr/share/postgresql/{PG_MAJOR}/man \\
     /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log /tmp/* /var/tmp/*
 """
 

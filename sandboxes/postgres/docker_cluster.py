@@ -6,7 +6,7 @@ only runs a container and waits for the server: about a second. The port is publ
 random per container, and every connection through the port needs a password
 (``scram-sha-256``: only the container's own Unix socket trusts, and nothing outside the container
 reaches it). ``stop`` removes the container and with it every database. The image's server is
-PostgreSQL 15, where the runtime's roles get no CREATEROLE (``sandboxes.postgres.roles``).
+PostgreSQL 17 (``sandboxes.docker.images.PG_MAJOR``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ HOST = "127.0.0.1"
 
 
 class DockerPostgresCluster(PostgresCluster):
-    """A Postgres 15 server in a container, reached through a loopback-only published port."""
+    """A Postgres server in a container, reached through a loopback-only published port."""
 
     backend: ClassVar[str] = "docker"
 

@@ -249,11 +249,6 @@ async def test_roles_a_replay_creates_are_removed_with_its_sandbox(
     item = trajectory("pg-role", PG_TASK, recorded)
     dataset = load_dataset(build_dataset(tmp_path / "ds", [item], (PG_TASK,)))
     report, _ = await replay(providers, dataset, item)
-    if providers.choice.label("postgres") == "docker":
-        # PostgreSQL 15: the sandbox's role may not create roles, and the replay says why.
-        assert report.verdict == "diverged"
-        assert "use a PostgreSQL 16+ server" in (report.steps[0].diff or ""), report.steps
-        return
     assert report.verdict == "faithful", report.steps
     # Replaying again only works if the first replay's role is gone (CREATE ROLE would fail).
     again, snapshot = await replay(providers, dataset, item, keep=True)

@@ -7,8 +7,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import wheel_binaries
@@ -102,10 +100,3 @@ def find_psql() -> Path | None:
         return binaries / "psql"
     found = shutil.which("psql")
     return Path(found) if found else None
-
-
-def needs_createrole(cluster: PostgresCluster) -> None:
-    """Skip on the Docker cluster (PostgreSQL 15), where the runtime's roles get no CREATEROLE
-    and role management is refused; ``test_roles`` checks that refusal there."""
-    if cluster.backend == "docker":
-        pytest.skip("PostgreSQL 15: sandbox roles cannot create roles (refusal tested apart)")

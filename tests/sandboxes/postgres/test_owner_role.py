@@ -91,7 +91,7 @@ async def test_the_owner_role_owns_the_sandbox_and_nothing_else(
             ),
             f"DROP DATABASE {admin.quote_ident(sandbox.name)}": "currently open database",
             "CREATE DATABASE evil": "permission denied",
-            "CREATE ROLE evil SUPERUSER": "permission denied",
+            "CREATE ROLE evil SUPERUSER": "permission denied|must be superuser",
             "CREATE ROLE evil CREATEDB": "permission denied",
             f"ALTER ROLE {admin.quote_ident(cluster.admin.user)} PASSWORD 'x'": (
                 "permission denied|must be superuser"

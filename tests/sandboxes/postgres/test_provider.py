@@ -20,7 +20,6 @@ from tests.sandboxes.postgres.helpers import (
     database_exists,
     fetch,
     find_psql,
-    needs_createrole,
     new_role,
     role_exists,
     run_owned,
@@ -203,7 +202,6 @@ async def test_the_view_shows_rows_hidden_by_row_level_security(
 async def test_closing_on_an_exception_removes_everything(
     cluster: PostgresCluster, shop: Shop
 ) -> None:
-    needs_createrole(cluster)
     role = new_role()
     seen: list[str] = []
 
