@@ -43,6 +43,7 @@ own_links() {
 readable() {
     full "$1"; [ -d "$P" ] && fail EISDIR
     exists "$P" || missing "$P"
+    [ -L "$P" ] && fail ELOOP  # still a link once resolved: a loop
     if [ ! -f "$P" ]; then stat -c %F -- "$P" >&2; fail ENOTREG; fi
     own_links "$P"
 }

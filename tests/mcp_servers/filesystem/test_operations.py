@@ -511,10 +511,15 @@ async def test_head_and_tail_past_the_limit_show_what_fits_and_say_so(
         f" {LIMIT} bytes; shown: its first {LIMIT} of {LIMIT + 16} bytes]"
     )
     tail = await call(tree, "read_text_file", path="one-line.txt", tail=3)
-    assert tail.text == (
-        f"[cut: the last 3 lines of {tree.root}/one-line.txt run past the read limit of"
-        f" {LIMIT} bytes; shown: its last {LIMIT} of {LIMIT + 16} bytes]\n\n"
-    ) + "a" * (LIMIT - 6) + "\nlast\n"
+    assert (
+        tail.text
+        == (
+            f"[cut: the last 3 lines of {tree.root}/one-line.txt run past the read limit of"
+            f" {LIMIT} bytes; shown: its last {LIMIT} of {LIMIT + 16} bytes]\n\n"
+        )
+        + "a" * (LIMIT - 6)
+        + "\nlast\n"
+    )
     # Lines that fit are answered exactly as the reference would, however long the file.
     assert (await call(tree, "read_text_file", path="one-line.txt", tail=2)).text == "last\n"
 
@@ -575,7 +580,9 @@ async def test_a_fifo_is_refused_without_waiting_for_a_writer(
         result = await asyncio.wait_for(
             call(tree, "read_text_file", path="pipe", **arguments), timeout=10
         )
-        assert result.text == f"Error: Cannot read {tree.root}/pipe: it is a fifo, not a regular file"
+        assert (
+            result.text == f"Error: Cannot read {tree.root}/pipe: it is a fifo, not a regular file"
+        )
     media = await asyncio.wait_for(call(tree, "read_media_file", path="pipe"), timeout=10)
     assert "it is a fifo" in media.text
 

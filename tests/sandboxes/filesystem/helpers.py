@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox
+from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
 
 BACKENDS: list[Any] = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 """Fixture parameters: every filesystem backend, Docker ones marked."""
@@ -32,6 +32,16 @@ async def filesystem_provider(backend: str, **options: Any) -> AsyncIterator[Fil
         made = LocalFilesystemProvider(**options)
     async with made:
         yield made
+
+
+@asynccontextmanager
+async def cloned(
+    snapshot: FilesystemSnapshot, *, writable: bool = True
+) -> AsyncIterator[FilesystemSandbox]:
+    """A clone of ``snapshot`` (private and writable by default), destroyed afterwards."""
+    clone = await snapshot.clone(writable=writable)
+    async with clone:
+        yield clone
 
 
 def run_in_tree(sandbox: FilesystemSandbox, script: str) -> str:

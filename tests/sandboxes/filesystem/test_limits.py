@@ -23,7 +23,12 @@ from sandboxes.filesystem.tree import (
     SpecialFileError,
     charge,
 )
-from tests.sandboxes.filesystem.helpers import BACKENDS, filesystem_provider, run_in_tree
+from tests.sandboxes.filesystem.helpers import (
+    BACKENDS,
+    cloned,
+    filesystem_provider,
+    run_in_tree,
+)
 
 LINE = b"0123456789abcdef\n"  # 17 bytes
 LINES = 40_000  # 680 KB: more than one read step
@@ -118,20 +123,20 @@ async def test_clones_get_the_default_quota_and_replay_sandboxes_none(
     async with filesystem_provider(backend) as provider:
         assert provider.quota_bytes == CLONE_QUOTA_BYTES
         sandbox = await provider.create(task(), task_dir)
+        assert isinstance(sandbox, FilesystemSandbox)
         assert sandbox.tree.quota is None
         snapshot = await sandbox.freeze()
         async with snapshot:
-            clone = await snapshot.clone()
-            async with clone:
+            async with cloned(snapshot) as clone:
                 assert clone.tree.quota == CLONE_QUOTA_BYTES
                 assert clone.tree.usage == await clone.tree.measure()
                 # docs, link, docs/a.txt, lines.txt
                 assert clone.tree.usage == 3 * BLOCK_BYTES + charge("file", len(LINE) * LINES)
-            view = await snapshot.clone(writable=False)
-            assert view.tree.quota is None
+            async with cloned(snapshot, writable=False) as view:
+                assert view.tree.quota is None
     async with filesystem_provider(backend, quota_bytes=None) as provider:
         snapshot = await frozen(provider, task_dir)
-        async with snapshot, await snapshot.clone() as clone:
+        async with snapshot, cloned(snapshot) as clone:
             assert clone.tree.quota is None
 
 
@@ -140,11 +145,11 @@ async def test_the_quota_counts_every_write_and_refuses_the_one_past_it(
 ) -> None:
     async with filesystem_provider(backend, quota_bytes=1) as probe:
         snapshot = await frozen(probe, task_dir)
-        async with snapshot, await snapshot.clone() as clone:
+        async with snapshot, cloned(snapshot) as clone:
             start = clone.tree.usage
     async with filesystem_provider(backend, quota_bytes=start + 10 * BLOCK_BYTES) as provider:
         snapshot = await frozen(provider, task_dir)
-        async with snapshot, await snapshot.clone() as clone:
+        async with snapshot, cloned(snapshot) as clone:
             tree = clone.tree
             assert tree.usage == start
             await tree.write_bytes("new.bin", b"n" * (4 * BLOCK_BYTES + 1))  # 5 blocks
@@ -181,11 +186,11 @@ async def test_concurrent_writes_cannot_pass_the_quota_together(
 ) -> None:
     async with filesystem_provider(backend, quota_bytes=1) as probe:
         snapshot = await frozen(probe, task_dir)
-        async with snapshot, await snapshot.clone() as clone:
+        async with snapshot, cloned(snapshot) as clone:
             start = clone.tree.usage
     async with filesystem_provider(backend, quota_bytes=start + 10 * BLOCK_BYTES) as provider:
         snapshot = await frozen(provider, task_dir)
-        async with snapshot, await snapshot.clone() as clone:
+        async with snapshot, cloned(snapshot) as clone:
             outcomes = await asyncio.gather(
                 *(
                     clone.tree.write_bytes(f"w{number}.bin", b"w" * 3 * BLOCK_BYTES)
@@ -194,7 +199,5 @@ async def test_concurrent_writes_cannot_pass_the_quota_together(
                 return_exceptions=True,
             )
             assert sum(outcome is None for outcome in outcomes) == 3
-            assert all(
-                isinstance(outcome, QuotaExceededError) for outcome in outcomes if outcome
-            )
+            assert all(isinstance(outcome, QuotaExceededError) for outcome in outcomes if outcome)
             assert clone.tree.usage == await clone.tree.measure() == start + 9 * BLOCK_BYTES
