@@ -71,7 +71,7 @@ from mcp_servers.filesystem.formatting import (
     pad_end,
     pad_start,
 )
-from mcp_servers.filesystem.glob import glob_match
+from mcp_servers.filesystem.glob import GlobError, glob_match
 from mcp_servers.filesystem.paths import Resolved, join_path, validate
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec, call_tool
 from sandboxes.filesystem.tree import FilePart, FileStat, FileTree, TreePathError
@@ -486,6 +486,10 @@ def _tree_excluded(relative: str, patterns: list[str]) -> bool:
     return False
 
 
+def _excluded_names(prefix: str, entries: list[FileStat], patterns: list[str]) -> set[str]:
+    return {entry.name for entry in entries if _tree_excluded(prefix + entry.name, patterns)}
+
+
 async def directory_tree(tree: FileTree, args: DirectoryTreeArguments) -> ToolResult:
     """The recursive ``{name, type, children}`` JSON of a directory, indented by 2.
 
@@ -498,9 +502,15 @@ async def directory_tree(tree: FileTree, args: DirectoryTreeArguments) -> ToolRe
         nonlocal budget, shown
         target = await validate(tree, path)
         result: list[dict[str, Any]] = []
-        for entry in await _entries(tree, target):
+        entries = await _entries(tree, target)
+        excluded: set[str] = set()
+        if args.exclude_patterns:  # matching may be slow on hostile patterns: off the loop
+            excluded = await asyncio.to_thread(
+                _excluded_names, prefix, entries, args.exclude_patterns
+            )
+        for entry in entries:
             relative = f"{prefix}{entry.name}"
-            if _tree_excluded(relative, args.exclude_patterns):
+            if entry.name in excluded:
                 continue
             # What this node adds to the indented JSON, give or take a few characters.
             budget -= len(entry.name) + 60 + 16 * depth
@@ -550,6 +560,15 @@ async def _usable_link(tree: FileTree, entry: FileStat) -> bool:
     return True
 
 
+def _search_decisions(
+    relatives: list[str], pattern: str, excludes: list[str]
+) -> tuple[set[str], set[str]]:
+    """The relative paths ``search_files`` skips (with what is below them), and those it finds."""
+    excluded = {path for path in relatives if any(glob_match(path, item) for item in excludes)}
+    matched = {path for path in relatives if path not in excluded and glob_match(path, pattern)}
+    return excluded, matched
+
+
 async def search_files(tree: FileTree, args: SearchFilesArguments) -> ToolResult:
     """Full paths of the entries below ``path`` whose relative path matches ``pattern``."""
     target = await validate(tree, args.path)
@@ -567,15 +586,22 @@ async def search_files(tree: FileTree, args: SearchFilesArguments) -> ToolResult
         inner = entry.path[cut:]
         children.setdefault(posixpath.dirname(inner), []).append(entry)
     matches: list[str] = []
+    # Matching may be slow on hostile patterns: decided for every entry at once, off the loop.
+    excluded, matched = await asyncio.to_thread(
+        _search_decisions,
+        [entry.path[cut:] for entry in everything],
+        args.pattern,
+        args.exclude_patterns,
+    )
 
     async def visit(directory: str) -> None:
         for entry in sorted(children.get(directory, []), key=lambda item: item.name):
             relative = entry.path[cut:]
             if entry.kind == "symlink" and not await _usable_link(tree, entry):
                 continue
-            if any(glob_match(relative, pattern) for pattern in args.exclude_patterns):
+            if relative in excluded:
                 continue
-            if glob_match(relative, args.pattern):
+            if relative in matched:
                 matches.append(join_path(target.absolute, relative))
             if entry.kind == "directory":
                 await visit(relative)
@@ -625,6 +651,8 @@ def _guarded(handler: _Handler) -> Callable[[FileTree, Any], Any]:
             return ToolResult(text=f"Error: {failure}", is_error=True)
         except TreePathError as error:
             return ToolResult(text=f"Error: Access denied - {error}", is_error=True)
+        except GlobError as error:
+            return ToolResult(text=f"Error: Invalid pattern: {error}", is_error=True)
         return result
 
     run.__name__ = getattr(handler, "__name__", "tool")

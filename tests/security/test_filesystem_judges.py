@@ -10,6 +10,8 @@ secret left the tree and that nothing outside it changed:
   bounded, the loop never stalls (the reference's reader spun for minutes);
 - a 1 GB sparse file: capped the same way; a media read or an edit of it is refused unread;
 - ``read_multiple_files`` over many large files: one read limit for the whole answer;
+- glob patterns built to make a backtracking matcher run for hours, and brace ranges of a
+  billion values: answered at once, or refused;
 - a call that is slow for good reasons (a tree of 30,000 directories) is interrupted by a time
   limit on the caller;
 - a writable judge writing 100 files of 10 MB into a clone with a 256 MiB quota stops with a
@@ -27,6 +29,7 @@ file into a Docker image would cost more than the test. The server over it is th
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import tracemalloc
 from collections.abc import AsyncIterator, Awaitable
@@ -247,6 +250,38 @@ async def test_read_multiple_files_of_many_big_files_is_capped_in_total(bed: Bed
     assert len(text_of(result)) < LIMIT + 20_000
     assert watch.longest_stall < STALL_BOUND, watch
     assert watch.peak_bytes < MEMORY_BOUND, watch
+
+
+async def test_glob_patterns_built_to_backtrack_answer_without_stalling(bed: Bed) -> None:
+    # A backtracking matcher needs time exponential in the name's length for these patterns.
+    run_in_tree(
+        bed.sandbox,
+        "mkdir names && cd names && for i in $(seq 10 69); do touch $(printf 'a%.0s' $(seq 240))$i;"
+        " done && touch $(printf 'a%.0s' $(seq 240))b",
+    )
+    long_b = "a" * 240 + "b"
+    async with session(bed.sandbox, read_only=True) as client:
+        found, watch = await watched(
+            client.call_tool(
+                "search_files",
+                {"path": "names", "pattern": "*(*(a|aa))b", "excludePatterns": ["*a*a*a*a*a*c"]},
+            )
+        )
+        assert text_of(found) == f"{bed.sandbox.root}/names/{long_b}"
+        assert watch.longest_stall < STALL_BOUND, watch
+        listed, watch = await watched(
+            client.call_tool(
+                "directory_tree", {"path": "names", "excludePatterns": ["*(*(a|aa))[0-9][0-9]"]}
+            )
+        )
+        assert json.loads(text_of(listed)) == [{"name": long_b, "type": "file"}]
+        assert watch.longest_stall < STALL_BOUND, watch
+        refused = await client.call_tool(
+            "search_files", {"path": "names", "pattern": "{1..999999999}"}
+        )
+        assert text_of(refused) == (
+            "Error: Invalid pattern: the range {1..999999999} has more than 10000 values"
+        )
 
 
 async def test_a_time_limit_interrupts_a_slow_call_and_the_server_goes_on(bed: Bed) -> None:
