@@ -7,7 +7,10 @@ result, for:
 - a one-row ``execute_sql`` on a frozen Postgres sandbox's read-only view (embedded cluster), over
   stdio (``python -m mcp_servers.sql --dsn``, reader role) and in-memory, and in-memory on a
   writable clone in unrestricted mode;
-- ``VIEW_TRAJECTORY_STEP`` of a bundled trajectory's step, in-memory.
+- ``VIEW_TRAJECTORY_STEP`` of a bundled trajectory's step, in-memory;
+- ``read_text_file`` with ``head=3`` of a file whose first line is 4 MB long, in-memory (the
+  reference's reader, which this server once copied, took seconds: it re-scanned a growing
+  buffer), over ``--long-line-calls`` calls after 2.
 
 Each figure is the median and 95th percentile of ``--calls`` calls after ``--warmup`` calls.
 Targets (issue #4): filesystem read <= 2 ms median over stdio and <= 1 ms in-memory; one-row query
@@ -40,6 +43,8 @@ TARGETS_MS = {
 }
 
 ONE_ROW = "SELECT id, name, price FROM items WHERE id = 42"
+
+LONG_LINE_BYTES = 4_000_000
 
 
 async def _latencies(
@@ -93,6 +98,20 @@ async def filesystem_figures(
         _report(
             "fs read_text_file, stdio",
             await _latencies(client, "read_text_file", arguments, calls, warmup),
+            figures,
+        )
+
+
+async def long_line_figure(root: Path, calls: int, figures: dict[str, dict[str, float]]) -> None:
+    from mcp_servers.filesystem.server import filesystem_server
+    from sandboxes.filesystem.local import LocalFileTree
+
+    (root / "long-line.txt").write_bytes(b"x" * LONG_LINE_BYTES + b"\nsecond\nthird\n")
+    arguments = {"path": "long-line.txt", "head": 3}
+    async with Client(filesystem_server(LocalFileTree(root)).server()) as client:
+        _report(
+            "fs read_text_file head=3, 4 MB line, in-memory",
+            await _latencies(client, "read_text_file", arguments, calls, 2),
             figures,
         )
 
@@ -161,15 +180,17 @@ async def trajectory_figures(calls: int, warmup: int, figures: dict[str, dict[st
         )
 
 
-async def main(calls: int, warmup: int) -> None:
+async def main(calls: int, warmup: int, long_line_calls: int = 20) -> None:
     figures: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="aj-perf-mcp-") as scratch:
         base = Path(scratch)
         (base / "tree").mkdir()
         (base / "seed").mkdir()
+        (base / "long").mkdir()
         await filesystem_figures(base / "tree", calls, warmup, figures)
         await sql_figures(base / "seed", calls, warmup, figures)
         await trajectory_figures(calls, warmup, figures)
+        await long_line_figure(base / "long", long_line_calls, figures)
     print(json.dumps({"calls": calls, "figures": figures}))
 
 
@@ -177,5 +198,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="measured calls per figure")
     parser.add_argument("--warmup", type=int, default=100, help="calls before measuring")
+    parser.add_argument(
+        "--long-line-calls", type=int, default=20, help="measured calls of the 4 MB line figure"
+    )
     options = parser.parse_args()
-    asyncio.run(main(options.calls, options.warmup))
+    asyncio.run(main(options.calls, options.warmup, options.long_line_calls))

@@ -2,6 +2,12 @@
 
 Owns jsdiff's ``diffLines`` (Myers' algorithm with its tie-breaking) and ``createTwoFilesPatch``
 with 4 context lines, down to the no-newline-at-end-of-file markers.
+
+Myers' algorithm costs about the square of the number of changed lines. Past
+``MAX_EDIT_LENGTH`` changed lines (far more than an edit of a text file makes, but a hostile edit
+can ask for millions) the diff stops searching for the shortest script and reports the lines
+between the common start and end as removed, then added: still a correct patch, found in linear
+time.
 """
 
 from __future__ import annotations
@@ -82,8 +88,33 @@ def _components(last: _Component | None, new: list[str], old: list[str]) -> list
     return chain
 
 
-def diff_lines(old_text: str, new_text: str) -> list[_Component]:
-    """jsdiff's ``diffLines``: Myers' algorithm with its exact tie-breaking (removals first)."""
+MAX_EDIT_LENGTH = 1000
+"""The most changed lines the shortest-script search looks for before it settles for a coarse
+script (see the module's docstring)."""
+
+
+def _coarse(old: list[str], new: list[str]) -> list[_Component]:
+    """The common first and last lines kept, every line between them removed, then added."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    parts = [
+        _Component(head, False, False, tokens=old[:head]),
+        _Component(len(old) - head - tail, False, True, tokens=old[head : len(old) - tail]),
+        _Component(len(new) - head - tail, True, False, tokens=new[head : len(new) - tail]),
+        _Component(tail, False, False, tokens=old[len(old) - tail :]),
+    ]
+    return [part for part in parts if part.count]
+
+
+def diff_lines(
+    old_text: str, new_text: str, *, max_edit_length: int = MAX_EDIT_LENGTH
+) -> list[_Component]:
+    """jsdiff's ``diffLines``: Myers' algorithm with its exact tie-breaking (removals first),
+    coarse past ``max_edit_length`` changed lines."""
     old = _tokenize_lines(old_text)
     new = _tokenize_lines(new_text)
     unbounded = len(old) + len(new) + 10
@@ -97,7 +128,7 @@ def diff_lines(old_text: str, new_text: str) -> list[_Component]:
         highest = -1
     if new_pos + 1 >= len(new):
         lowest = 1
-    for edit_length in range(1, len(old) + len(new) + 1):
+    for edit_length in range(1, min(len(old) + len(new), max_edit_length) + 1):
         diagonal = max(lowest, -edit_length)
         while diagonal <= min(highest, edit_length):
             remove_path = best.get(diagonal - 1)
@@ -130,7 +161,8 @@ def diff_lines(old_text: str, new_text: str) -> list[_Component]:
             if new_pos + 1 >= len(new):
                 lowest = max(lowest, diagonal + 1)
             diagonal += 2
-    return []  # unreachable: an edit script of length len(old) + len(new) always exists
+    # Only reached past max_edit_length: a script of length len(old) + len(new) always exists.
+    return _coarse(old, new)
 
 
 def unified_diff(old_text: str, new_text: str, filename: str, context: int = 4) -> str:

@@ -1,14 +1,16 @@
 """Tool failures worded like the reference server: Node.js's ``CODE: description, syscall 'path'``.
 
 Owns ``ToolError`` (a failure whose text the server would send) and the translation of the
-tree's ``OSError``s into Node's errno codes and messages.
+tree's ``OSError``s into Node's errno codes and messages. Two failures the reference server never
+meets are worded plainly instead: a write past the clone's size quota, and a read of something
+that is not a regular file (which the reference would hang on or read forever).
 """
 
 from __future__ import annotations
 
 import errno as errno_module
 
-from sandboxes.filesystem.tree import ReadOnlyTreeError
+from sandboxes.filesystem.tree import QuotaExceededError, ReadOnlyTreeError, SpecialFileError
 
 
 class ToolError(Exception):
@@ -63,6 +65,13 @@ def _errno_code(error: OSError) -> str:
 
 def os_failure(error: OSError, syscall: str, path: str, dest: str | None = None) -> ToolError:
     """The failure Node reports for ``error`` in ``syscall`` (a directory read names no path)."""
+    if isinstance(error, QuotaExceededError):
+        return ToolError(
+            f"quota reached: the sandbox holds {error.usage} of {error.quota} bytes;"
+            f" this change to {path} would add {error.adding} more"
+        )
+    if isinstance(error, SpecialFileError):
+        return ToolError(f"Cannot read {path}: it is a {error.kind}, not a regular file")
     code = _errno_code(error)
     if code == "EISDIR" and syscall == "read":
         return ToolError(node_error(code, "read"))

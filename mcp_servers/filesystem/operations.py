@@ -21,23 +21,45 @@ Which version of the reference server this follows (it has changed over time):
 * ``get_file_info`` prints times like JavaScript's ``Date.prototype.toString`` in the local time
   zone; ``created`` is the birth time when the tree reports one, else the inode change time.
 * ``read_media_file`` returns every file as a binary block (image, audio or other), text empty.
+
+Where this server differs from the reference, on purpose (the reference would hang, spin or run
+out of memory; ordinary files get the reference's answers byte for byte):
+
+* Every read is bounded by ``READ_LIMIT_BYTES`` (``content``) and reads from the end of the file
+  the answer needs: a whole file, ``head`` (read forwards, stopping once the lines are in),
+  ``tail`` (read backwards, likewise), a media file, all the files of ``read_multiple_files``
+  together. A cut text answer says so in a note after the text (before it for ``tail``); a media
+  file or an edit past the limit is refused with an error naming the limit. Listings
+  (``list_directory``, ``list_directory_with_sizes``, ``directory_tree``, ``search_files``) stop at
+  the same number of bytes of answer, with a note.
+* Only regular files are read: a FIFO or a device is refused (it would block or never end).
+* Work on large inputs (decoding, line splitting, base64, edits and their diff) runs in a worker
+  thread, so a call never stalls the event loop and other judges' calls, and a time limit on the
+  caller can always interrupt it.
+* On a writable clone with a size quota, a write past the quota fails with
+  ``quota reached: the sandbox holds X of Y bytes``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import posixpath
+import re
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, field_validator
 
 from mcp_servers.filesystem.content import (
+    READ_LIMIT_BYTES,
     apply_edits,
+    decode_start,
     decode_utf8,
     encode_utf8,
     head_text,
+    line_count,
     tail_text,
 )
 from mcp_servers.filesystem.diff import unified_diff
@@ -49,10 +71,10 @@ from mcp_servers.filesystem.formatting import (
     pad_end,
     pad_start,
 )
-from mcp_servers.filesystem.glob import glob_match
+from mcp_servers.filesystem.glob import GlobError, glob_match
 from mcp_servers.filesystem.paths import Resolved, join_path, validate
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec, call_tool
-from sandboxes.filesystem.tree import FileStat, FileTree, TreePathError
+from sandboxes.filesystem.tree import FilePart, FileStat, FileTree, TreePathError
 
 # ---------------------------------------------------------------------------------------------
 # Argument models (field docstrings become the tool's parameter descriptions)
@@ -165,15 +187,44 @@ class NoArguments(_FilesystemArguments):
 # ---------------------------------------------------------------------------------------------
 
 
-async def _read(tree: FileTree, target: Resolved, syscall: str = "open") -> bytes:
+INLINE_WORK_BYTES = 256 * 1024
+"""Content up to this size is decoded, split and encoded on the event loop; larger in a thread."""
+
+_T = TypeVar("_T")
+
+
+async def _off_loop(size: int, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """``function(*args, **kwargs)``, in a worker thread when it works on more than
+    ``INLINE_WORK_BYTES`` (a thread hop costs more than the work on small content)."""
+    if size <= INLINE_WORK_BYTES:
+        return function(*args, **kwargs)
+    return await asyncio.to_thread(function, *args, **kwargs)
+
+
+async def _read(
+    tree: FileTree,
+    target: Resolved,
+    limit: int,
+    *,
+    lines: int | None = None,
+    from_end: bool = False,
+    syscall: str = "open",
+) -> FilePart:
+    """At most ``limit`` bytes from one end of the file, failures worded like Node's."""
     try:
-        return await tree.read_bytes(target.relative)
+        if from_end:
+            return await tree.read_tail(target.relative, limit, lines=lines)
+        return await tree.read_head(target.relative, limit, lines=lines)
     except IsADirectoryError as error:
         raise os_failure(error, "read", target.absolute) from None
     except OSError as error:
         raise os_failure(error, syscall, target.absolute) from None
     except TreePathError as error:  # e.g. a file hard-linked from outside the tree
         raise ToolError(f"Access denied - {error}") from None
+
+
+def _number(count: float) -> str:
+    return str(int(count)) if count == int(count) else str(count)
 
 
 def _ok(text: str) -> ToolResult:
@@ -191,12 +242,48 @@ async def read_text_file(tree: FileTree, args: ReadTextFileArguments) -> ToolRes
     if args.head and args.tail:
         raise ToolError("Cannot specify both head and tail parameters simultaneously")
     if args.tail:
-        data = await _read(tree, target, "stat")
-        return _ok(tail_text(data, args.tail))
-    data = await _read(tree, target)
+        return _ok(await _tail(tree, target, args.tail))
     if args.head:
-        return _ok(head_text(data, args.head))
-    return _ok(decode_utf8(data))
+        part = await _read(tree, target, READ_LIMIT_BYTES, lines=line_count(args.head))
+        text, held = await _off_loop(
+            len(part.data), head_text, part.data, args.head, complete=part.whole
+        )
+        if held:
+            return _ok(text)
+        return _ok(
+            f"{text}\n\n[cut: the first {_number(args.head)} lines of {target.absolute} run past"
+            f" the read limit of {READ_LIMIT_BYTES} bytes; shown: its first {len(part.data)}"
+            f" of {part.size} bytes]"
+        )
+    part = await _read(tree, target, READ_LIMIT_BYTES)
+    if part.whole:
+        return _ok(await _off_loop(len(part.data), decode_utf8, part.data))
+    text = await _off_loop(len(part.data), decode_start, part.data, complete=False)
+    return _ok(
+        f"{text}\n\n[cut: {target.absolute} holds {part.size} bytes, past the read limit of"
+        f" {READ_LIMIT_BYTES}; shown: its first {len(part.data)} bytes. Use head or tail to read"
+        " its first or last lines]"
+    )
+
+
+async def _tail(tree: FileTree, target: Resolved, count: float) -> str:
+    """``read_text_file`` with ``tail``: the end of the file, read backwards."""
+    lines = line_count(count)
+    part = await _read(tree, target, READ_LIMIT_BYTES, lines=lines, from_end=True, syscall="stat")
+    text, held = await _off_loop(len(part.data), tail_text, part.data, count, complete=part.whole)
+    if not held and len(part.data) < min(part.size, READ_LIMIT_BYTES):
+        # The tree stopped on the lines, short of the 1 KiB step the reference's scan ends on.
+        part = await _read(tree, target, READ_LIMIT_BYTES, from_end=True, syscall="stat")
+        text, held = await _off_loop(
+            len(part.data), tail_text, part.data, count, complete=part.whole
+        )
+    if held:
+        return text
+    return (
+        f"[cut: the last {_number(count)} lines of {target.absolute} run past the read limit of"
+        f" {READ_LIMIT_BYTES} bytes; shown: its last {len(part.data)} of {part.size} bytes]"
+        f"\n\n{text}"
+    )
 
 
 _MEDIA_TYPES = {
@@ -220,18 +307,45 @@ async def read_media_file(tree: FileTree, args: PathArguments) -> ToolResult:
     mime_type = _MEDIA_TYPES.get(
         posixpath.splitext(target.absolute)[1].lower(), "application/octet-stream"
     )
-    data = await _read(tree, target)
-    image = ToolImage(data=base64.b64encode(data).decode("ascii"), mime_type=mime_type)
+    too_big = (
+        f"{target.absolute} holds more than the read limit of {READ_LIMIT_BYTES} bytes: not read"
+    )
+    known = target.stat
+    if known is not None and known.kind == "file" and known.size > READ_LIMIT_BYTES:
+        raise ToolError(too_big)
+    part = await _read(tree, target, READ_LIMIT_BYTES)
+    if not part.whole:
+        raise ToolError(too_big)
+    encoded = await _off_loop(len(part.data), base64.b64encode, part.data)
+    image = ToolImage(data=encoded.decode("ascii"), mime_type=mime_type)
     return ToolResult(text="", images=[image])
 
 
 async def read_multiple_files(tree: FileTree, args: ReadMultipleFilesArguments) -> ToolResult:
-    """Every file's content under its path; a file that fails shows its error in place."""
+    """Every file's content under its path; a file that fails shows its error in place.
+
+    The files share one read limit: each reads at most what the ones before it left.
+    """
     parts: list[str] = []
+    budget = READ_LIMIT_BYTES
     for path in args.paths:
         try:
             target = await validate(tree, path)
-            parts.append(f"{path}:\n{decode_utf8(await _read(tree, target))}\n")
+            if budget <= 0:
+                raise ToolError(
+                    f"not read: this answer already holds {READ_LIMIT_BYTES} bytes of file"
+                    " content, the read limit of one call; read it on its own"
+                )
+            part = await _read(tree, target, budget)
+            budget -= len(part.data)
+            text = await _off_loop(len(part.data), decode_start, part.data, complete=part.whole)
+            if not part.whole:
+                text += (
+                    f"\n\n[cut: {target.absolute} holds {part.size} bytes; shown: its first"
+                    f" {len(part.data)}, all the files of one call sharing a read limit of"
+                    f" {READ_LIMIT_BYTES} bytes]"
+                )
+            parts.append(f"{path}:\n{text}\n")
         except ToolError as failure:
             parts.append(f"{path}: Error - {failure}")
     return _ok("\n---\n".join(parts))
@@ -249,22 +363,34 @@ async def write_file(tree: FileTree, args: WriteFileArguments) -> ToolResult:
     return _ok(f"Successfully wrote to {args.path}")
 
 
+def _edited(data: bytes, edits: list[EditOperation], filename: str) -> tuple[str, str]:
+    """The file's new text and the fenced diff answer (CPU only: may run in a thread)."""
+    content = decode_utf8(data).replace("\r\n", "\n")
+    modified = apply_edits(content, edits)
+    diff = unified_diff(content, modified, filename)
+    # The fence is one backtick longer than the longest run of them in the diff (at least 3).
+    longest = max((len(run) for run in re.findall("`+", diff)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return modified, f"{fence}diff\n{diff}{fence}\n\n"
+
+
 async def edit_file(tree: FileTree, args: EditFileArguments) -> ToolResult:
     """Apply replacements and return the git-style diff; ``dryRun`` leaves the file alone."""
     target = await validate(tree, args.path)
-    content = decode_utf8(await _read(tree, target)).replace("\r\n", "\n")
-    modified = apply_edits(content, args.edits)
-    diff = unified_diff(content, modified, target.absolute)
-    ticks = 3
-    while "`" * ticks in diff:
-        ticks += 1
-    fence = "`" * ticks
+    part = await _read(tree, target, READ_LIMIT_BYTES)
+    if not part.whole:
+        raise ToolError(
+            f"{target.absolute} holds {part.size} bytes, more than edit_file reads"
+            f" ({READ_LIMIT_BYTES}): not edited"
+        )
+    work = len(part.data) + sum(len(edit.old_text) + len(edit.new_text) for edit in args.edits)
+    modified, answer = await _off_loop(work, _edited, part.data, args.edits, target.absolute)
     if not args.dry_run:
         try:
             await tree.write_bytes(target.relative, encode_utf8(modified))
         except OSError as error:
             raise os_failure(error, "open", target.absolute) from None
-    return _ok(f"{fence}diff\n{diff}{fence}\n\n")
+    return _ok(answer)
 
 
 async def create_directory(tree: FileTree, args: PathArguments) -> ToolResult:
@@ -291,10 +417,24 @@ def _label(entry: FileStat) -> str:
     return "[DIR]" if entry.kind == "directory" else "[FILE]"
 
 
+def _listing(lines: list[str], what: str) -> str:
+    """``lines`` joined by newlines, stopping before the answer passes the read limit."""
+    total = 0
+    for index, line in enumerate(lines):
+        total += len(line) + 1
+        if total > READ_LIMIT_BYTES:
+            return "\n".join(lines[:index]) + (
+                f"\n\n[cut: {index} of {len(lines)} {what} shown; a listing stops at"
+                f" {READ_LIMIT_BYTES} characters]"
+            )
+    return "\n".join(lines)
+
+
 async def list_directory(tree: FileTree, args: PathArguments) -> ToolResult:
     """One ``[FILE] name`` / ``[DIR] name`` line per entry, in directory (byte) order."""
     target = await validate(tree, args.path)
-    return _ok("\n".join(f"{_label(entry)} {entry.name}" for entry in await _entries(tree, target)))
+    entries = await _entries(tree, target)
+    return _ok(_listing([f"{_label(entry)} {entry.name}" for entry in entries], "entries"))
 
 
 async def _followed_size(tree: FileTree, entry: FileStat) -> int:
@@ -324,12 +464,12 @@ async def list_directory_with_sizes(
     ]
     files = [size for entry, size in entries if entry.kind != "directory"]
     directories = len(entries) - len(files)
-    lines += [
+    totals = [
         "",
         f"Total: {len(files)} files, {directories} directories",
         f"Combined size: {format_size(sum(files))}",
     ]
-    return _ok("\n".join(lines))
+    return _ok(_listing(lines, "entries") + "\n" + "\n".join(totals))
 
 
 def _tree_excluded(relative: str, patterns: list[str]) -> bool:
@@ -346,26 +486,56 @@ def _tree_excluded(relative: str, patterns: list[str]) -> bool:
     return False
 
 
-async def directory_tree(tree: FileTree, args: DirectoryTreeArguments) -> ToolResult:
-    """The recursive ``{name, type, children}`` JSON of a directory, indented by 2."""
+def _excluded_names(prefix: str, entries: list[FileStat], patterns: list[str]) -> set[str]:
+    return {entry.name for entry in entries if _tree_excluded(prefix + entry.name, patterns)}
 
-    async def build(path: str, prefix: str) -> list[dict[str, Any]]:
+
+async def directory_tree(tree: FileTree, args: DirectoryTreeArguments) -> ToolResult:
+    """The recursive ``{name, type, children}`` JSON of a directory, indented by 2.
+
+    Stops adding entries (and descending) once the JSON would pass the read limit.
+    """
+    budget = READ_LIMIT_BYTES
+    shown = 0
+
+    async def build(path: str, prefix: str, depth: int) -> list[dict[str, Any]]:
+        nonlocal budget, shown
         target = await validate(tree, path)
         result: list[dict[str, Any]] = []
-        for entry in await _entries(tree, target):
+        entries = await _entries(tree, target)
+        excluded: set[str] = set()
+        if args.exclude_patterns:  # matching may be slow on hostile patterns: off the loop
+            excluded = await asyncio.to_thread(
+                _excluded_names, prefix, entries, args.exclude_patterns
+            )
+        for entry in entries:
             relative = f"{prefix}{entry.name}"
-            if _tree_excluded(relative, args.exclude_patterns):
+            if entry.name in excluded:
                 continue
+            # What this node adds to the indented JSON, give or take a few characters.
+            budget -= len(entry.name) + 60 + 16 * depth
+            if budget < 0:
+                return result
+            shown += 1
             node: dict[str, Any] = {
                 "name": entry.name,
                 "type": "directory" if entry.kind == "directory" else "file",
             }
             if entry.kind == "directory":
-                node["children"] = await build(posixpath.join(path, entry.name), relative + "/")
+                node["children"] = await build(
+                    posixpath.join(path, entry.name), relative + "/", depth + 1
+                )
             result.append(node)
         return result
 
-    return _ok(json.dumps(await build(args.path, ""), indent=2, ensure_ascii=False))
+    nodes = await build(args.path, "", 0)
+    text = await _off_loop(shown * 64, json.dumps, nodes, indent=2, ensure_ascii=False)
+    if budget < 0:
+        text += (
+            f"\n\n[cut: {shown} entries shown; a listing stops at about {READ_LIMIT_BYTES}"
+            " characters. List the directories left out on their own]"
+        )
+    return _ok(text)
 
 
 async def move_file(tree: FileTree, args: MoveFileArguments) -> ToolResult:
@@ -390,6 +560,15 @@ async def _usable_link(tree: FileTree, entry: FileStat) -> bool:
     return True
 
 
+def _search_decisions(
+    relatives: list[str], pattern: str, excludes: list[str]
+) -> tuple[set[str], set[str]]:
+    """The relative paths ``search_files`` skips (with what is below them), and those it finds."""
+    excluded = {path for path in relatives if any(glob_match(path, item) for item in excludes)}
+    matched = {path for path in relatives if path not in excluded and glob_match(path, pattern)}
+    return excluded, matched
+
+
 async def search_files(tree: FileTree, args: SearchFilesArguments) -> ToolResult:
     """Full paths of the entries below ``path`` whose relative path matches ``pattern``."""
     target = await validate(tree, args.path)
@@ -407,21 +586,28 @@ async def search_files(tree: FileTree, args: SearchFilesArguments) -> ToolResult
         inner = entry.path[cut:]
         children.setdefault(posixpath.dirname(inner), []).append(entry)
     matches: list[str] = []
+    # Matching may be slow on hostile patterns: decided for every entry at once, off the loop.
+    excluded, matched = await asyncio.to_thread(
+        _search_decisions,
+        [entry.path[cut:] for entry in everything],
+        args.pattern,
+        args.exclude_patterns,
+    )
 
     async def visit(directory: str) -> None:
         for entry in sorted(children.get(directory, []), key=lambda item: item.name):
             relative = entry.path[cut:]
             if entry.kind == "symlink" and not await _usable_link(tree, entry):
                 continue
-            if any(glob_match(relative, pattern) for pattern in args.exclude_patterns):
+            if relative in excluded:
                 continue
-            if glob_match(relative, args.pattern):
+            if relative in matched:
                 matches.append(join_path(target.absolute, relative))
             if entry.kind == "directory":
                 await visit(relative)
 
     await visit("")
-    return _ok("\n".join(matches) if matches else "No matches found")
+    return _ok(_listing(matches, "matches") if matches else "No matches found")
 
 
 async def get_file_info(tree: FileTree, args: PathArguments) -> ToolResult:
@@ -465,6 +651,8 @@ def _guarded(handler: _Handler) -> Callable[[FileTree, Any], Any]:
             return ToolResult(text=f"Error: {failure}", is_error=True)
         except TreePathError as error:
             return ToolResult(text=f"Error: Access denied - {error}", is_error=True)
+        except GlobError as error:
+            return ToolResult(text=f"Error: Invalid pattern: {error}", is_error=True)
         return result
 
     run.__name__ = getattr(handler, "__name__", "tool")

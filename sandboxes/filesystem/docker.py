@@ -17,6 +17,12 @@ filesystem.
 
 The Engine's archives carry whole-second times only, so whenever a tree leaves a container
 (freeze, export) the exact nanosecond times are re-read with ``find`` and put back.
+
+Bounded reads run in the container too: ``head -c LIMIT | head -n LINES`` reads forwards and stops
+at the lines asked for, ``tail -c`` seeks to the end, so a 4-line read of a 50 MB file moves a few
+KiB, never the file. The quota of a writable clone is kept here: the script reports what each
+write replaced and how many directories a ``mkdir`` made, and a write near the quota first asks
+what it would replace, so a refused write uploads nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import hashlib
 import io
 import json
@@ -50,12 +57,22 @@ from sandboxes.base import SandboxError
 from sandboxes.docker.containers import demuxed_output, remove_container
 from sandboxes.docker.images import BUILD_COMMAND, IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
 from sandboxes.docker.leftovers import run_labels
-from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
+from sandboxes.filesystem.sandbox import (
+    CLONE_QUOTA_BYTES,
+    FilesystemProvider,
+    FilesystemSandbox,
+    FilesystemSnapshot,
+)
 from sandboxes.filesystem.tree import (
+    BLOCK_BYTES,
+    FilePart,
     FileStat,
     FileTree,
+    QuotaExceededError,
     ReadOnlyTreeError,
+    SpecialFileError,
     TreePathError,
+    charge,
     check_initial_entry,
     check_relative,
     initial_tree_source,
@@ -95,12 +112,38 @@ _WORDED_ERRORS = (errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.ENOSPC, e
 _TRAILER = b"AJ-END"
 """What every successful run of the script prints last."""
 
-_READS = frozenset({"resolve", "stat", "list", "walk", "everything", "read"})
+_READS = frozenset(
+    {"resolve", "stat", "list", "walk", "everything", "read", "head", "tail", "replaces"}
+)
 """Script operations that change nothing (safe to run again)."""
 
 _EXEC_ATTEMPTS = 4
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
+
+TAIL_WINDOW_BYTES = 64 * 1024
+"""A tail read asking for lines first fetches this much of the file's end, and the whole limit
+only when those bytes hold too few lines (each fetch is one ``exec``)."""
+
+
+class _TooManyDirectoriesError(OSError):
+    """The script's ``mkdir`` refused: it would make ``count`` directories, more than allowed."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(errno.EDQUOT, f"{count} directories")
+        self.count = count
+
+
+def _replaced_charge(answer: bytes) -> int | None:
+    """The quota charge of what a write replaced, from the script's ``replaced`` answer."""
+    text = answer.decode("ascii", "replace").strip()
+    if text == "-":
+        return 0
+    if text == "o":
+        return BLOCK_BYTES
+    if text.startswith("f ") and text[2:].isdigit():
+        return charge("file", int(text[2:]))
+    return None  # the engine lost the answer
 
 
 def _ns(text: bytes) -> int:
@@ -300,6 +343,12 @@ class DockerFileTree(FileTree):
             raise TreePathError(
                 f"{operands[0]!r} is a hard link to a file that also has a name outside the tree"
             )
+        if code == "ENOTREG":
+            lines = message.split("\n")
+            raise SpecialFileError(shown, lines[-2].strip() if len(lines) > 1 else "special file")
+        if code == "EDQUOT":
+            lines = message.split("\n")
+            raise _TooManyDirectoriesError(int(lines[-2]) if len(lines) > 1 else 0)
         if code in _ERRORS:
             number = getattr(errno, code)
             raise _ERRORS[code](number, os.strerror(number), shown)
@@ -334,12 +383,54 @@ class DockerFileTree(FileTree):
                 return handle.read()
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), resolved)
 
+    async def read_head(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        check_relative(path)
+        operands = [path, str(limit)]
+        if lines is not None:
+            operands.append(str(max(0, min(lines, limit + 1))))
+        return self._part(await self._call("head", *operands), from_end=False)
+
+    async def read_tail(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        check_relative(path)
+        if lines is not None and limit > TAIL_WINDOW_BYTES:
+            part = self._part(await self._call("tail", path, str(TAIL_WINDOW_BYTES)), True)
+            if part.start == 0 or part.data.count(b"\n") >= lines:
+                return part
+        return self._part(await self._call("tail", path, str(limit)), from_end=True)
+
+    @staticmethod
+    def _part(answer: bytes, from_end: bool) -> FilePart:
+        """A ``head`` / ``tail`` answer (the size, a newline, the bytes) as a ``FilePart``."""
+        size, _, data = answer.partition(b"\n")
+        total = int(size)
+        return FilePart(data, max(total - len(data), 0) if from_end else 0, total)
+
     async def write_bytes(self, path: str, data: bytes) -> None:
         self._writable()
         check_relative(path)
+        if self.quota is None:
+            await self._write(path, data)
+            return
+        async with self._quota_lock:  # check and write as one step: concurrent writes add up
+            adding = charge("file", len(data))
+            if self.usage + adding > self.quota:
+                # Near the quota, what the write replaces decides (asked before uploading).
+                replaced = _replaced_charge(await self._call("replaces", path))
+                self.check_quota(adding - (replaced or 0), path)
+            replaced = _replaced_charge(await self._write(path, data))
+            if replaced is None:
+                self.usage = await self.measure()
+            else:
+                self.usage += adding - replaced
+
+    @functools.cached_property
+    def _quota_lock(self) -> asyncio.Lock:
+        return asyncio.Lock()
+
+    async def _write(self, path: str, data: bytes) -> bytes:
         staged = f"w-{secrets.token_hex(8)}"
         await asyncio.to_thread(self._stage, staged, data)
-        await self._call("write", path, f"{STAGING_DIR}/{staged}")
+        return await self._call("write", path, f"{STAGING_DIR}/{staged}")
 
     def _stage(self, name: str, data: bytes) -> None:
         buffer = io.BytesIO()
@@ -358,7 +449,22 @@ class DockerFileTree(FileTree):
     async def make_directory(self, path: str) -> None:
         self._writable()
         check_relative(path)
-        await self._call("mkdir", path)
+        if self.quota is None:
+            await self._call("mkdir", path)
+            return
+        async with self._quota_lock:
+            allowed = max(self.quota - self.usage, 0) // BLOCK_BYTES
+            try:
+                made = await self._call("mkdir", path, str(allowed))
+            except _TooManyDirectoriesError as refusal:
+                raise QuotaExceededError(
+                    self.usage, self.quota, refusal.count * BLOCK_BYTES, path
+                ) from None
+            count = made.decode("ascii", "replace").strip()
+            if count.isdigit():
+                self.usage += int(count) * BLOCK_BYTES
+            else:  # the engine lost the answer
+                self.usage = await self.measure()
 
     async def move(self, source: str, destination: str) -> None:
         self._writable()
@@ -512,7 +618,9 @@ class DockerFilesystemSnapshot(FilesystemSnapshot):
                     self._view = DockerFilesystemSandbox(self.provider, container, read_only=True)
                 return self._view
         container = await asyncio.to_thread(self.provider.start_container, self.image, "fs", None)
-        return self.provider.track(DockerFilesystemSandbox(self.provider, container))
+        clone = self.provider.track(DockerFilesystemSandbox(self.provider, container))
+        await self.limit_clone(clone.tree, self.provider.quota_bytes)
+        return clone
 
     async def destroy(self) -> None:
         if self._destroyed:
@@ -535,8 +643,15 @@ class DockerFilesystemProvider(FilesystemProvider):
 
     backend = "docker"
 
-    def __init__(self, image: str | None = None, *, freeze_method: FreezeMethod = "load") -> None:
-        super().__init__()
+    def __init__(
+        self,
+        image: str | None = None,
+        *,
+        freeze_method: FreezeMethod = "load",
+        quota_bytes: int | None = CLONE_QUOTA_BYTES,
+    ) -> None:
+        """``quota_bytes`` bounds what each writable clone may hold (None: no bound)."""
+        super().__init__(quota_bytes=quota_bytes)
         self.image = image or sandbox_image_tag()
         self.freeze_method: FreezeMethod = freeze_method
         self._client: docker.DockerClient | None = None

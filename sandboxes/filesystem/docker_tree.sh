@@ -39,6 +39,25 @@ own_links() {
     k=$(find "$R" -samefile "$1" -printf x | wc -c)
     [ "$k" -ge "$n" ] || fail LINKED
 }
+# the regular file a read of $1 may open, in P (a FIFO would block, a device never end)
+readable() {
+    full "$1"; [ -d "$P" ] && fail EISDIR
+    exists "$P" || missing "$P"
+    [ -L "$P" ] && fail ELOOP  # still a link once resolved: a loop
+    if [ ! -f "$P" ]; then stat -c %F -- "$P" >&2; fail ENOTREG; fi
+    own_links "$P"
+}
+# where a write to $1 lands, in T (a symlink inside the tree is followed)
+landing() {
+    lpath "$1"; T=$P
+    if [ -L "$T" ]; then full "$1"; T=$P; fi
+}
+# what the entry at T is, for quota accounting: "f SIZE", "o" (another kind) or "-" (none)
+replaced() {
+    if [ -f "$T" ] && [ ! -L "$T" ]; then printf 'f %s' "$(stat -c %s -- "$T")"
+    elif exists "$T"; then printf '%s' o
+    else printf '%s' -; fi
+}
 case $op in
 resolve)
     full "$1"; printf '%s' "$P" ;;
@@ -54,24 +73,35 @@ walk)
 everything)
     find "$R" -printf "$F" ;;
 read)
-    full "$1"; [ -d "$P" ] && fail EISDIR
-    exists "$P" || missing "$P"
-    own_links "$P"
-    printf '%s' "$P" ;;
+    readable "$1"; printf '%s' "$P" ;;
+head)
+    # the size, a newline, then at most $2 bytes from the start ($3: stop after that many lines)
+    readable "$1"; stat -c %s -- "$P"
+    if [ $# -gt 2 ]; then head -c "$2" -- "$P" | head -n "$3"; else head -c "$2" -- "$P"; fi ;;
+tail)
+    # the size, a newline, then at most the last $2 bytes
+    readable "$1"; stat -c %s -- "$P"
+    tail -c "$2" -- "$P" ;;
+replaces)
+    landing "$1"; replaced ;;
 write)
     S=$2
     trap 'rm -f -- "$S"' EXIT
-    lpath "$1"; t=$P
-    if [ -L "$t" ]; then full "$1"; t=$P; fi
+    landing "$1"; t=$T
     [ -d "$t" ] && fail EISDIR
     need_dir "${t%/*}"
     if [ -e "$t" ]; then chmod --reference="$t" -- "$S"; fi
+    replaced
     mv -f -T -- "$S" "$t" ;;
 mkdir)
-    full "$1"; [ -d "$P" ] && finish
+    # prints how many directories it made; $2 (optional): the most it may make
+    full "$1"; [ -d "$P" ] && { printf 0; finish; }
     exists "$P" && fail EEXIST
     ancestor "$P"; [ -d "$m" ] || fail ENOTDIR
-    mkdir -p -- "$P" ;;
+    n=0; q=$P
+    while [ "$q" != "$m" ] && [ -n "$q" ]; do n=$((n + 1)); q=${q%/*}; done
+    if [ $# -gt 1 ] && [ "$n" -gt "$2" ]; then echo "$n" >&2; fail EDQUOT; fi
+    mkdir -p -- "$P" && printf '%s' "$n" ;;
 move)
     lpath "$1"; o=$P; lpath "$2"; t=$P
     exists "$o" || fail ENOENT

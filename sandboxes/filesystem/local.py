@@ -9,12 +9,20 @@ clone costs O(1) and any writer is safe. Where mounting is not allowed (not root
 which is safe because ``LocalFileTree`` never writes an existing inode: writes go to a temporary
 file renamed over the target. A verifier (or anything else that may write in place) on such a
 clone gets the farm built first. The read-only view is the snapshot's own directory.
+
+Reads open the file without blocking (a FIFO is refused, not waited on) and read in steps, from
+the end for ``read_tail``; a read of more than ``INLINE_READ_BYTES`` runs in a worker thread that
+owns the file descriptor. Writable clones carry the provider's quota: the snapshot is measured
+once (a walk, on its first writable clone), and each write or new directory adds its charge under
+a lock, before it touches the disk.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import functools
 import os
 import shutil
 import stat as stat_module
@@ -26,12 +34,21 @@ from typing import Any, Literal
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
 from sandboxes.filesystem.overlay import mount_overlay, mounts_below, overlay_supported, unmount
-from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox, FilesystemSnapshot
+from sandboxes.filesystem.sandbox import (
+    CLONE_QUOTA_BYTES,
+    FilesystemProvider,
+    FilesystemSandbox,
+    FilesystemSnapshot,
+)
 from sandboxes.filesystem.tree import (
+    BLOCK_BYTES,
+    FilePart,
     FileStat,
     FileTree,
     ReadOnlyTreeError,
+    SpecialFileError,
     TreePathError,
+    charge,
     check_initial_entry,
     check_relative,
     initial_tree_source,
@@ -44,7 +61,12 @@ hard-link farm built on the first write (safe for writers that replace files), o
 
 
 INLINE_READ_BYTES = 256 * 1024
-"""Files up to this size are read on the event loop's thread; larger ones in a worker thread."""
+"""Reads of up to this many bytes run on the event loop's thread; larger ones in a worker thread
+(a thread hop costs more than reading a small file)."""
+
+READ_CHUNK_BYTES = 64 * 1024
+"""Bounded reads go through a file in steps of this size (a multiple of 1 KiB, counted from the
+end for ``read_tail``), so they stop soon after they hold the lines asked for."""
 
 
 def _kind(mode: int) -> str:
@@ -55,6 +77,72 @@ def _kind(mode: int) -> str:
     if stat_module.S_ISREG(mode):
         return "file"
     return "other"
+
+
+def _special_kind(mode: int) -> str:
+    if stat_module.S_ISFIFO(mode):
+        return "fifo"
+    if stat_module.S_ISSOCK(mode):
+        return "socket"
+    if stat_module.S_ISCHR(mode) or stat_module.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def _read_forward(descriptor: int, limit: int, lines: int | None) -> bytes:
+    """Up to ``limit`` bytes from the current offset, stopping once ``lines`` newlines are in."""
+    chunks: list[bytes] = []
+    total = newlines = 0
+    while total < limit:
+        chunk = os.read(descriptor, min(READ_CHUNK_BYTES, limit - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if lines is not None:
+            newlines += chunk.count(b"\n")
+            if newlines >= lines:
+                break
+    return b"".join(chunks)
+
+
+def _read_backward(descriptor: int, size: int, limit: int, lines: int | None) -> tuple[int, bytes]:
+    """Up to the last ``limit`` bytes of a ``size``-byte file, read from the end in steps and
+    stopping once ``lines`` newlines are in; returns the offset they start at and the bytes."""
+    chunks: list[bytes] = []
+    position = size
+    newlines = 0
+    while position > 0 and size - position < limit:
+        step = min(READ_CHUNK_BYTES, position, limit - (size - position))
+        chunk = os.pread(descriptor, step, position - step)
+        if len(chunk) != step:  # the file shrank while read: keep the consistent part
+            break
+        position -= step
+        chunks.append(chunk)
+        if lines is not None:
+            newlines += chunk.count(b"\n")
+            if newlines >= lines:
+                break
+    chunks.reverse()
+    return position, b"".join(chunks)
+
+
+def _charge_of(target: Path) -> int:
+    """What the entry at ``target`` counts against a quota now (0 when there is none)."""
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return 0
+    return charge(_kind(info.st_mode), info.st_size)
+
+
+def _missing_directories(target: Path) -> int:
+    """How many directories ``mkdir -p target`` would create."""
+    count = 0
+    while not os.path.lexists(target) and target != target.parent:
+        count += 1
+        target = target.parent
+    return count
 
 
 def _file_stat(relative: str, result: os.stat_result) -> FileStat:
@@ -104,18 +192,62 @@ class LocalFileTree(FileTree):
             raise ReadOnlyTreeError("this tree is a read-only view")
 
     async def read_bytes(self, path: str) -> bytes:
-        # Opening and checking a file are metadata operations, done inline; only a large read
-        # goes to a thread (a worker thread costs more than reading a small file).
-        with open(self._host(path), "rb") as handle:
-            info = os.fstat(handle.fileno())
-            shared = stat_module.S_ISREG(info.st_mode) and info.st_nlink > 1
-            if shared and not self._links_accounted_for(info):
+        return (await self._read(path, None, None, backward=False)).data
+
+    async def read_head(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        return await self._read(path, limit, lines, backward=False)
+
+    async def read_tail(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        return await self._read(path, limit, lines, backward=True)
+
+    async def _read(
+        self, path: str, limit: int | None, lines: int | None, *, backward: bool
+    ) -> FilePart:
+        # A small read of a file with one link runs inline (its checks are metadata calls);
+        # anything larger, and the walk that checks a multiply-linked file, go to a thread,
+        # which opens, reads and closes the file itself: a cancelled caller must not close a
+        # descriptor the thread still reads.
+        host = self._host(path)
+        try:
+            info = os.stat(host)
+        except OSError:
+            info = None  # let the open below raise what the OS says
+        inline = (
+            info is not None
+            and info.st_nlink == 1
+            and min(info.st_size, INLINE_READ_BYTES + 1 if limit is None else limit)
+            <= INLINE_READ_BYTES
+        )
+        if inline:
+            return self._read_part(path, host, limit, lines, backward)
+        return await asyncio.to_thread(self._read_part, path, host, limit, lines, backward)
+
+    def _read_part(
+        self, path: str, host: Path, limit: int | None, lines: int | None, backward: bool
+    ) -> FilePart:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+        descriptor = os.open(host, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            info = os.fstat(descriptor)
+            if stat_module.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(host))
+            if not stat_module.S_ISREG(info.st_mode):
+                raise SpecialFileError(str(host), _special_kind(info.st_mode))
+            if info.st_nlink > 1 and not self._links_accounted_for(info):
                 raise TreePathError(
                     f"{path!r} is a hard link to a file that also has a name outside the tree"
                 )
-            if info.st_size <= INLINE_READ_BYTES:
-                return handle.read()
-            return await asyncio.to_thread(handle.read)
+            os.set_blocking(descriptor, True)
+            bound = max(info.st_size, 1) if limit is None else limit
+            if backward:
+                start, data = _read_backward(descriptor, info.st_size, bound, lines)
+                return FilePart(data, start, info.st_size)
+            if limit is None:  # the whole file, however long it has grown since
+                with os.fdopen(os.dup(descriptor), "rb") as handle:
+                    return FilePart(handle.read(), 0, info.st_size)
+            return FilePart(_read_forward(descriptor, bound, lines), 0, info.st_size)
+        finally:
+            os.close(descriptor)
 
     def _links_accounted_for(self, info: os.stat_result) -> bool:
         """Whether every hard link of a multiply-linked file is a name inside this tree."""
@@ -131,28 +263,47 @@ class LocalFileTree(FileTree):
         target = self._host(path, follow=False)
         if target.is_symlink():
             target = self._host(path)
+        if self.quota is None:
+            await asyncio.to_thread(self._write, path, target, data)
+            return
+        async with self._quota_lock:  # check and write as one step: concurrent writes add up
+            adding = charge("file", len(data)) - _charge_of(target)
+            self.check_quota(adding, path)
+            await asyncio.to_thread(self._write, path, target, data)
+            self.usage += adding
 
-        def write() -> None:
-            if target.is_dir():
-                raise IsADirectoryError(f"{path!r} is a directory")
-            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
-            descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=target.parent)
-            try:
-                with os.fdopen(descriptor, "wb") as handle:
-                    handle.write(data)
-                os.chmod(temporary, mode)
-                os.replace(temporary, target)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temporary)
-                raise
+    @functools.cached_property
+    def _quota_lock(self) -> asyncio.Lock:
+        return asyncio.Lock()
 
-        await asyncio.to_thread(write)
+    @staticmethod
+    def _write(path: str, target: Path, data: bytes) -> None:
+        """Write ``data`` to a temporary file beside ``target`` and rename it over ``target``."""
+        if target.is_dir():
+            raise IsADirectoryError(f"{path!r} is a directory")
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+        descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=target.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+            raise
 
     async def make_directory(self, path: str) -> None:
         self._writable()
         target = self._host(path)
-        await asyncio.to_thread(target.mkdir, parents=True, exist_ok=True)
+        if self.quota is None:
+            await asyncio.to_thread(target.mkdir, parents=True, exist_ok=True)
+            return
+        async with self._quota_lock:
+            adding = BLOCK_BYTES * _missing_directories(target)
+            self.check_quota(adding, path)
+            await asyncio.to_thread(target.mkdir, parents=True, exist_ok=True)
+            self.usage += adding
 
     async def move(self, source: str, destination: str) -> None:
         self._writable()
@@ -420,6 +571,7 @@ class LocalFilesystemSnapshot(FilesystemSnapshot):
         method = self.provider.clone_method
         if method == "link":
             lazy = LazyCloneTree(self.directory, target)
+            await self.limit_clone(lazy, self.provider.quota_bytes)
             return self.provider.track(LocalFilesystemSandbox(self.provider, target, tree=lazy))
         layers = target.with_name(target.name + ".layers") if method == "overlay" else None
         try:
@@ -433,7 +585,9 @@ class LocalFilesystemSnapshot(FilesystemSnapshot):
                 await asyncio.to_thread(remove_tree, layers)
             await asyncio.to_thread(remove_tree, target)
             raise
-        return self.provider.track(LocalFilesystemSandbox(self.provider, target, layers=layers))
+        clone = self.provider.track(LocalFilesystemSandbox(self.provider, target, layers=layers))
+        await self.limit_clone(clone.tree, self.provider.quota_bytes)
+        return clone
 
     async def destroy(self) -> None:
         if self._destroyed:
@@ -448,10 +602,15 @@ class LocalFilesystemProvider(FilesystemProvider):
 
     backend = "local"
 
-    def __init__(self, *, clone_method: CloneMethod | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clone_method: CloneMethod | None = None,
+        quota_bytes: int | None = CLONE_QUOTA_BYTES,
+    ) -> None:
         """``clone_method`` defaults to ``overlay`` where this process may mount one, else
-        ``link``."""
-        super().__init__()
+        ``link``; ``quota_bytes`` bounds what each writable clone may hold (None: no bound)."""
+        super().__init__(quota_bytes=quota_bytes)
         self.run_directory = current_run().directory()
         if clone_method is None:
             clone_method = "overlay" if overlay_supported(self.run_directory) else "link"

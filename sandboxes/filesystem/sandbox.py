@@ -1,4 +1,9 @@
-"""The filesystem kind of sandbox: a directory tree reached through a ``FileTree``."""
+"""The filesystem kind of sandbox: a directory tree reached through a ``FileTree``.
+
+Owns what every backend shares: the sandbox, snapshot and provider interfaces, and the size quota
+of writable clones (``CLONE_QUOTA_BYTES`` by default, ``quota_bytes`` on the provider), which a
+snapshot measures once and hands to each clone's tree (``FileTree.limit_size``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,10 @@ from typing import ClassVar, TypeVar
 
 from sandboxes.base import Sandbox, SandboxProvider, Snapshot
 from sandboxes.filesystem.tree import FileTree
+
+CLONE_QUOTA_BYTES = 512 * 1024 * 1024
+"""Default size quota of a writable clone: what its tree may hold in all (the snapshot's content
+included), counted as ``sandboxes.filesystem.tree.charge`` does."""
 
 
 class FilesystemSandbox(Sandbox):
@@ -30,6 +39,16 @@ class FilesystemSnapshot(Snapshot):
     """A frozen directory tree."""
 
     kind: ClassVar[str] = "filesystem"
+    _usage: int | None = None
+
+    async def limit_clone(self, tree: FileTree, quota: int | None) -> None:
+        """Give a new writable clone's ``tree`` the quota, starting from the snapshot's usage
+        (measured on the first clone, the one walk; the snapshot never changes)."""
+        if quota is None:
+            return
+        if self._usage is None:
+            self._usage = await tree.measure()
+        tree.limit_size(quota, self._usage)
 
     @abstractmethod
     async def clone(self, *, writable: bool = True) -> FilesystemSandbox:
@@ -45,7 +64,11 @@ class FilesystemProvider(SandboxProvider):
 
     kind: ClassVar[str] = "filesystem"
 
-    def __init__(self) -> None:
+    def __init__(self, *, quota_bytes: int | None = CLONE_QUOTA_BYTES) -> None:
+        """``quota_bytes``: the size quota of each writable clone (None: none)."""
+        if quota_bytes is not None and quota_bytes <= 0:
+            raise ValueError(f"quota_bytes must be positive, not {quota_bytes}")
+        self.quota_bytes = quota_bytes
         self._sandboxes: dict[str, FilesystemSandbox] = {}
         self._snapshots: dict[str, FilesystemSnapshot] = {}
 

@@ -11,6 +11,17 @@ leak that file's content.
 Writes never modify an existing file in place: ``write_bytes`` writes a temporary file and renames
 it over the target. Clones of a frozen tree rely on this (they share unchanged files with it).
 
+Reads are bounded: ``read_head`` and ``read_tail`` read at most a given number of bytes from one
+end of a file (and may stop early once they hold enough lines), and only regular files are read (a
+FIFO would block, a device would never end). ``read_bytes`` reads a whole file and is for callers
+that trust its size; the tools of ``mcp_servers.filesystem`` use the bounded reads.
+
+A writable tree may carry a size *quota* (``limit_size``): ``usage`` is kept up to date by every
+write, so a check costs nothing, and a write that would add bytes past the quota raises
+``QuotaExceededError`` before anything is written. Usage counts what the tree holds, the way a
+disk stores it: a regular file its size rounded up to whole ``BLOCK_BYTES`` blocks, any other
+entry one block (so empty files and directories are not free).
+
 Also owns the checks every backend applies to a task's initial tree before copying it in
 (``initial_tree_source``, ``check_initial_entry``): the tree must be a folder inside the task's
 folder, and each entry a file, folder or symlink (copied as a link, never followed) whose name is
@@ -21,10 +32,12 @@ and the entry.
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat as stat_module
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -38,6 +51,59 @@ class TreePathError(ValueError):
 
 class ReadOnlyTreeError(PermissionError):
     """A write was attempted on a read-only view."""
+
+
+class SpecialFileError(OSError):
+    """A read was asked of something that is not a regular file (a FIFO, a device, a socket)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({kind})", path)
+        self.kind = kind
+
+
+BLOCK_BYTES = 4096
+"""The unit a quota counts in: a file costs its size rounded up to whole blocks, any other
+entry (directory, symlink) one block."""
+
+
+def charge(kind: str, size: int) -> int:
+    """What one entry of ``kind`` (``FileStat.kind``) and ``size`` counts against a quota."""
+    if kind == "file":
+        return -(-size // BLOCK_BYTES) * BLOCK_BYTES
+    return BLOCK_BYTES
+
+
+class QuotaExceededError(OSError):
+    """A write would take a tree past its size quota; nothing was written."""
+
+    def __init__(self, usage: int, quota: int, adding: int, path: str) -> None:
+        super().__init__(
+            errno.EDQUOT,
+            f"quota reached: the sandbox holds {usage} of {quota} bytes, and writing {path!r}"
+            f" would add {adding} more",
+        )
+        self.usage = usage
+        self.quota = quota
+        self.adding = adding
+
+    def __str__(self) -> str:
+        return str(self.args[1])
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """Bytes read from one end of a regular file."""
+
+    data: bytes
+    start: int
+    """Offset in the file of ``data[0]`` (0 for a read from the start)."""
+    size: int
+    """The file's size when it was opened."""
+
+    @property
+    def whole(self) -> bool:
+        """Whether ``data`` is the entire file."""
+        return self.start == 0 and len(self.data) >= self.size
 
 
 class FileStat(BaseModel):
@@ -90,11 +156,52 @@ class FileTree(ABC):
     read_only: bool
     """True when every write raises ``ReadOnlyTreeError``."""
 
+    quota: int | None = None
+    """The most bytes (as ``charge`` counts them) the tree may hold; None: unbounded."""
+
+    usage: int = 0
+    """What the tree holds, as ``charge`` counts it (kept up to date when ``quota`` is set)."""
+
+    def limit_size(self, quota: int | None, usage: int) -> None:
+        """Give the tree a quota, starting from ``usage`` (what ``measure`` returned)."""
+        self.quota = quota
+        self.usage = usage
+
+    def check_quota(self, adding: int, path: str) -> None:
+        """Raise ``QuotaExceededError`` when adding ``adding`` bytes would pass the quota.
+
+        Writes that add nothing (or free space) always pass, even on a tree already above it.
+        """
+        if self.quota is not None and adding > 0 and self.usage + adding > self.quota:
+            raise QuotaExceededError(self.usage, self.quota, adding, path)
+
+    async def measure(self) -> int:
+        """What the whole tree holds, as a quota counts it (one walk)."""
+        return sum(charge(entry.kind, entry.size) for entry in await self.walk())
+
     @abstractmethod
     async def read_bytes(self, path: str) -> bytes:
-        """The content of a regular file (symlinks inside the tree are followed).
+        """The whole content of a regular file (symlinks inside the tree are followed).
 
-        Raises ``TreePathError`` for a file that is also linked from outside the tree.
+        Unbounded: for callers that know the file's size. Raises ``TreePathError`` for a file
+        that is also linked from outside the tree, ``SpecialFileError`` for anything but a
+        regular file.
+        """
+
+    @abstractmethod
+    async def read_head(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        """At most ``limit`` bytes from the start of a regular file.
+
+        With ``lines``, the read may stop as soon as what it holds contains that many newlines
+        (it may hold more bytes than they need). Checks as ``read_bytes``.
+        """
+
+    @abstractmethod
+    async def read_tail(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
+        """At most the last ``limit`` bytes of a regular file.
+
+        With ``lines``, the read may stop as soon as what it holds contains that many newlines
+        (it may hold more bytes than they need). Checks as ``read_bytes``.
         """
 
     @abstractmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -11,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from mcp_servers.filesystem import operations
+from mcp_servers.filesystem.content import READ_LIMIT_BYTES
 from mcp_servers.filesystem.formatting import js_date_string
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS, call_filesystem_tool
 from mcp_servers.results import ToolArgumentError, ToolResult
@@ -451,3 +454,157 @@ async def test_unknown_tools_and_ignored_extra_arguments(tree: LocalFileTree) ->
         await call_filesystem_tool(tree, "delete_file", {"path": "a"})
     extra = await call_filesystem_tool(tree, "list_directory", {"path": "docs", "verbose": True})
     assert extra.text == "[FILE] a.md\n[DIR] deep"
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded reads: what this server does where the reference would spin, hang or fill memory
+# ---------------------------------------------------------------------------------------------
+
+LIMIT = READ_LIMIT_BYTES
+
+
+def bytes_read_by_this_process() -> int:
+    """``rchar`` of ``/proc/self/io``: every byte this process's read calls returned."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+async def test_a_whole_file_past_the_read_limit_is_cut_with_a_note(
+    tree: LocalFileTree, root: Path
+) -> None:
+    data = b"0123456789\n" * (LIMIT // 11 + 1000)
+    (root / "big.txt").write_bytes(data)
+    result = await call(tree, "read_text_file", path="big.txt")
+    assert not result.is_error
+    text, note = result.text.split("\n\n[cut: ", 1)
+    assert text == data[:LIMIT].decode()
+    assert note == (
+        f"{tree.root}/big.txt holds {len(data)} bytes, past the read limit of {LIMIT}; shown: its"
+        f" first {LIMIT} bytes. Use head or tail to read its first or last lines]"
+    )
+
+
+async def test_head_and_tail_read_only_the_end_they_need(tree: LocalFileTree, root: Path) -> None:
+    lines = 2_000_000
+    (root / "log.txt").write_bytes(b"".join(b"line %d\n" % number for number in range(lines)))
+    before = bytes_read_by_this_process()
+    head = await call(tree, "read_text_file", path="log.txt", head=3)
+    read = bytes_read_by_this_process() - before
+    assert head.text == "line 0\nline 1\nline 2"
+    assert read <= 128 * 1024, read  # one step of the forward read, not 20 MB
+    before = bytes_read_by_this_process()
+    tail = await call(tree, "read_text_file", path="log.txt", tail=3)
+    read = bytes_read_by_this_process() - before
+    assert tail.text == f"line {lines - 2}\nline {lines - 1}\n"
+    assert read <= 128 * 1024, read
+
+
+async def test_head_and_tail_past_the_limit_show_what_fits_and_say_so(
+    tree: LocalFileTree, root: Path
+) -> None:
+    (root / "one-line.txt").write_bytes(b"a" * (LIMIT + 10) + b"\nlast\n")
+    head = await call(tree, "read_text_file", path="one-line.txt", head=2)
+    assert head.text == "a" * LIMIT + (
+        f"\n\n[cut: the first 2 lines of {tree.root}/one-line.txt run past the read limit of"
+        f" {LIMIT} bytes; shown: its first {LIMIT} of {LIMIT + 16} bytes]"
+    )
+    tail = await call(tree, "read_text_file", path="one-line.txt", tail=3)
+    assert (
+        tail.text
+        == (
+            f"[cut: the last 3 lines of {tree.root}/one-line.txt run past the read limit of"
+            f" {LIMIT} bytes; shown: its last {LIMIT} of {LIMIT + 16} bytes]\n\n"
+        )
+        + "a" * (LIMIT - 6)
+        + "\nlast\n"
+    )
+    # Lines that fit are answered exactly as the reference would, however long the file.
+    assert (await call(tree, "read_text_file", path="one-line.txt", tail=2)).text == "last\n"
+
+
+async def test_read_multiple_files_share_one_read_limit(tree: LocalFileTree, root: Path) -> None:
+    third = LIMIT * 3 // 4
+    for name in ("a", "b", "c"):
+        (root / f"{name}.txt").write_bytes(name.encode() * third)
+    result = await call(tree, "read_multiple_files", paths=["a.txt", "b.txt", "notes.txt", "c.txt"])
+    a, b, notes, c = result.text.split("\n---\n")
+    assert a == "a.txt:\n" + "a" * third + "\n"
+    assert b == "b.txt:\n" + "b" * (LIMIT - third) + (
+        f"\n\n[cut: {tree.root}/b.txt holds {third} bytes; shown: its first {LIMIT - third},"
+        f" all the files of one call sharing a read limit of {LIMIT} bytes]\n"
+    )
+    for skipped, name in ((notes, "notes.txt"), (c, "c.txt")):
+        assert skipped == (
+            f"{name}: Error - not read: this answer already holds {LIMIT} bytes of file content,"
+            " the read limit of one call; read it on its own"
+        )
+
+
+async def test_media_and_edits_past_the_limit_are_refused_unread(
+    tree: LocalFileTree, root: Path
+) -> None:
+    (root / "huge.png").write_bytes(b"\x89PNG" + b"\0" * LIMIT)
+    media = await call(tree, "read_media_file", path="huge.png")
+    assert media.is_error
+    assert media.images == []
+    assert media.text == (
+        f"Error: {tree.root}/huge.png holds more than the read limit of {LIMIT} bytes: not read"
+    )
+    (root / "huge.txt").write_bytes(b"x\n" * (LIMIT // 2 + 1))
+    edit = await call(tree, "edit_file", path="huge.txt", edits=[{"oldText": "x", "newText": "y"}])
+    assert edit.text == (
+        f"Error: {tree.root}/huge.txt holds {LIMIT + 2} bytes, more than edit_file reads"
+        f" ({LIMIT}): not edited"
+    )
+    assert (root / "huge.txt").read_bytes()[:2] == b"x\n"
+
+
+async def test_the_diff_fence_outgrows_the_longest_backtick_run(
+    tree: LocalFileTree, root: Path
+) -> None:
+    (root / "ticks.md").write_text("`" * 7 + "\nkeep\n")
+    result = await call(
+        tree, "edit_file", path="ticks.md", edits=[{"oldText": "keep", "newText": "kept"}]
+    )
+    assert result.text.startswith("`" * 8 + "diff\n")
+    assert result.text.endswith("\n" + "`" * 8 + "\n\n")
+
+
+async def test_a_fifo_is_refused_without_waiting_for_a_writer(
+    tree: LocalFileTree, root: Path
+) -> None:
+    os.mkfifo(root / "pipe")
+    for arguments in ({}, {"head": 1}, {"tail": 1}):
+        result = await asyncio.wait_for(
+            call(tree, "read_text_file", path="pipe", **arguments), timeout=10
+        )
+        assert (
+            result.text == f"Error: Cannot read {tree.root}/pipe: it is a fifo, not a regular file"
+        )
+    media = await asyncio.wait_for(call(tree, "read_media_file", path="pipe"), timeout=10)
+    assert "it is a fifo" in media.text
+
+
+async def test_listings_stop_at_the_limit_with_a_note(
+    tree: LocalFileTree, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "many").mkdir()
+    for number in range(60):
+        (root / "many" / f"file-{number:02d}.txt").write_text("x")
+    monkeypatch.setattr(operations, "READ_LIMIT_BYTES", 400)
+    listed = (await call(tree, "list_directory", path="many")).text
+    shown, note = listed.split("\n\n[cut: ")
+    assert shown.splitlines() == [f"[FILE] file-{number:02d}.txt" for number in range(21)]
+    assert note == "21 of 60 entries shown; a listing stops at 400 characters]"
+    sized = (await call(tree, "list_directory_with_sizes", path="many")).text
+    assert "[cut: " in sized
+    assert sized.endswith("Total: 60 files, 0 directories\nCombined size: 60 B")
+    found = (await call(tree, "search_files", path="many", pattern="*.txt")).text
+    assert found.count(f"{tree.root}/many/") < 60
+    assert "[cut: " in found
+    described = (await call(tree, "directory_tree", path="many")).text
+    body, _, note = described.partition("\n\n[cut: ")
+    assert 0 < len(json.loads(body)) < 60
+    assert note.endswith("List the directories left out on their own]")
