@@ -88,6 +88,13 @@ async def _furnish(info: PostgresConnectionInfo, unrelated: str) -> None:
     )
 
 
+async def _open_once(cluster: PostgresCluster) -> None:
+    # A provider's first connection on a cluster of the runtime's own revokes the maintenance
+    # databases from PUBLIC, once per cluster: done before any fingerprint.
+    async with ClusterPostgresProvider(cluster) as provider, provider.admin_pool.connection():
+        pass
+
+
 @pytest.fixture(scope="module")
 def own_embedded() -> Iterator[tuple[EmbeddedPostgresCluster, str]]:
     """The runtime's own embedded cluster, with a database standing for other work on it."""
@@ -96,16 +103,7 @@ def own_embedded() -> Iterator[tuple[EmbeddedPostgresCluster, str]]:
     unrelated = f"unrelated_{secrets.token_hex(4)}"
     _run(_furnish(cluster.admin, unrelated))
 
-    async def open_once() -> None:
-        # A provider's first connection revokes the maintenance databases from PUBLIC, once per
-        # cluster: done before any fingerprint.
-        async with (
-            ClusterPostgresProvider(cluster) as provider,
-            provider.admin_pool.connection(),
-        ):
-            pass
-
-    _run(open_once())
+    _run(_open_once(cluster))
     yield cluster, unrelated
     _run(cluster.stop())
 
@@ -143,6 +141,7 @@ def docker_server() -> Iterator[tuple[PostgresCluster, str]]:
     _run(cluster.start())
     unrelated = f"unrelated_{secrets.token_hex(4)}"
     _run(_furnish(cluster.admin, unrelated))
+    _run(_open_once(cluster))
     yield cluster, unrelated
     _run(cluster.stop())
 
@@ -354,11 +353,10 @@ async def test_seed_settings_do_not_leak_into_other_seeds_or_sandboxes(
     changer = (
         "SET search_path = nowhere;\n"
         "SELECT set_config('search_path', 'nowhere', false);\n"
-        "SELECT pg_catalog.set_config('statement_timeout', '1', false);\n"
+        "SELECT pg_catalog.set_config('statement_timeout', '4321s', false);\n"
         "ALTER ROLE CURRENT_USER SET search_path = nowhere;\n"
         "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET search_path = nowhere',"
         " current_database()); END $$;\n"
-        "SELECT pg_catalog.set_config('statement_timeout', '0', false);\n"
         "CREATE TABLE public.marked (a integer);\n"
     )
     plain = "CREATE TABLE plain (a integer);\nINSERT INTO plain VALUES (1);\n"

@@ -53,7 +53,7 @@ def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None
     finally:
         client.close()
     lines = output.splitlines()
-    assert lines[0].startswith("postgres (PostgreSQL) 15.")
+    assert lines[0].startswith(f"postgres (PostgreSQL) {images.PG_MAJOR}.")
     assert lines[1] == "postgres 700"
     assert [line.rsplit("/", 1)[-1] for line in lines[2:9]] == [
         "find",
@@ -64,7 +64,7 @@ def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None
         "tar",
         "sleep",
     ]
-    assert lines[9] == "15"
+    assert lines[9] == str(images.PG_MAJOR)
     assert lines[10] == "0"  # LLVM was dropped
 
 
@@ -152,7 +152,8 @@ def test_images_of_earlier_recipes_are_pruned_with_their_cache(
     cached = images.cache_directory() / "sandbox-rootfs-0ldrecipe000.tar"
     cached.write_bytes(b"an old root filesystem")
     try:
-        assert images._prune_other_recipes(client, sandbox_image) == [old_tag]
+        # Images of real earlier recipes on this machine go too; the planted one must.
+        assert old_tag in images._prune_other_recipes(client, sandbox_image)
         assert old_tag not in [tag for image in client.images.list() for tag in image.tags]
         assert not cached.exists()
         assert client.images.get(sandbox_image) is not None  # the current one stays

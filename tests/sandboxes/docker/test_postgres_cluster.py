@@ -12,6 +12,7 @@ import pytest
 from docker.models.containers import Container
 
 from sandboxes.base import SandboxError
+from sandboxes.docker.images import PG_MAJOR
 from sandboxes.postgres.docker_cluster import DockerPostgresCluster
 from sandboxes.runs import RUN_LABEL, current_run
 
@@ -38,7 +39,7 @@ async def test_the_cluster_starts_quickly_and_accepts_the_admin(
     conn = await asyncpg.connect(admin.dsn)
     try:
         assert await conn.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        assert (await conn.fetchval("SHOW server_version")).startswith("15.")
+        assert (await conn.fetchval("SHOW server_version")).startswith(f"{PG_MAJOR}.")
         assert await conn.fetchval("SHOW fsync") == "off"
         await conn.execute("CREATE DATABASE scratch")
     finally:
