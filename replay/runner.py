@@ -31,6 +31,7 @@ from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
+from sandboxes.confinement import require_bubblewrap
 from storage.files import write_json_atomic
 from storage.jobs import Job, ResumableJobs
 from storage.jsonl import read_jsonl
@@ -189,6 +190,9 @@ async def replay_dataset(
     )
     await collect_all_leftovers(choice.dsn)
     plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
+    # Verifiers run in a bubblewrap box: without bwrap, say so once, before anything starts.
+    if any(job.item.task.verifier is not None for job in plan.pending):
+        require_bubblewrap()
 
     async def replay_one(item: _Replay) -> FidelityReport:
         result = await replay_trajectory(

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from sandboxes.base import SandboxError
 from sandboxes.runs import current_run, track_process, untrack_process
 
@@ -97,6 +99,9 @@ class BoxSpec:
     """Variables added to the box's fixed environment (``PATH``, ``HOME``, ``TMPDIR``, ...)."""
     timeout: float = 60.0
     """Seconds after which the whole box is killed."""
+    interpreter: bool = True
+    """Bind this interpreter's installation and virtualenv read-only (so ``command`` may be
+    ``sys.executable``, with the runtime's packages)."""
 
 
 @dataclass(frozen=True)
@@ -269,18 +274,23 @@ def box_command(
     else:
         namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
     copies = copies or {}
+    interpreter = _interpreter_paths() if spec.interpreter else []
     missing = [path for path in spec.copied if path not in copies]
     if missing:
         raise ValueError(f"no copy given for {missing[0]}")
     binds = _binds(
         [
-            *((path, path) for path in [*_interpreter_paths(), *spec.read_only]),
+            *((path, path) for path in interpreter),
+            *((path, path) for path in spec.read_only),
             *((copies[path], path) for path in spec.copied),
         ]
     )
     arguments = [
         bwrap,
         *namespaces,
+        # The command is the pid namespace's first process (no reaper before it): bubblewrap
+        # then returns only once the kernel has killed every other process in the namespace.
+        "--as-pid-1",
         "--die-with-parent",
         "--new-session",
         "--hostname",
@@ -435,14 +445,14 @@ async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun
             await asyncio.wait_for(process.wait(), timeout)
         except TimeoutError:
             timed_out = True
-            _kill(process)
+            await asyncio.to_thread(_kill_box, process.pid)
             await process.wait()
         # The box's last process is gone once bubblewrap is; the pipe then ends. A bound on the
         # wait all the same, so a reader never hangs the caller.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pump), _DRAIN_SECONDS)
     except BaseException:
-        _kill(process)
+        await asyncio.shield(asyncio.to_thread(_kill_box, process.pid))
         await asyncio.shield(process.wait())
         raise
     finally:
@@ -462,12 +472,32 @@ async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun
     )
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    """Kill bubblewrap (its session too): the box's first process dies with it, and every
-    process in the box's pid namespace with that one."""
-    for kill in (os.killpg, os.kill):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            kill(process.pid, 9)
+def _kill_box(pid: int) -> None:
+    """Kill bubblewrap and everything under it, and wait until the box's processes are dead.
+
+    Killing bubblewrap alone ends the box too (its first process has a parent-death signal, and
+    the pid namespace dies with that process), but asynchronously: killing the first process
+    directly, then waiting for it, means the box is empty when this returns."""
+    try:
+        box = psutil.Process(pid)
+        inside = box.children(recursive=True)
+    except psutil.Error:
+        box, inside = None, []
+    for process in [box, *inside]:
+        if process is not None:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+    deadline = time.monotonic() + _DRAIN_SECONDS
+    while inside and time.monotonic() < deadline:
+        inside = [process for process in inside if _running(process)]
+        time.sleep(0.005)
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 async def _pump(stream: asyncio.StreamReader, output: _CappedOutput) -> None:
