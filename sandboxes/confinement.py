@@ -10,16 +10,19 @@ environment holds a fixed set of variables plus the ones the caller names, never
 As root, bubblewrap builds the box and ``setpriv`` drops to ``nobody`` (uid 65534) with no
 capabilities and ``no_new_privs`` before the command runs; as another user, bubblewrap runs
 unprivileged in a user namespace of its own. Either way the box is a pid namespace whose first
-process dies with bubblewrap, and bubblewrap dies with its caller: when the command ends, runs out
-of time or its caller is cancelled, every process it started dies too, including ones that left
-its session or closed their output. Output (standard output and error, interleaved) is read as
-it comes and written to a log file capped in bytes: its head, a note of what was cut, its tail.
+process is the command: when it ends, the kernel kills every other process in the namespace
+before bubblewrap returns, including ones that left its session or closed their output. The
+command dies with bubblewrap, bubblewrap with its caller, and a timeout or a cancelled caller
+kills both at once and waits for the box to be empty. Output (standard output and error,
+interleaved) is read as it comes and written to a log file capped in bytes: its head, a note of
+what was cut, its tail; the caller keeps a bounded excerpt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import sys
@@ -60,6 +63,7 @@ _SYSTEM_DIRECTORIES = ("/usr", "/etc")
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _READ_CHUNK = 64 * 2**10
 _DRAIN_SECONDS = 5.0
+_SETTLE_SECONDS = 2.0
 
 
 class ConfinementError(SandboxError):
@@ -288,9 +292,6 @@ def box_command(
     arguments = [
         bwrap,
         *namespaces,
-        # The command is the pid namespace's first process (no reaper before it): bubblewrap
-        # then returns only once the kernel has killed every other process in the namespace.
-        "--as-pid-1",
         "--die-with-parent",
         "--new-session",
         "--hostname",
@@ -425,19 +426,29 @@ async def run_in_box(spec: BoxSpec, *, folder: Path | None = None) -> BoxRun:
 
 async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun:
     started = time.perf_counter()
+    status_read, status_write = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            argv[0],
+            "--json-status-fd",
+            str(status_write),
+            *argv[1:],
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
+            pass_fds=(status_write,),
         )
     except BaseException:
+        os.close(status_read)
         await output.close()
         raise
+    finally:
+        os.close(status_write)
     track_process(process.pid)
     assert process.stdout is not None
+    box = _Box(process.pid)
+    watcher = asyncio.create_task(box.watch(status_read))
     pump = asyncio.create_task(_pump(process.stdout, output))
     timed_out = False
     try:
@@ -445,20 +456,22 @@ async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun
             await asyncio.wait_for(process.wait(), timeout)
         except TimeoutError:
             timed_out = True
-            await asyncio.to_thread(_kill_box, process.pid)
+            await asyncio.to_thread(box.empty, kill=True)
             await process.wait()
-        # The box's last process is gone once bubblewrap is; the pipe then ends. A bound on the
-        # wait all the same, so a reader never hangs the caller.
+        else:
+            await asyncio.to_thread(box.empty, kill=False)
+        # With the box empty nothing holds the pipe; a bound on the wait all the same.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pump), _DRAIN_SECONDS)
     except BaseException:
-        await asyncio.shield(asyncio.to_thread(_kill_box, process.pid))
+        await asyncio.shield(asyncio.to_thread(box.empty, kill=True))
         await asyncio.shield(process.wait())
         raise
     finally:
-        pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await pump
+        for task in (pump, watcher):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         untrack_process(process.pid)
         await output.close()
     return BoxRun(
@@ -472,30 +485,71 @@ async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun
     )
 
 
-def _kill_box(pid: int) -> None:
-    """Kill bubblewrap and everything under it, and wait until the box's processes are dead.
+class _Box:
+    """A running box: bubblewrap and, once bubblewrap reports it, the box's first process.
 
-    Killing bubblewrap alone ends the box too (its first process has a parent-death signal, and
-    the pid namespace dies with that process), but asynchronously: killing the first process
-    directly, then waiting for it, means the box is empty when this returns."""
-    try:
-        box = psutil.Process(pid)
-        inside = box.children(recursive=True)
-    except psutil.Error:
-        box, inside = None, []
-    for process in [box, *inside]:
-        if process is not None:
+    That first process is bubblewrap's reaper, pid 1 of the box's pid namespace and still root
+    (so bubblewrap's death signal reaches it). The kernel ends the namespace's other processes
+    before the reaper dies, but bubblewrap may return before that: a box is empty only once its
+    reaper is gone."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.reaper: psutil.Process | None = None
+
+    async def watch(self, status: int) -> None:
+        """Read bubblewrap's status messages (``--json-status-fd``) for the reaper's pid."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(status, "rb", buffering=0)
+        )
+        try:
+            while line := await reader.readline():
+                with contextlib.suppress(ValueError, psutil.Error):
+                    message = json.loads(line)
+                    if isinstance(message, dict) and "child-pid" in message:
+                        self.reaper = psutil.Process(int(message["child-pid"]))
+        finally:
+            transport.close()
+
+    def empty(self, *, kill: bool) -> None:
+        """Wait (blocking) until the box's processes are dead; ``kill`` kills bubblewrap and
+        the reaper first, else they get a moment to end on their own before being killed."""
+        if kill:
+            try:
+                bwrap = psutil.Process(self.pid)
+                inside = bwrap.children()
+                bwrap.kill()
+            except psutil.Error:
+                inside = []
+            if self.reaper is None and inside:  # killed before bubblewrap reported it
+                self.reaper = inside[0]
+            self._kill_reaper()
+        elif self._wait_reaper(_SETTLE_SECONDS):
+            return
+        self._kill_reaper()
+        self._wait_reaper(_DRAIN_SECONDS)
+
+    def _kill_reaper(self) -> None:
+        if self.reaper is not None:
             with contextlib.suppress(psutil.Error):
-                process.kill()
-    deadline = time.monotonic() + _DRAIN_SECONDS
-    while inside and time.monotonic() < deadline:
-        inside = [process for process in inside if _running(process)]
-        time.sleep(0.005)
+                self.reaper.kill()  # checks it is still the same process first
+
+    def _wait_reaper(self, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while self.reaper is not None and _running(self.reaper):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+        return True
 
 
 def _running(process: psutil.Process) -> bool:
+    """Still running: a zombie counts as dead (it holds no resources, and a zombie reaper has
+    outlived every other process of its namespace)."""
     try:
-        return process.status() != psutil.STATUS_ZOMBIE
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
 

@@ -133,7 +133,7 @@ async def test_the_box_runs_unprivileged_with_its_own_environment(
         assert seen["shadow"] == "PermissionError"
     assert seen["beside"] is False
     assert seen["host home"] is False
-    assert seen["processes"] == [1]  # its own pid space, where it is the first process
+    assert seen["processes"] == [1, 2]  # its own pid space: bubblewrap's reaper, the script
 
 
 async def test_the_box_has_no_network(tmp_path: Path) -> None:
