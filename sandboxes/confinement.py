@@ -259,12 +259,14 @@ def box_command(
     copies: Mapping[Path, Path] | None = None,
     privileged: bool | None = None,
     bwrap: str = "bwrap",
+    status_fd: int | None = None,
 ) -> list[str]:
     """The command line that runs ``spec`` in a box with ``work`` as its work folder and
     ``copies`` (each of ``spec.copied`` to the copy shown in its place).
 
     ``privileged`` (default: whether this process is root) picks the set-up: bubblewrap as root,
-    then ``setpriv`` down to ``BOX_USER``; or bubblewrap unprivileged in a user namespace."""
+    then ``setpriv`` down to ``BOX_USER``; or bubblewrap unprivileged in a user namespace.
+    ``status_fd`` is a descriptor bubblewrap writes its status messages to (``child-pid``)."""
     if privileged is None:
         privileged = os.geteuid() == 0
     if privileged:
@@ -289,8 +291,10 @@ def box_command(
             *((copies[path], path) for path in spec.copied),
         ]
     )
+    status = [] if status_fd is None else ["--json-status-fd", str(status_fd)]
     arguments = [
         bwrap,
+        *status,
         *namespaces,
         "--die-with-parent",
         "--new-session",
@@ -416,23 +420,24 @@ async def run_in_box(spec: BoxSpec, *, folder: Path | None = None) -> BoxRun:
         copies = {path: folder / "copies" / str(n) for n, path in enumerate(spec.copied)}
         for path, copy in copies.items():
             await asyncio.to_thread(_copy_readable, path, copy)
-        argv = box_command(spec, work, copies=copies, privileged=privileged, bwrap=bwrap)
+        status_read, status_write = os.pipe()
+        argv = box_command(
+            spec, work, copies=copies, privileged=privileged, bwrap=bwrap, status_fd=status_write
+        )
         output = _CappedOutput(folder / "output.log", LOG_HEAD_BYTES)
-        return await _run(argv, spec.timeout, output)
+        return await _run(argv, status_read, status_write, spec.timeout, output)
     finally:
         if not keep:
             await asyncio.to_thread(remove_tree, folder)
 
 
-async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun:
+async def _run(
+    argv: list[str], status_read: int, status_write: int, timeout: float, output: _CappedOutput
+) -> BoxRun:
     started = time.perf_counter()
-    status_read, status_write = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            argv[0],
-            "--json-status-fd",
-            str(status_write),
-            *argv[1:],
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -459,7 +464,8 @@ async def _run(argv: list[str], timeout: float, output: _CappedOutput) -> BoxRun
             await asyncio.to_thread(box.empty, kill=True)
             await process.wait()
         else:
-            await asyncio.to_thread(box.empty, kill=False)
+            if box.reaper is not None and _running(box.reaper):  # usually gone already
+                await asyncio.to_thread(box.empty, kill=False)
         # With the box empty nothing holds the pipe; a bound on the wait all the same.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pump), _DRAIN_SECONDS)
