@@ -9,6 +9,7 @@ superuser, bounded memory and output, and a clear report when it is killed for t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -439,29 +440,31 @@ async def test_a_verifier_printing_100_mb_stays_small(tmp_path: Path) -> None:
         print("the end")
         """,
     )
-    me = psutil.Process()
-    start = me.memory_info().rss
-    peak = start
     log_sizes: list[int] = []
     done = asyncio.Event()
+    me = psutil.Process()
+    peak = 0
+
+    def logs_now() -> None:
+        for log in current_run().directory().glob("*_box_*/output.log"):
+            with contextlib.suppress(FileNotFoundError):  # removed once the run ends
+                log_sizes.append(log.stat().st_size)
 
     async def sample() -> None:
         nonlocal peak
         while not done.is_set():
             peak = max(peak, me.memory_info().rss)
-            log_sizes.extend(
-                log.stat().st_size
-                for log in current_run().directory().glob("*_box_*/output.log")
-                if log.exists()
-            )
+            logs_now()
             await asyncio.sleep(0.005)
 
-    sampler = asyncio.create_task(sample())
     async with ProviderSet(BackendChoice()) as providers:
-        run, sandbox = await verify(providers, task, task_dir)
-        await sandbox.destroy()
-    done.set()
-    await sampler
+        kind, sandbox = await sandbox_for(providers, task, task_dir)
+        async with sandbox:
+            start = peak = me.memory_info().rss
+            sampler = asyncio.create_task(sample())
+            run = await run_verifier(kind, task, task_dir, sandbox)
+            done.set()
+            await sampler
     assert run.passed, run.output[-500:]
     assert peak - start < 50 * 2**20, f"{(peak - start) / 2**20:.0f} MB more at the peak"
     assert len(run.output) <= OUTPUT_LIMIT + 100
