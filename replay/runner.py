@@ -190,9 +190,6 @@ async def replay_dataset(
     )
     await collect_all_leftovers(choice.dsn)
     plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
-    # Verifiers run in a bubblewrap box: without bwrap, say so once, before anything starts.
-    if any(job.item.task.verifier is not None for job in plan.pending):
-        require_bubblewrap()
 
     async def replay_one(item: _Replay) -> FidelityReport:
         result = await replay_trajectory(
@@ -212,6 +209,9 @@ async def replay_dataset(
         needed = {job.item.kind.name for job in plan.pending if job.item.kind is not None}
         for name in sorted(needed):
             await providers.get(name)
+        # Verifiers run in a bubblewrap box: without bwrap, say so once, before any replay.
+        if any(job.item.task.verifier is not None for job in plan.pending):
+            require_bubblewrap()
         results = await results_file.run(
             plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )
