@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from dataset.models import Task, Trajectory
@@ -33,12 +34,17 @@ ProviderFactory = Callable[["BackendChoice"], Awaitable[SandboxProvider]]
 
 @dataclass(frozen=True)
 class VerifierInputs:
-    """What a task's ``verify.py`` gets to find the replayed state (the MCPMark contract)."""
+    """What a task's ``verify.py`` gets to find the replayed state (the MCPMark contract), and
+    what its box must show it (``sandboxes.confinement``)."""
 
     environment: Mapping[str, str] = field(default_factory=dict)
     """Variables added to the verifier's environment (e.g. ``FILESYSTEM_TEST_DIR``)."""
     arguments: Sequence[str] = ()
     """Command-line arguments after ``verify.py`` (e.g. the database name)."""
+    read_only: Sequence[Path] = ()
+    """Host paths bound read-only into the verifier's box at the same place (the sandbox's
+    tree, a relay's socket folder); the box sees nothing else of the host but the system, the
+    interpreter and the task folder."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,9 @@ class EnvironmentKind(ABC):
 
     @abstractmethod
     def verifier_inputs(self, sandbox: Sandbox) -> AbstractAsyncContextManager[VerifierInputs]:
-        """``async with``: the environment variables and arguments that point a task's
-        ``verify.py`` at ``sandbox``; files exported for it are removed when the block ends."""
+        """``async with``: the environment variables, arguments and read-only paths that point
+        a task's ``verify.py`` at ``sandbox`` from inside its box (which has no network and sees
+        no other host path); files exported and relays opened for it end with the block."""
 
     @abstractmethod
     def judge_servers(

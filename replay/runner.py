@@ -33,6 +33,7 @@ from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
+from sandboxes.confinement import require_bubblewrap
 from storage.files import write_json_atomic
 from storage.jobs import Job, ResumableJobs
 from storage.jsonl import read_jsonl
@@ -230,6 +231,9 @@ async def _replay_into(
         needed = {job.item.kind.name for job in plan.pending if job.item.kind is not None}
         for name in sorted(needed):
             await providers.get(name)
+        # Verifiers run in a bubblewrap box: without bwrap, say so once, before any replay.
+        if any(job.item.task.verifier is not None for job in plan.pending):
+            require_bubblewrap()
         results = await results_file.run(
             plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )

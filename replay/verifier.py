@@ -1,37 +1,31 @@
-"""Running a task's ``verify.py`` on a sandbox, under the MCPMark contract.
+"""Running a task's ``verify.py`` on a sandbox, under the MCPMark contract, in a box.
 
-The verifier runs as ``python verify.py [database]`` in a subprocess, with the task folder as its
-working directory, this interpreter (so it sees the runtime's packages, e.g. asyncpg), the
-contract's environment variables, and the task's timeout, after which it is killed. Exit code 0
-means PASS. What points the verifier at the sandbox (``FILESYSTEM_TEST_DIR``, ``POSTGRES_*`` and
-the database name, exported files) is the sandbox's environment kind's
-(``EnvironmentKind.verifier_inputs``).
+The verifier runs as ``python verify.py [database]`` with this interpreter (so it sees the
+runtime's packages, e.g. asyncpg), the task folder as its working directory and the task's
+timeout, after which the whole box is killed. Exit code 0 means PASS. It runs in a
+``sandboxes.confinement`` box: an unprivileged user, no network, the task folder and what the
+environment kind exposes read-only, a fresh work folder as ``HOME``, an environment holding only
+the contract's variables, and output captured in bounded memory. What points the verifier at the
+sandbox (``FILESYSTEM_TEST_DIR``, ``POSTGRES_*`` and the database name, the folders bound into
+the box) is the sandbox's environment kind's (``EnvironmentKind.verifier_inputs``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
-import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dataset.models import Task
 from environments.kind import EnvironmentKind
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
-from sandboxes.runs import track_process, untrack_process
+from sandboxes.confinement import BoxSpec, box_can_read, run_in_box
 
 OUTPUT_LIMIT = 8_000
 """Characters of verifier output kept in reports (head and tail)."""
-
-
-def _clip(text: str) -> str:
-    if len(text) <= OUTPUT_LIMIT:
-        return text
-    half = OUTPUT_LIMIT // 2
-    return f"{text[:half]}\n[... {len(text) - OUTPUT_LIMIT} characters cut ...]\n{text[-half:]}"
 
 
 async def run_verifier(
@@ -43,64 +37,55 @@ async def run_verifier(
         raise ValueError(f"task {task.id} has no verifier")
     script = task_dir / task.verifier.path
     async with kind.verifier_inputs(sandbox) as inputs:
-        environment = {**os.environ, **inputs.environment}
         return await run_script(
-            script, list(inputs.arguments), environment, task.verifier.timeout_seconds
+            script,
+            list(inputs.arguments),
+            inputs.environment,
+            task.verifier.timeout_seconds,
+            read_only=inputs.read_only,
+            task_dir=task_dir,
         )
 
 
 async def run_script(
-    script: Path, arguments: list[str], environment: dict[str, str], timeout: float
+    script: Path,
+    arguments: Sequence[str],
+    environment: Mapping[str, str],
+    timeout: float,
+    *,
+    read_only: Sequence[Path] = (),
+    task_dir: Path | None = None,
 ) -> VerifierRun:
-    """Run one Python script with a timeout; kill it (and its group) when it runs over."""
-    started = time.perf_counter()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        script.name,
-        *arguments,
-        cwd=script.parent,
-        env=environment,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
+    """Run one Python script in a box with a timeout, the variables ``environment`` names and
+    read-only access to ``task_dir`` (default: the script's folder) and ``read_only``."""
+    folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
+    inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
+    # A task folder whose modes keep the box user out (a dataset written with umask 077) is
+    # shown as a readable copy instead.
+    readable = await asyncio.to_thread(_box_reads, folder, inside)
+    run = await run_in_box(
+        BoxSpec(
+            command=[sys.executable, inside.name, *arguments],
+            cwd=inside.parent,
+            read_only=[folder, *read_only] if readable else list(read_only),
+            copied=[] if readable else [folder],
+            environment=environment,
+            timeout=timeout,
+        )
     )
-    track_process(process.pid)
-    try:
-        return await _supervise(process, started, timeout)
-    finally:
-        untrack_process(process.pid)
-
-
-async def _supervise(
-    process: asyncio.subprocess.Process, started: float, timeout: float
-) -> VerifierRun:
-    assert process.stdout is not None
-    assert process.stderr is not None
-    # Read both pipes in tasks, so what a killed verifier printed before the kill is kept.
-    readers = [asyncio.create_task(pipe.read()) for pipe in (process.stdout, process.stderr)]
-    timed_out = False
-    try:
-        await asyncio.wait_for(process.wait(), timeout)
-    except TimeoutError:
-        timed_out = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 9)
-        await process.wait()
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 9)
-        for reader in readers:
-            reader.cancel()
-        raise
-    stdout, stderr = await asyncio.gather(*readers)
-    output = (stdout + stderr).decode(errors="replace")
-    if timed_out:
+    output = run.text(OUTPUT_LIMIT)
+    if run.timed_out:
         output += f"\n[killed after {timeout:g} s]"
     return VerifierRun(
-        passed=process.returncode == 0 and not timed_out,
-        exit_code=None if timed_out else process.returncode,
-        output=_clip(output),
-        timed_out=timed_out,
-        seconds=time.perf_counter() - started,
+        passed=run.exit_code == 0 and not run.timed_out,
+        exit_code=run.exit_code,
+        output=output,
+        timed_out=run.timed_out,
+        seconds=run.seconds,
     )
+
+
+def _box_reads(folder: Path, script: Path) -> bool:
+    """Whether the box user may list ``folder`` and the folders down to ``script``, and read it."""
+    paths = [folder, *(p for p in script.parents if p.is_relative_to(folder) and p != folder)]
+    return all(box_can_read(path) for path in [*paths, script] if path.exists())

@@ -94,18 +94,23 @@ class FilesystemKind(EnvironmentKind):
     @asynccontextmanager
     async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:
         """``FILESYSTEM_TEST_DIR``: the sandbox's own directory on the host, or a fresh export
-        of the tree (removed afterwards) when the tree lives in a container."""
+        of the tree (removed afterwards) when the tree lives in a container; bound read-only
+        into the verifier's box, so a verifier cannot change what it checks."""
         from sandboxes.filesystem.local import LocalFileTree
 
         tree = as_filesystem_sandbox(sandbox).tree
         if isinstance(tree, LocalFileTree):
             directory = await tree.host_directory()
-            yield VerifierInputs(environment={"FILESYSTEM_TEST_DIR": str(directory)})
+            yield VerifierInputs(
+                environment={"FILESYSTEM_TEST_DIR": str(directory)}, read_only=[directory]
+            )
             return
         export = current_run().directory() / current_run().new_name("verify")
         try:
             await tree.export(export)
-            yield VerifierInputs(environment={"FILESYSTEM_TEST_DIR": str(export)})
+            yield VerifierInputs(
+                environment={"FILESYSTEM_TEST_DIR": str(export)}, read_only=[export]
+            )
         finally:
             await asyncio.to_thread(shutil.rmtree, export, True)
 

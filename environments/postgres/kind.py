@@ -13,8 +13,10 @@ are imported when a hook needs them.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dataset.actions import ToolCallAction
@@ -34,6 +36,8 @@ from sandboxes.postgres.sandbox import PostgresCluster, PostgresSandbox
 if TYPE_CHECKING:
     from environments.backends import BackendChoice
     from mcp_servers.serving import ToolServer
+
+logger = logging.getLogger(__name__)
 
 
 def as_postgres_sandbox(sandbox: Sandbox) -> PostgresSandbox:
@@ -103,6 +107,50 @@ def _external_server(dsn: str) -> LeftoverSource:
     return LeftoverSource("external-postgres", collect, order=0)
 
 
+_TASK_ROLES = """
+SELECT r.rolname FROM pg_roles r
+WHERE r.oid IN (
+        SELECT refobjid FROM pg_shdepend
+        WHERE refclassid = 'pg_authid'::regclass
+          AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()))
+  AND r.oid >= 16384 AND r.rolname <> $1
+  AND NOT (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls)
+  AND NOT pg_has_role($1, r.oid, 'MEMBER')
+ORDER BY r.rolname
+"""
+"""The plain roles holding privileges, policies or objects in the current database that the
+owner role ``$1`` is not yet a member of."""
+
+
+@asynccontextmanager
+async def _task_roles(database: PostgresSandbox, owner: str) -> AsyncIterator[None]:
+    """Let ``owner`` act as the plain roles of ``database`` for the block (verifiers check a
+    role's rights with ``SET ROLE``, which needs membership); revoked when the block ends."""
+    import asyncpg
+
+    from sandboxes.postgres import admin
+
+    async with database.connect() as conn:
+        names = [row["rolname"] for row in await conn.fetch(_TASK_ROLES, owner)]
+    granted: list[str] = []
+    try:
+        for name in names:
+            statement = f"GRANT {admin.quote_ident(name)} TO {admin.quote_ident(owner)}"
+            async with database.connect(statement) as conn:
+                try:
+                    await conn.execute(statement)
+                except asyncpg.PostgresError as error:
+                    logger.warning("%s: verifier cannot act as %s: %s", database.name, name, error)
+                    continue
+            granted.append(name)
+        yield
+    finally:
+        for name in granted:
+            statement = f"REVOKE {admin.quote_ident(name)} FROM {admin.quote_ident(owner)}"
+            async with database.connect(statement) as conn:
+                await conn.execute(statement)
+
+
 class PostgresKind(EnvironmentKind):
     """One database, reached through the agents' SQL tools and the judges' SQL server."""
 
@@ -167,11 +215,26 @@ class PostgresKind(EnvironmentKind):
     @asynccontextmanager
     async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:
         """``POSTGRES_*`` and ``DATABASE_URL`` for the sandbox's database, and its name as the
-        first argument."""
-        connection = as_postgres_sandbox(sandbox).connection
-        yield VerifierInputs(
-            environment=connection.verifier_environment(), arguments=[connection.database]
-        )
+        first argument, reached through a relay whose socket folder is bound into the box.
+
+        The role is the sandbox's own: its owner role on a writable sandbox (no superuser, no
+        other database), the reader role on a read-only view; never the cluster's administrator.
+        """
+        from sandboxes.postgres.relay import postgres_relay
+
+        database = as_postgres_sandbox(sandbox)
+        if database.read_only:
+            info = database.connection
+            roles: AbstractAsyncContextManager[None] = contextlib.nullcontext()
+        else:
+            info = await database.owner_connection()
+            roles = _task_roles(database, info.user)
+        async with roles, postgres_relay(info) as relayed:
+            yield VerifierInputs(
+                environment=relayed.info.verifier_environment(),
+                arguments=[relayed.info.database],
+                read_only=relayed.bind,
+            )
 
     @asynccontextmanager
     async def judge_servers(

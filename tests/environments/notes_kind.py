@@ -76,8 +76,9 @@ class NotesKind(EnvironmentKind):
     async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:
         tree = _tree(sandbox)
         assert isinstance(tree, LocalFileTree)
+        directory = await tree.host_directory()
         yield VerifierInputs(
-            environment={"NOTES_DIR": str(await tree.host_directory())}, arguments=["--notes"]
+            environment={"NOTES_DIR": str(directory)}, arguments=["--notes"], read_only=[directory]
         )
 
     @asynccontextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from dataset.models import VerifierRef
@@ -22,8 +24,7 @@ from tests.replay.builders import FS_TASK, PG_TASK, build_dataset, steps, trajec
 ROOT = "${SANDBOX_ROOT}"
 
 SLOW_VERIFIER = """\
-import os, pathlib, time
-pathlib.Path(os.environ["AJ_TEST_MARKERS"], str(os.getpid())).write_text("verifying")
+import time
 time.sleep(120)
 """
 
@@ -60,24 +61,33 @@ def child_run_id(pid: int) -> str:
     raise AssertionError(f"no run record for pid {pid}")
 
 
-def start_slow_replay(tmp_path: Path, backend: str) -> tuple[subprocess.Popen[bytes], Path]:
+def verifiers_of(pid: int) -> list[int]:
+    """The verifier processes (``python verify.py``, in their boxes) under process ``pid``."""
+    try:
+        below = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    found = []
+    for process in below:
+        with contextlib.suppress(psutil.Error):
+            if "verify.py" in process.cmdline()[1:2]:
+                found.append(process.pid)
+    return found
+
+
+def start_slow_replay(tmp_path: Path, backend: str) -> tuple[subprocess.Popen[bytes], list[int]]:
     """Start ``agentjudge replay`` on two trajectories and wait until both verifiers hang."""
     root = slow_dataset(tmp_path / "ds")
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    environment = {**os.environ, "AJ_TEST_MARKERS": str(markers)}
     command = [sys.executable, "-m", "agentjudge", "replay", str(root), "--backend", backend]
     command += ["--output", str(tmp_path / "out"), "--jobs", "2"]
-    child = subprocess.Popen(
-        command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 240
-    while len(list(markers.iterdir())) < 2:
+    while len(verifiers := verifiers_of(child.pid)) < 2:
         if child.poll() is not None or time.monotonic() > deadline:
             child.kill()
             raise AssertionError("the replay ended, or its verifiers never started")
         time.sleep(0.2)
-    return child, markers
+    return child, verifiers
 
 
 BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
@@ -85,10 +95,9 @@ BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_leftovers_of_a_killed_replay_are_collected(tmp_path: Path, backend: str) -> None:
-    child, markers = start_slow_replay(tmp_path, backend)
+    child, verifier_pids = start_slow_replay(tmp_path, backend)
     try:
         run_id = child_run_id(child.pid)
-        verifier_pids = [int(path.name) for path in markers.iterdir()]
         owned = owned_paths(run_id)
         assert owned, "the replay made no scratch directories"
         postmasters = postmaster_pids(owned)
@@ -120,9 +129,8 @@ def docker_names(run_id: str) -> list[str]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_ctrl_c_removes_everything_without_help(tmp_path: Path, backend: str) -> None:
-    child, markers = start_slow_replay(tmp_path, backend)
+    child, verifier_pids = start_slow_replay(tmp_path, backend)
     run_id = child_run_id(child.pid)
-    verifier_pids = [int(path.name) for path in markers.iterdir()]
     postmasters = postmaster_pids(owned_paths(run_id))
     child.send_signal(signal.SIGINT)
     assert child.wait(timeout=120) != 0

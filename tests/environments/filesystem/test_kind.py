@@ -76,6 +76,7 @@ async def test_the_verifier_gets_the_sandboxs_own_directory(snapshot: Filesystem
         directory = Path(inputs.environment["FILESYSTEM_TEST_DIR"])
         assert (directory / "a.txt").read_text() == "alpha"
         assert list(inputs.arguments) == []
+        assert list(inputs.read_only) == [directory]  # the box shows it, read-only
 
 
 async def test_judge_servers_per_access_mode(snapshot: FilesystemSnapshot) -> None:

@@ -4,6 +4,7 @@ verifier inputs, judge servers per access mode, and closing the cluster with the
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -130,10 +131,55 @@ async def test_the_seed_timeout_reaches_the_provider() -> None:
 async def test_the_verifier_gets_the_database(snapshot: Snapshot) -> None:
     view = await snapshot.clone(writable=True)
     async with view, KIND.verifier_inputs(view) as inputs:
-        database = as_postgres_sandbox(view).connection.database
+        sandbox = as_postgres_sandbox(view)
+        database = sandbox.connection.database
         assert list(inputs.arguments) == [database]
         assert inputs.environment["POSTGRES_DATABASE"] == database
         assert database in inputs.environment["DATABASE_URL"]
+        # The sandbox's own role, through a relay whose socket folder the box binds.
+        assert inputs.environment["POSTGRES_USERNAME"] == (await sandbox.owner_connection()).user
+        assert inputs.environment["POSTGRES_USERNAME"] != sandbox.connection.user
+        (relay,) = inputs.read_only
+        assert inputs.environment["POSTGRES_HOST"] == str(relay)
+        assert (relay / f".s.PGSQL.{inputs.environment['POSTGRES_PORT']}").is_socket()
+    assert not relay.exists()
+
+
+@module_loop
+async def test_the_verifier_may_act_as_the_plain_roles_of_its_database(
+    snapshot: Snapshot,
+) -> None:
+    """Verifiers check a role's rights with SET ROLE: the owner role is a member of the plain
+    roles holding rights in its database while the verifier runs, and of no other role."""
+    clone = await snapshot.clone(writable=True)
+    tag = secrets.token_hex(4)
+    plain, strong, elsewhere = f"doctor_{tag}", f"boss_{tag}", f"stranger_{tag}"
+    async with clone:
+        for sql in (
+            f"CREATE ROLE {plain} NOLOGIN",
+            f"GRANT SELECT ON customers TO {plain}",
+            f"CREATE ROLE {strong} NOLOGIN CREATEROLE",
+            f"GRANT SELECT ON customers TO {strong}",
+            f"CREATE ROLE {elsewhere} NOLOGIN",
+        ):
+            made = await KIND.execute_call(clone, "execute_sql", {"sql": sql})
+            assert not made.is_error, made.text
+        sandbox = as_postgres_sandbox(clone)
+        owner = (await sandbox.owner_connection()).user
+
+        async def memberships() -> dict[str, bool]:
+            async with sandbox.connect() as conn:
+                return {
+                    role: await conn.fetchval("SELECT pg_has_role($1, $2, 'MEMBER')", owner, role)
+                    for role in (plain, strong, elsewhere)
+                }
+
+        async with KIND.verifier_inputs(clone):
+            assert await memberships() == {plain: True, strong: False, elsewhere: False}
+            async with sandbox.connect_as_owner() as conn, conn.transaction():
+                await conn.execute(f"SET LOCAL ROLE {plain}")
+                assert await conn.fetchval("SELECT count(*) FROM customers") > 0
+        assert await memberships() == dict.fromkeys((plain, strong, elsewhere), False)
 
 
 async def _execute(server: ToolServer[object], sql: str) -> tuple[bool, str]:
