@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import asyncpg
 
@@ -54,8 +54,13 @@ client's side (only when the watchdog could not stop it on the server)."""
 DEFAULT_SIZE_QUOTA = 512 * 2**20
 """Bytes a writable sandbox may grow by through one server (unrestricted mode), by default."""
 
-QUOTA_CHECK_EVERY = 0.1
-"""Seconds of calls (summed) between two size checks made before a commit."""
+QUOTA_CHECK_EVERY = 0.05
+"""Seconds of calls (summed) between two size checks made before a commit (every call is
+checked while the database is past its limit)."""
+
+QUOTA_SLACK = 2**20
+"""Bytes a call may add while the database is already past its limit: enough for the new empty
+files of a TRUNCATE, so that a judge can free space."""
 
 MIB = 2**20
 
@@ -203,6 +208,11 @@ class CallTimeout(SqlFailure):
 class QuotaReached(SqlFailure):
     """The call grew its sandbox past the size quota and was stopped."""
 
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
+        """The database's size when the call was stopped, in bytes."""
+
 
 class SqlSession:
     """What every tool of one server runs through: the endpoint, the mode and the limits."""
@@ -233,6 +243,8 @@ class SqlSession:
         self._role_checked = allow_superuser
         self._role_refusal: str | None = None
         self._baseline: int | None = None
+        self._size: int | None = None
+        """The database's size at the last check (None: not checked yet)."""
         self._unchecked = 0.0
         milliseconds = max(1, round(statement_timeout * 1000))
         # One round trip. A query (not SET LOCAL): once the transaction has taken a snapshot,
@@ -284,8 +296,8 @@ class SqlSession:
             await self._check_role(conn)
             try:
                 return await self._call(conn, work, keep)
-            except QuotaReached:
-                await self._reclaim(conn)
+            except QuotaReached as reached:
+                await self._reclaim(conn, reached)
                 raise
 
     async def _call(
@@ -345,30 +357,44 @@ class SqlSession:
     def _stopped(self, watch: Watch) -> SqlFailure:
         where = "on the server" if watch.stopped_on_server else "(its connection was cut)"
         if watch.reason == "quota":
-            return QuotaReached(self._quota_text(watch.size or 0, f"was stopped {where}"))
+            size = watch.size or 0
+            return QuotaReached(self._quota_text(size, f"was stopped {where}"), size)
         return CallTimeout(
             f"the call did not finish within {self.statement_timeout:g} s (this server's "
             f"statement_timeout) and was cancelled {where}; nothing it did was kept"
         )
 
+    @property
+    def _over(self) -> bool:
+        """Whether the last check found the database past its limit."""
+        return (
+            self._size is not None
+            and self._baseline is not None
+            and self._size > self._baseline + (self.size_quota or 0)
+        )
+
     async def _limit(self, conn: PostgresConnection) -> int | None:
-        """The size the database may reach in this call (None: read-only, or no quota)."""
+        """The size the database may reach in this call (None: read-only, or no quota): the
+        quota's limit, or, when the database is already past it, its size now and a little."""
         if self.read_only or self.size_quota is None:
             return None
         if self._baseline is None:
             self._baseline = int(await conn.fetchval(SIZE_SQL))
+        if self._over and self._size is not None:
+            return self._size + QUOTA_SLACK
         return self._baseline + self.size_quota
 
     async def _check_size(self, conn: PostgresConnection, elapsed: float, limit: int) -> None:
         """Before a commit: the database's size, when the calls since the last check have run
-        long enough to have written much."""
+        long enough to have written much (every call while it is past its limit)."""
         self._unchecked += elapsed
-        if self._unchecked < QUOTA_CHECK_EVERY:
+        if self._unchecked < QUOTA_CHECK_EVERY and not self._over:
             return
         self._unchecked = 0.0
         size = int(await conn.fetchval(SIZE_SQL))
         if size > limit:
-            raise QuotaReached(self._quota_text(size, "was rolled back"))
+            raise QuotaReached(self._quota_text(size, "was rolled back"), size)
+        self._size = size
 
     def _quota_text(self, size: int, outcome: str) -> str:
         baseline, quota = self._baseline or 0, self.size_quota or 0
@@ -380,20 +406,23 @@ class SqlSession:
             "made earlier (DELETE does not give space back)."
         )
 
-    async def _reclaim(self, conn: PostgresConnection) -> None:
-        """After a quota stop: vacuum the role's tables, so that the pages the rolled-back
-        call wrote are given back, if the database is still past its quota."""
+    async def _reclaim(self, conn: PostgresConnection, reached: QuotaReached) -> None:
+        """After a quota stop (the call rolled back): vacuum the role's tables if the database
+        is still past its limit, so that the pages the call wrote are given back; then note the
+        size the next calls start from."""
+        self._size = reached.size
         if conn.is_closed() or self._baseline is None or self.size_quota is None:
             return
         milliseconds = max(1, round(self.statement_timeout * 1000))
         with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
             async with asyncio.timeout(self.statement_timeout + DEADLINE_GRACE):
-                if int(await conn.fetchval(SIZE_SQL)) <= self._baseline + self.size_quota:
-                    return
+                size = int(await conn.fetchval(SIZE_SQL))
                 tables = await conn.fetchval(_OWN_TABLES_SQL)
-                if tables:
+                if size > self._baseline + self.size_quota and tables:
                     await conn.execute(f"SET statement_timeout = '{milliseconds}ms'")
                     await conn.execute(f"VACUUM {tables}")
+                    size = int(await conn.fetchval(SIZE_SQL))
+                self._size = size
 
     def _error_text(self, error: asyncpg.PostgresError, query: str, offset: int) -> str:
         text = postgres_error_text(error, query, offset)
@@ -404,16 +433,6 @@ class SqlSession:
     def failure(self, error: asyncpg.PostgresError, query: str, offset: int) -> SqlFailure:
         """A server error of ``query`` (run from ``offset`` in the caller's text) as SqlFailure."""
         return SqlFailure(self._error_text(error, query, offset))
-
-    def describe_limits(self) -> dict[str, Any]:
-        """The limits of this server, as the tools' descriptions tell them."""
-        return {
-            "max_rows": self.limits.max_rows,
-            "max_value_bytes": self.limits.max_value_bytes,
-            "max_answer_bytes": self.limits.max_answer_bytes,
-            "statement_timeout": self.statement_timeout,
-            "size_quota": None if self.read_only else self.size_quota,
-        }
 
 
 _OWN_TABLES_SQL = """

@@ -303,7 +303,7 @@ ANY_MODE = "on this server"
 _TRANSACTION_REFUSAL = (
     "{what} is not allowed in read-only mode: every call runs inside its own READ ONLY "
     "transaction, which the server always rolls back, and statements that end, nest or change "
-    "that transaction are refused before anything runs."
+    "that transaction are refused. Nothing was run."
 )
 _QUERY_REFUSAL = (
     "{what} statements are not allowed in read-only mode: only queries run here (SELECT, WITH, "

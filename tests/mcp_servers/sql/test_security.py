@@ -346,9 +346,7 @@ EXPLAIN_ATTACKS: list[Any] = [
     pytest.param(
         {"sql": "SELECT 1; DROP TABLE orders"}, "exactly one statement", id="explain-stacked"
     ),
-    pytest.param(
-        {"sql": "DELETE FROM orders", "analyze": True}, GUARD, id="explain-delete"
-    ),
+    pytest.param({"sql": "DELETE FROM orders", "analyze": True}, GUARD, id="explain-delete"),
     pytest.param({"sql": "DROP TABLE orders"}, "explains one SELECT", id="explain-ddl"),
     pytest.param(
         {"sql": "SELECT bump_counter()", "analyze": True},
