@@ -246,6 +246,8 @@ class SqlSession:
         self._size: int | None = None
         """The database's size at the last check (None: not checked yet)."""
         self._unchecked = 0.0
+        self.shapes: dict[int, tuple[int, ...]] = {}
+        """Per statement text (hashed): the columns found to need capping (``answers``)."""
         milliseconds = max(1, round(statement_timeout * 1000))
         # One round trip. A query (not SET LOCAL): once the transaction has taken a snapshot,
         # it can no longer be switched to read-write.

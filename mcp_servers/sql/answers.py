@@ -24,11 +24,10 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
-from pglast import ast
 
 from mcp_servers.sql.agent_tools import json_value
 from mcp_servers.sql.errors import SqlFailure
-from mcp_servers.sql.inspection import Script, writes_in
+from mcp_servers.sql.inspection import Script, Statement, output_names, writes_in
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
 
@@ -58,13 +57,18 @@ _MOVE_STEP = 2**31 - 1
 SMALL_TYPES = frozenset(
     {
         *("bool", "int2", "int4", "int8", "float4", "float8", "oid", "money", "char", "name"),
+        "numeric",  # at most ~147 kB of digits: bounded, cut once read
         *("date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid"),
         *("xid", "xid8", "cid", "tid", "pg_lsn", "inet", "cidr", "macaddr", "macaddr8"),
         *("point", "lseg", "box", "circle", "line", "void", "regclass", "regtype", "regrole"),
         *("regnamespace", "regproc", "regoper", "regconfig", "regdictionary", "regcollation"),
     }
 )
-"""Built-in types whose values are a few dozen bytes at most: never wrapped."""
+"""Built-in types whose values are short (a few dozen bytes; numeric a bounded number of
+digits): not wrapped, their values cut once read should one still be too long."""
+
+SHAPES_KEPT = 256
+"""Statements whose long-valued columns a session remembers (see ``run_capped``)."""
 
 CUT_LISTED = 20
 """Cut values an answer lists one by one (it counts them all)."""
@@ -182,11 +186,21 @@ class _Wrapper:
     """Where the statement starts in ``sql`` (to place the server's error positions)."""
 
 
-def _wrapper(
-    node: ast.Node | None, statement: str, count: int, capped: list[int], cap: int
-) -> _Wrapper | None:
-    """``statement`` wrapped so that its capped columns come as (NULL, first ``cap``
-    characters, size) when longer than ``cap`` bytes; None when it cannot be wrapped.
+def wrappable(statement: Statement) -> bool:
+    """Whether a statement's rows can be capped on the server: a query (not SELECT INTO, no
+    writing CTE), or an INSERT, UPDATE or DELETE with RETURNING (no writing CTE of its own)."""
+    if statement.kind == "SelectStmt":
+        return "intoClause" not in statement.fields and not writes_in(statement.fields)
+    return (
+        statement.kind in ("InsertStmt", "UpdateStmt", "DeleteStmt")
+        and "returningClause" in statement.fields
+        and not writes_in(statement.fields.get("withClause"))
+    )
+
+
+def _wrapper(statement: Statement, text: str, count: int, capped: list[int], cap: int) -> _Wrapper:
+    """``text`` (a ``wrappable`` statement of ``count`` columns) wrapped so that its capped
+    columns come as (NULL, first ``cap`` characters, size) when longer than ``cap`` bytes.
 
     Every name is schema-qualified: a judge's ``search_path`` must not choose what runs here.
     """
@@ -206,21 +220,15 @@ def _wrapper(
         columns.append(f"CASE WHEN {longer[index]} THEN pg_catalog.left(s.aj_t{index}, {cap}) END")
         columns.append(f"CASE WHEN {longer[index]} THEN pg_catalog.octet_length(s.aj_t{index}) END")
     select = "SELECT " + ", ".join(columns)
-    # OFFSET 0 keeps the inner SELECT apart, so each value becomes text once.
-    if isinstance(node, ast.SelectStmt) and node.intoClause is None and not writes_in(node):
+    # OFFSET 0 keeps the inner SELECT apart, so that each value becomes text once.
+    if statement.kind == "SelectStmt":
         head = f"{select} FROM (SELECT q.*{texts} FROM (\n"
         tail = f"\n) AS q({values}) OFFSET 0) AS s"
-    elif (
-        isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt)
-        and node.returningClause is not None
-        and (node.withClause is None or not writes_in(node.withClause))
-    ):
+    else:
         # A statement that writes may only be a CTE of the top-level WITH.
         head = f"WITH q({values}) AS (\n"
         tail = f"\n) {select} FROM (SELECT q.*{texts} FROM q OFFSET 0) AS s"
-    else:
-        return None
-    return _Wrapper(head + statement + tail, len(head))
+    return _Wrapper(head + text + tail, len(head))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,18 +236,31 @@ def _wrapper(
 # ---------------------------------------------------------------------------------------------
 
 
-def _last_statement(script: str, parsed: Script | None) -> tuple[int, int, ast.Node | None]:
+def _last_statement(script: str, parsed: Script | None) -> tuple[int, int, Statement | None]:
     """Where the last statement starts and ends (before its semicolon), and its parse (None
     when the parser refused the SQL)."""
     if parsed is not None:
         if not parsed.statements:
             raise SqlFailure("the SQL text contains no statement")
         last = parsed.statements[-1]
-        return last.start, last.end, last.node
+        return last.start, last.end, last
     spans = split_statements(script)
     if not spans:
         raise SqlFailure("the SQL text contains no statement")
     return spans[-1][0], spans[-1][1], None
+
+
+async def _prepare(conn: PostgresConnection, sql: str) -> Any:
+    """``sql`` prepared, with the text codecs its columns need installed first."""
+    prepared = await conn.prepare(sql)
+    if await configure_codecs(conn, prepared.get_attributes()):
+        prepared = await conn.prepare(sql)
+    if prepared.get_parameters():
+        raise SqlFailure(
+            "the SQL has $1-style parameters, which this tool cannot bind; "
+            "write the values into the SQL instead"
+        )
+    return prepared
 
 
 async def run_capped(
@@ -250,60 +271,104 @@ async def run_capped(
     parsed: Script | None = None,
 ) -> CappedRows:
     """Run ``script`` in the open transaction: all statements but the last in one simple query,
-    the last one described, then read through a cursor within ``limits``.
+    the last one through a cursor within ``limits``.
 
-    ``parsed`` is the script's parse (statement boundaries and the last statement's kind);
-    without it the boundaries come from ``split_statements`` and nothing is wrapped.
+    ``parsed`` is the script's parse (statement boundaries, the last statement's kind and
+    column names); without it the boundaries come from ``split_statements`` and nothing is
+    wrapped. When the parse names the columns, only the wrapped statement is prepared: with
+    every column capped the first time, then only the columns whose type may hold long values
+    (``SqlSession.shapes`` remembers them; the types are checked again on every call, before
+    anything runs). Otherwise the statement is described first.
     """
-    last_start, last_end, node = _last_statement(script, parsed)
+    last_start, last_end, statement = _last_statement(script, parsed)
+    text = script[last_start:last_end]
     offset = 0
     try:
         if last_start:
             await conn.execute(script[:last_start])
         offset = last_start
-        last = script[last_start:]
         if not conn.is_in_transaction():  # the script committed (unrestricted mode)
             await conn.execute("BEGIN")
-        prepared = await conn.prepare(last)
-        if await configure_codecs(conn, prepared.get_attributes()):
-            prepared = await conn.prepare(last)
-        if prepared.get_parameters():
-            raise SqlFailure(
-                "the SQL has $1-style parameters, which this tool cannot bind; "
-                "write the values into the SQL instead"
-            )
+        if statement is not None and wrappable(statement):
+            names = output_names(statement)
+            if names is not None:
+                shape = _Shape(statement, text, names, script, last_start)
+                read = await _read_shaped(session, conn, shape, limits)
+                if read is not None:
+                    return read
+        prepared = await _prepare(conn, script[last_start:])
         attributes = prepared.get_attributes()
         if not attributes:
             await prepared.fetch()
             return CappedRows(None, [], 0, prepared.get_statusmsg())
+        names = [attribute.name for attribute in attributes]
         capped = [index for index, attribute in enumerate(attributes) if not _small(attribute)]
-        wrapper = (
-            _wrapper(
-                node, script[last_start:last_end], len(attributes), capped, limits.max_value_bytes
+        if not capped or statement is None or not wrappable(statement):
+            return await _read(
+                conn, prepared, names, attributes, [] if not capped else None, limits
             )
-            if capped
-            else None
-        )
-        reader = prepared
-        if wrapper is not None:
-            offset = last_start - wrapper.offset
-            last = wrapper.sql
-            reader = await conn.prepare(last)
-        return await _read(conn, reader, attributes, capped if wrapper else None, limits)
+        wrapper = _wrapper(statement, text, len(attributes), capped, limits.max_value_bytes)
+        offset = last_start - wrapper.offset
+        reader = await _prepare(conn, wrapper.sql)
+        return await _read(conn, reader, names, attributes, capped, limits)
     except asyncpg.PostgresError as error:
         raise session.failure(error, script, offset) from None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """The last statement of a script, with the column names its parse gives."""
+
+    statement: Statement
+    text: str
+    names: list[str]
+    script: str
+    start: int
+    """Where ``text`` starts in ``script``."""
+
+
+async def _read_shaped(
+    session: SqlSession, conn: PostgresConnection, shape: _Shape, limits: AnswerLimits
+) -> CappedRows | None:
+    """Read a statement whose columns the parse names, wrapped with the columns remembered as
+    long-valued (all of them the first time); None when the wrapper does not have the columns
+    counted (the caller describes the statement instead)."""
+    key = hash(shape.text)
+    count = len(shape.names)
+    capped = list(session.shapes.get(key, range(count)))
+    for _ in range(2):
+        wrapper = _wrapper(shape.statement, shape.text, count, capped, limits.max_value_bytes)
+        try:
+            reader = await _prepare(conn, wrapper.sql)
+            attributes = reader.get_attributes()
+            if len(attributes) != count + 2 * len(capped):
+                return None
+            values = attributes[:count]
+            needed = [index for index, attribute in enumerate(values) if not _small(attribute)]
+            if set(needed) <= set(capped):
+                session.shapes.pop(key, None)
+                session.shapes[key] = tuple(needed)
+                while len(session.shapes) > SHAPES_KEPT:
+                    session.shapes.pop(next(iter(session.shapes)))
+                return await _read(conn, reader, shape.names, values, capped, limits)
+        except asyncpg.PostgresError as error:
+            raise session.failure(error, shape.script, shape.start - wrapper.offset) from None
+        capped = needed  # the types changed since: wrap what they need now
+    return None
 
 
 async def _read(
     conn: PostgresConnection,
     reader: Any,
+    names: list[str],
     attributes: Sequence[asyncpg.Attribute],
     capped: list[int] | None,
     limits: AnswerLimits,
 ) -> CappedRows:
-    """Read the rows of ``reader`` within ``limits``; ``capped``: the wrapped columns (None
-    when the statement is not wrapped and values are cut after they arrive)."""
-    names = unique_names([attribute.name for attribute in attributes])
+    """Read the rows of ``reader`` within ``limits``: ``names`` and ``attributes`` of the
+    statement's columns, ``capped`` those the wrapper caps (None when the statement is not
+    wrapped and values are cut once read)."""
+    names = unique_names(names)
     zone = session_zone(conn)
     count = len(attributes)
     if capped is None:
@@ -325,7 +390,7 @@ async def _read(
         for record in records:
             if result.bytes_full or len(result.rows) >= limits.max_rows:
                 continue
-            row, cuts = _row(record, names, attributes, extra, capped is None, limits, zone)
+            row, cuts = _row(record, names, attributes, extra, limits, zone)
             size = len(_dumps(row).encode()) + 1
             if used + size > limits.max_answer_bytes:
                 result.bytes_full = True
@@ -349,25 +414,23 @@ def _row(
     names: list[str],
     attributes: Sequence[asyncpg.Attribute],
     extra: dict[int, int],
-    cut_after: bool,
     limits: AnswerLimits,
     zone: tzinfo,
 ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
     """One row as JSON, and the (column, full size) of each value cut in it. ``extra`` maps a
-    wrapped column to where its cut text and size are; ``cut_after``: cut values read whole."""
+    wrapped column to where its cut text and size are; other values are cut once read."""
     row: dict[str, Any] = {}
     cuts: list[tuple[str, int]] = []
+    cap = limits.max_value_bytes
     for index, name in enumerate(names):
         where = extra.get(index)
         if where is not None and values[where + 1] is not None:
-            row[name] = _prefix(values[where], limits.max_value_bytes)
+            row[name] = _prefix(values[where], cap)
             cuts.append((name, int(values[where + 1])))
             continue
-        cell = json_cell(values[index], attributes[index], zone)
-        if cut_after:
-            cell, full = _cut_after(cell, limits.max_value_bytes)
-            if full is not None:
-                cuts.append((name, full))
+        cell, full = _cut_after(json_cell(values[index], attributes[index], zone), cap)
+        if full is not None:
+            cuts.append((name, full))
         row[name] = cell
     return row, cuts
 
@@ -375,6 +438,8 @@ def _row(
 def _cut_after(cell: Any, limit: int) -> tuple[Any, int | None]:
     """A value read whole, cut to ``limit`` bytes of its JSON text when longer (and its size)."""
     if isinstance(cell, str):
+        if len(cell) * 4 <= limit:  # at most 4 bytes a character
+            return cell, None
         encoded = cell.encode()
         if len(encoded) <= limit:
             return cell, None

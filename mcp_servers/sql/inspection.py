@@ -1,7 +1,8 @@
 """What the judges' SQL server lets a call run, decided on PostgreSQL's own parse of its SQL.
 
 Owns parsing a call's SQL with ``pglast`` (the PostgreSQL parser built as a library) into
-statements with their spans (``Script``), and the checks made on that parse before anything runs:
+statements with their spans (``Script``), the checks made on that parse before anything runs,
+and the names PostgreSQL gives a query's columns (``output_names``):
 
 * in either access mode (``bounds_refusal``): calls of the functions of ``DENIED_FUNCTIONS``
   (server files, large objects, other databases, settings, other sessions, locks that outlive
@@ -15,6 +16,9 @@ statements with their spans (``Script``), and the checks made on that parse befo
   row locks, and anything that would end, nest or change the call's READ ONLY transaction. SQL
   that does not parse is refused there: what cannot be inspected does not run.
 
+The tree is pglast's JSON form (several times cheaper to get than its Python objects): a node is
+``{"Kind": {fields}}``, and fields of a fixed node type hold their fields without the wrapper.
+
 What the parse cannot see: the bodies of the views, functions and triggers a database already
 holds (they run with the caller's rights; the read-only transaction and the connection's role
 are the walls there), and SQL text those bodies build at run time.
@@ -22,13 +26,13 @@ are the walls there), and SQL text those bodies build at run time.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pglast
-from pglast import ast, enums
 from pglast.parser import ParseError
 
 from mcp_servers.sql.errors import SqlFailure, parse_error_text
@@ -38,13 +42,22 @@ class Refused(SqlFailure):
     """SQL refused by the checks of its access mode; nothing of it ran."""
 
 
+Fields = dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Statement:
-    """One statement of a script: its parse tree and its span (characters) in the script."""
+    """One statement of a script: its kind (``SelectStmt``), fields and span (characters)."""
 
-    node: ast.Node
+    kind: str
+    fields: Fields
     start: int
     end: int
+
+    @property
+    def node(self) -> Fields:
+        """The statement as a node of the tree."""
+        return {self.kind: self.fields}
 
 
 @dataclass(frozen=True)
@@ -59,19 +72,40 @@ class Script:
         return self.text[statement.start : statement.end]
 
 
+def kind_of(node: Any) -> str | None:
+    """The kind of a node (``{"FuncCall": {...}}``), None for anything else."""
+    if isinstance(node, dict) and len(node) == 1:
+        key = next(iter(node))
+        if key[:1].isupper() and isinstance(node[key], dict):
+            return str(key)
+    return None
+
+
+def _characters(text: str) -> Callable[[int], int]:
+    """Byte offsets (the parser's) to character offsets in ``text``."""
+    if text.isascii():
+        return lambda offset: offset
+    encoded = text.encode()
+    return lambda offset: len(encoded[:offset].decode(errors="ignore"))
+
+
 def parse_script(text: str) -> Script:
     """Parse ``text``; raises ``SqlFailure`` worded as the server words a syntax error."""
     try:
-        raw = pglast.parse_sql(text)
+        tree = json.loads(pglast.parser.parse_sql_json(text))
     except ParseError as error:
         message, location = error.args[0], error.args[1]
         raise SqlFailure(parse_error_text(str(message), text, int(location) + 1)) from None
+    character = _characters(text)
     statements = []
-    for item in raw:
-        start = item.stmt_location or 0
-        end = start + item.stmt_len if item.stmt_len else len(text)
-        if item.stmt is not None:
-            statements.append(Statement(item.stmt, start, end))
+    for item in tree.get("stmts", ()):
+        kind = kind_of(item.get("stmt"))
+        if kind is None:
+            continue
+        start = item.get("stmt_location", 0)
+        length = item.get("stmt_len", 0)
+        end = character(start + length) if length else len(text)
+        statements.append(Statement(kind, item["stmt"][kind], character(start), end))
     return Script(text, tuple(statements))
 
 
@@ -83,16 +117,24 @@ def try_parse(text: str) -> Script | None:
         return None
 
 
-def nodes(tree: Any) -> Iterator[ast.Node]:
-    """Every node of a parse tree, the root included."""
+def nodes(tree: Any) -> Iterator[tuple[str | None, Fields]]:
+    """Every dict of a tree with its kind: nodes (``("FuncCall", fields)``) and the fields of
+    fixed-type members (``(None, fields)``), the root included."""
     pending = [tree]
     while pending:
         item = pending.pop()
-        if isinstance(item, ast.Node):
-            yield item
-            pending.extend(getattr(item, name) for name in item)
-        elif isinstance(item, tuple | list):
+        if isinstance(item, dict):
+            kind = kind_of(item)
+            body = item[kind] if kind is not None else item
+            yield kind, body
+            pending.extend(value for value in body.values() if isinstance(value, dict | list))
+        elif isinstance(item, list):
             pending.extend(item)
+
+
+def _string(node: Any) -> str | None:
+    """The text of a ``String`` node, None for any other node."""
+    return str(node["String"].get("sval", "")) if kind_of(node) == "String" else None
 
 
 def describe(statement: str) -> str:
@@ -203,22 +245,23 @@ TRANSACTION_SETTINGS = frozenset(
 _FALSE_WORDS = frozenset({"false", "off", "no", "0"})
 
 
-def _function_name(node: ast.Node) -> str | None:
-    """The function a node calls by name: ``f(...)``, or ``x.f`` / ``(x).f`` (attribute
-    notation, which calls ``f(x)`` when no column ``f`` exists)."""
-    if isinstance(node, ast.FuncCall) and node.funcname:
-        last = node.funcname[-1]
-        return last.sval if isinstance(last, ast.String) else None
-    if isinstance(node, ast.ColumnRef) and node.fields and len(node.fields) > 1:
-        last = node.fields[-1]
-        return last.sval if isinstance(last, ast.String) else None
-    return None
-
-
-def _attribute_names(node: ast.A_Indirection) -> Iterator[str]:
-    for item in node.indirection or ():
-        if isinstance(item, ast.String) and item.sval:
-            yield item.sval
+def _called_names(kind: str | None, fields: Fields) -> Iterator[str]:
+    """The functions a node calls (or defines) by name: ``f(...)`` and ``CALL f()`` (their
+    ``funcname``), and ``x.f`` / ``(x).f`` (attribute notation, which calls ``f(x)`` when no
+    column ``f`` exists)."""
+    funcname = fields.get("funcname")
+    if isinstance(funcname, list) and funcname:
+        name = _string(funcname[-1])
+        if name is not None:
+            yield name
+    if kind == "ColumnRef":
+        names = fields.get("fields", ())
+        if len(names) > 1 and (name := _string(names[-1])) is not None:
+            yield name
+    elif kind == "A_Indirection":
+        for item in fields.get("indirection", ()):
+            if (name := _string(item)) is not None:
+                yield name
 
 
 def _denied_call(name: str) -> str | None:
@@ -229,38 +272,32 @@ def _denied_call(name: str) -> str | None:
     return None
 
 
-def _denied_reference(node: ast.Node) -> str | None:
-    """Why a node of a statement is refused in either mode, or None."""
-    names = (
-        _attribute_names(node)
-        if isinstance(node, ast.A_Indirection)
-        else iter([name] if (name := _function_name(node)) else [])
-    )
-    for name in names:
+def _denied_reference(kind: str | None, fields: Fields) -> str | None:
+    """Why one node of a statement is refused in either mode, or None."""
+    for name in _called_names(kind, fields):
         refusal = _denied_call(name)
         if refusal is not None:
             return refusal
-    relation = (node.relname or "").lower() if isinstance(node, ast.RangeVar) else ""
-    if relation in DENIED_RELATIONS:
+    relation = fields.get("relname")
+    if isinstance(relation, str) and relation.lower() in DENIED_RELATIONS:
         return (
-            f"reading {relation} is not allowed {{where}}: it holds the server's "
+            f"reading {relation.lower()} is not allowed {{where}}: it holds the server's "
             "password hashes, connection strings or configuration. Nothing was run."
         )
     return None
 
 
-def _setting_refusal(node: ast.VariableSetStmt, *, read_only: bool) -> str | None:
-    verb = "RESET" if node.kind in (enums.VariableSetKind.VAR_RESET,) else "SET"
-    if node.kind == enums.VariableSetKind.VAR_RESET_ALL:
+def _setting_refusal(fields: Fields, *, read_only: bool) -> str | None:
+    kind = fields.get("kind", "VAR_SET_VALUE")
+    if kind == "VAR_RESET_ALL":
         return (
             "RESET ALL is not allowed {where}: it would reset this call's time limit too; "
             "reset settings one by one. Nothing was run."
         )
-    name = (node.name or "").lower()
-    if node.kind == enums.VariableSetKind.VAR_SET_MULTI:
-        if read_only:
-            return _TRANSACTION_REFUSAL.format(what=f"SET {node.name}")
-        return None
+    if kind == "VAR_SET_MULTI":  # SET TRANSACTION ..., SET SESSION CHARACTERISTICS ...
+        return _TRANSACTION_REFUSAL.format(what=f"SET {fields.get('name')}") if read_only else None
+    verb = "RESET" if kind == "VAR_RESET" else "SET"
+    name = str(fields.get("name", "")).lower()
     if name in LIMIT_SETTINGS:
         return (
             f"{verb} {name} is not allowed {{where}}: a call may not change its role, its time "
@@ -271,23 +308,24 @@ def _setting_refusal(node: ast.VariableSetStmt, *, read_only: bool) -> str | Non
     return None
 
 
-def _statement_bounds(statement: ast.Node, *, read_only: bool) -> str | None:
+def _statement_bounds(statement: Statement, *, read_only: bool) -> str | None:
     """Why one statement is refused in either mode (``{where}`` left to fill), or None."""
-    if isinstance(statement, ast.CopyStmt) and (statement.is_program or statement.filename):
+    kind, fields = statement.kind, statement.fields
+    if kind == "CopyStmt" and (fields.get("is_program") or fields.get("filename")):
         return (
             "COPY to or from a file or program of the database server is not allowed {where}; "
             "query the table instead. Nothing was run."
         )
-    if isinstance(statement, ast.AlterSystemStmt):
+    if kind == "AlterSystemStmt":
         return "ALTER SYSTEM is not allowed {where}: it changes the whole server. Nothing was run."
-    if isinstance(statement, ast.LoadStmt):
+    if kind == "LoadStmt":
         return "LOAD is not allowed {where}: it loads code into the server. Nothing was run."
-    if isinstance(statement, ast.VariableSetStmt):
-        refusal = _setting_refusal(statement, read_only=read_only)
+    if kind == "VariableSetStmt":
+        refusal = _setting_refusal(fields, read_only=read_only)
         if refusal is not None:
             return refusal
-    for node in nodes(statement):
-        refusal = _denied_reference(node)
+    for node_kind, node_fields in nodes(fields):
+        refusal = _denied_reference(node_kind, node_fields)
         if refusal is not None:
             return refusal
     return None
@@ -311,27 +349,27 @@ _QUERY_REFUSAL = (
 )
 
 
-def writes_in(tree: ast.Node) -> bool:
-    """Whether a statement holds a WITH query that writes (INSERT, UPDATE, DELETE, MERGE)."""
+def writes_in(tree: Any) -> bool:
+    """Whether a tree holds a WITH query that writes (INSERT, UPDATE, DELETE, MERGE)."""
     return any(
-        isinstance(node, ast.CommonTableExpr) and not isinstance(node.ctequery, ast.SelectStmt)
-        for node in nodes(tree)
+        kind == "CommonTableExpr" and kind_of(fields.get("ctequery")) != "SelectStmt"
+        for kind, fields in nodes(tree)
     )
 
 
-def _query_refusal(query: ast.Node) -> str | None:
+def _query_refusal(query: Fields) -> str | None:
     """Why read-only mode refuses a SELECT (or VALUES, TABLE, WITH), or None."""
-    for node in nodes(query):
-        if isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+    for kind, fields in nodes(query):
+        if "intoClause" in fields:
             return (
                 "SELECT INTO is not allowed in read-only mode: it creates a table. Nothing was run."
             )
-        if isinstance(node, ast.LockingClause):
+        if kind == "LockingClause":
             return (
                 "SELECT ... FOR UPDATE/SHARE is not allowed in read-only mode: it locks rows "
                 "other sessions may be waiting to change. Nothing was run."
             )
-        if isinstance(node, ast.CommonTableExpr) and not isinstance(node.ctequery, ast.SelectStmt):
+        if kind == "CommonTableExpr" and kind_of(fields.get("ctequery")) != "SelectStmt":
             return (
                 "A WITH query that writes (INSERT, UPDATE, DELETE or MERGE) is not allowed in "
                 "read-only mode. Nothing was run."
@@ -341,45 +379,53 @@ def _query_refusal(query: ast.Node) -> str | None:
 
 def _turned_off(value: Any) -> bool:
     """Whether an option's value says no (``false``, ``off``, ``0``...)."""
-    if isinstance(value, ast.String):
-        return (value.sval or "").lower() in _FALSE_WORDS
-    if isinstance(value, ast.Integer):
-        return value.ival == 0
-    return isinstance(value, ast.Boolean) and not value.boolval
+    kind = kind_of(value)
+    if kind == "String":
+        return str(value[kind].get("sval", "")).lower() in _FALSE_WORDS
+    if kind == "Integer":
+        return not value[kind].get("ival", 0)
+    return kind == "Boolean" and not value[kind].get("boolval", False)
 
 
-def analyzes(statement: ast.ExplainStmt) -> bool:
-    """Whether an EXPLAIN runs its statement (ANALYZE given and not turned off)."""
-    for option in statement.options or ():
-        if isinstance(option, ast.DefElem) and (option.defname or "").lower() == "analyze":
-            return not _turned_off(option.arg)
+def analyzes(fields: Fields) -> bool:
+    """Whether an EXPLAIN (its fields) runs its statement: ANALYZE given and not turned off."""
+    for option in fields.get("options", ()):
+        if kind_of(option) == "DefElem":
+            element = option["DefElem"]
+            if str(element.get("defname", "")).lower() == "analyze":
+                return not _turned_off(element.get("arg"))
     return False
 
 
-_EXPLAINABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+_EXPLAINABLE = frozenset({"SelectStmt", "InsertStmt", "UpdateStmt", "DeleteStmt", "MergeStmt"})
 
 
-def _read_only_statement(statement: ast.Node, text: str) -> str | None:  # noqa: PLR0911 - kinds
+def _kind_words(kind: str | None) -> str:
+    return (kind or "").removesuffix("Stmt").upper() or "such"
+
+
+def _read_only_statement(statement: Statement, text: str) -> str | None:  # noqa: PLR0911
     """Why read-only mode refuses the kind of one statement, or None."""
-    if isinstance(statement, ast.SelectStmt):
-        return _query_refusal(statement)
-    if isinstance(statement, ast.VariableShowStmt | ast.VariableSetStmt):
+    kind, fields = statement.kind, statement.fields
+    if kind == "SelectStmt":
+        return _query_refusal(fields)
+    if kind in ("VariableShowStmt", "VariableSetStmt"):
         return None  # SET is checked with the bounds
-    if isinstance(statement, ast.ExplainStmt):
-        inner = statement.query
-        if analyzes(statement):
-            if not isinstance(inner, ast.SelectStmt):
+    if kind == "ExplainStmt":
+        inner = fields.get("query")
+        inner_kind = kind_of(inner)
+        if analyzes(fields):
+            if inner_kind != "SelectStmt" or inner is None:
                 return (
-                    f"EXPLAIN ANALYZE of {type(inner).__name__.removesuffix('Stmt').upper()} is "
-                    "not allowed in read-only mode: ANALYZE runs the statement, and only queries "
-                    "(SELECT, WITH, VALUES or TABLE) run here; plain EXPLAIN shows its plan. "
-                    "Nothing was run."
+                    f"EXPLAIN ANALYZE of {_kind_words(inner_kind)} is not allowed in read-only "
+                    "mode: ANALYZE runs the statement, and only queries (SELECT, WITH, VALUES or "
+                    "TABLE) run here; plain EXPLAIN shows its plan. Nothing was run."
                 )
-            return _query_refusal(inner)
-        if not isinstance(inner, _EXPLAINABLE):
+            return _query_refusal(inner[inner_kind])
+        if inner_kind not in _EXPLAINABLE:
             return _QUERY_REFUSAL.format(what="EXPLAIN of such")
         return None
-    if isinstance(statement, ast.TransactionStmt):
+    if kind == "TransactionStmt":
         return _TRANSACTION_REFUSAL.format(what=describe(text))
     return _QUERY_REFUSAL.format(what=describe(text))
 
@@ -392,9 +438,9 @@ def _numbered(script: Script, number: int, refusal: str) -> str:
 def read_only_refusal(script: Script) -> str | None:
     """Why read-only mode refuses ``script`` (naming the statement), or None when it may run."""
     for number, statement in enumerate(script.statements, 1):
-        refusal = _read_only_statement(statement.node, script.source(statement))
+        refusal = _read_only_statement(statement, script.source(statement))
         if refusal is None:
-            refusal = _statement_bounds(statement.node, read_only=True)
+            refusal = _statement_bounds(statement, read_only=True)
         if refusal is not None:
             return _numbered(script, number, refusal.replace("{where}", READ_ONLY))
     return None
@@ -403,7 +449,7 @@ def read_only_refusal(script: Script) -> str | None:
 def bounds_refusal(script: Script) -> str | None:
     """Why unrestricted mode refuses ``script``, or None (the role's privileges decide the rest)."""
     for number, statement in enumerate(script.statements, 1):
-        refusal = _statement_bounds(statement.node, read_only=False)
+        refusal = _statement_bounds(statement, read_only=False)
         if refusal is not None:
             return _numbered(script, number, refusal.replace("{where}", ANY_MODE))
     return None
@@ -440,22 +486,133 @@ def explain_target(sql: str, *, read_only: bool, analyze: bool) -> str:
             f"this SQL has {len(script.statements)}. Nothing was run."
         )
     statement = script.statements[0]
-    if not isinstance(statement.node, _EXPLAINABLE):
+    if statement.kind not in _EXPLAINABLE:
         raise Refused(
             "explain_query explains one SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE or "
             f"MERGE statement, not {describe(script.source(statement))}. Nothing was run."
         )
     where = READ_ONLY if read_only else ANY_MODE
-    refusal = _statement_bounds(statement.node, read_only=read_only)
+    refusal = _statement_bounds(statement, read_only=read_only)
     if refusal is None and read_only and analyze:
-        if not isinstance(statement.node, ast.SelectStmt):
+        if statement.kind != "SelectStmt":
             refusal = (
                 f"analyze of {describe(script.source(statement))} is not allowed in read-only "
                 "mode: analyze runs the statement, and only queries (SELECT, WITH, VALUES or "
                 "TABLE) run here; without analyze its plan is shown. Nothing was run."
             )
         else:
-            refusal = _query_refusal(statement.node)
+            refusal = _query_refusal(statement.fields)
     if refusal is not None:
         raise Refused(refusal.replace("{where}", where))
     return script.source(statement)
+
+
+# ---------------------------------------------------------------------------------------------
+# Column names
+# ---------------------------------------------------------------------------------------------
+
+_NAMED_LIKE_FUNCTIONS = {
+    "CoalesceExpr": "coalesce",
+    "A_ArrayExpr": "array",
+    "RowExpr": "row",
+    "GroupingFunc": "grouping",
+}
+_UNNAMED = frozenset({"A_Const", "BoolExpr", "NullTest", "BooleanTest", "ParamRef"})
+
+
+def _figure(node: Any) -> tuple[str, int] | None:  # noqa: PLR0911, PLR0912 - a rule per kind
+    """PostgreSQL's name for a target expression and how strongly it holds (its
+    ``FigureColname``: 2 a name, 1 a fallback, 0 none), or None for forms not followed here."""
+    kind = kind_of(node)
+    if kind is None:
+        return None
+    fields = node[kind]
+    if kind in ("ColumnRef", "A_Indirection"):
+        items = fields.get("fields" if kind == "ColumnRef" else "indirection", ())
+        if any(kind_of(item) == "A_Star" for item in items):
+            return None  # a star expands to columns the parse cannot count
+        names = [name for item in items if (name := _string(item)) is not None]
+        if names:
+            return (names[-1], 2)
+        return _figure(fields.get("arg")) if kind == "A_Indirection" else None
+    if kind == "FuncCall":
+        name = _string(fields["funcname"][-1])
+        return (name, 2) if name is not None else None
+    if kind == "A_Expr":
+        return ("nullif", 2) if fields.get("kind") == "AEXPR_NULLIF" else ("?column?", 0)
+    if kind == "TypeCast":
+        inner = _figure(fields.get("arg"))
+        if inner is None or inner[1] > 1:
+            return inner
+        type_name = _string((fields.get("typeName", {}).get("names") or [None])[-1])
+        return (type_name, 1) if type_name is not None else inner
+    if kind == "CollateClause":
+        return _figure(fields.get("arg"))
+    if kind == "CaseExpr":
+        inner = _figure(fields["defresult"]) if "defresult" in fields else ("?column?", 0)
+        if inner is None or inner[1] > 1:
+            return inner
+        return ("case", 1)
+    if kind == "MinMaxExpr":
+        return ("greatest" if fields.get("op") == "IS_GREATEST" else "least", 2)
+    if kind == "SubLink":
+        return _sublink_name(fields)
+    if kind in _NAMED_LIKE_FUNCTIONS:
+        return (_NAMED_LIKE_FUNCTIONS[kind], 2)
+    if kind in _UNNAMED:
+        return ("?column?", 0)
+    return None
+
+
+def _sublink_name(fields: Fields) -> tuple[str, int] | None:
+    link = fields.get("subLinkType")
+    if link == "EXISTS_SUBLINK":
+        return ("exists", 2)
+    if link == "ARRAY_SUBLINK":
+        return ("array", 2)
+    if link == "EXPR_SUBLINK" and kind_of(fields.get("subselect")) == "SelectStmt":
+        # the subquery's first column, named as that column is (a name always holds here)
+        inner = _select_names(fields["subselect"]["SelectStmt"])
+        return (inner[0], 2) if inner else None
+    return None
+
+
+def _target_names(targets: list[Any]) -> list[str] | None:
+    names = []
+    for target in targets:
+        if kind_of(target) != "ResTarget":
+            return None
+        fields = target["ResTarget"]
+        value = fields.get("val")
+        if "name" in fields:
+            names.append(str(fields["name"]))
+            continue
+        figured = _figure(value)
+        if figured is None:
+            return None
+        names.append(figured[0] if figured[1] > 0 else "?column?")
+    return names
+
+
+def _select_names(fields: Fields) -> list[str] | None:
+    if fields.get("op", "SETOP_NONE") != "SETOP_NONE":
+        larg = fields.get("larg")
+        return _select_names(larg) if isinstance(larg, dict) else None
+    values = fields.get("valuesLists")
+    if values:
+        first = values[0].get("List", {}).get("items", []) if isinstance(values[0], dict) else []
+        return [f"column{number}" for number in range(1, len(first) + 1)] or None
+    targets = fields.get("targetList")
+    return _target_names(targets) if targets else None
+
+
+def output_names(statement: Statement) -> list[str] | None:
+    """The names PostgreSQL gives the columns of a query (or of a write's RETURNING), as it
+    would describe them; None when the parse alone cannot tell (``*``, rarer expressions)."""
+    if statement.kind == "SelectStmt":
+        return _select_names(statement.fields)
+    returning = statement.fields.get("returningClause") or {}
+    targets = returning.get("exprs") if isinstance(returning, dict) else None
+    if statement.kind in ("InsertStmt", "UpdateStmt", "DeleteStmt") and targets:
+        return _target_names(targets)
+    return None
