@@ -27,7 +27,7 @@ import asyncpg
 
 from mcp_servers.sql.agent_tools import json_value
 from mcp_servers.sql.errors import SqlFailure
-from mcp_servers.sql.inspection import Script, Statement, output_names, writes_in
+from mcp_servers.sql.inspection import Script, Statement, output_names
 from mcp_servers.sql.statements import split_statements
 from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
 
@@ -189,12 +189,13 @@ class _Wrapper:
 def wrappable(statement: Statement) -> bool:
     """Whether a statement's rows can be capped on the server: a query (not SELECT INTO, no
     writing CTE), or an INSERT, UPDATE or DELETE with RETURNING (no writing CTE of its own)."""
+    if statement.facts.writes:
+        return False
     if statement.kind == "SelectStmt":
-        return "intoClause" not in statement.fields and not writes_in(statement.fields)
+        return "intoClause" not in statement.fields
     return (
         statement.kind in ("InsertStmt", "UpdateStmt", "DeleteStmt")
         and "returningClause" in statement.fields
-        and not writes_in(statement.fields.get("withClause"))
     )
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pglast
@@ -45,19 +46,33 @@ class Refused(SqlFailure):
 Fields = dict[str, Any]
 
 
+@dataclass
+class Facts:
+    """What one walk through a statement's tree found."""
+
+    denied: str | None = None
+    """Why a reference in it is refused in any mode (``{where}`` left to fill), or None."""
+    into: bool = False
+    """Whether it holds a SELECT INTO."""
+    locks: bool = False
+    """Whether it locks rows (FOR UPDATE/SHARE)."""
+    writes: bool = False
+    """Whether it holds a WITH query that writes (INSERT, UPDATE, DELETE, MERGE)."""
+
+
 @dataclass(frozen=True)
 class Statement:
     """One statement of a script: its kind (``SelectStmt``), fields and span (characters)."""
 
     kind: str
-    fields: Fields
+    fields: Fields = field(compare=False)
     start: int
     end: int
 
-    @property
-    def node(self) -> Fields:
-        """The statement as a node of the tree."""
-        return {self.kind: self.fields}
+    @cached_property
+    def facts(self) -> Facts:
+        """What its tree holds (walked once, on first use)."""
+        return _scan(self.fields)
 
 
 @dataclass(frozen=True)
@@ -117,19 +132,32 @@ def try_parse(text: str) -> Script | None:
         return None
 
 
-def nodes(tree: Any) -> Iterator[tuple[str | None, Fields]]:
-    """Every dict of a tree with its kind: nodes (``("FuncCall", fields)``) and the fields of
-    fixed-type members (``(None, fields)``), the root included."""
+def _scan(tree: Any) -> Facts:
+    """Walk a tree once (every node, and the fields of fixed-type members) for ``Facts``."""
+    facts = Facts()
     pending = [tree]
     while pending:
         item = pending.pop()
-        if isinstance(item, dict):
-            kind = kind_of(item)
-            body = item[kind] if kind is not None else item
-            yield kind, body
-            pending.extend(value for value in body.values() if isinstance(value, dict | list))
-        elif isinstance(item, list):
+        if type(item) is list:
             pending.extend(item)
+            continue
+        if type(item) is not dict:
+            continue
+        kind = None
+        if len(item) == 1:
+            key, body = next(iter(item.items()))
+            if key[:1].isupper() and type(body) is dict:
+                kind, item = key, body
+        if facts.denied is None:
+            facts.denied = _denied_reference(kind, item)
+        if "intoClause" in item:
+            facts.into = True
+        elif kind == "LockingClause":
+            facts.locks = True
+        elif kind == "CommonTableExpr" and kind_of(item.get("ctequery")) != "SelectStmt":
+            facts.writes = True
+        pending.extend(value for value in item.values() if type(value) in (dict, list))
+    return facts
 
 
 def _string(node: Any) -> str | None:
@@ -324,11 +352,7 @@ def _statement_bounds(statement: Statement, *, read_only: bool) -> str | None:
         refusal = _setting_refusal(fields, read_only=read_only)
         if refusal is not None:
             return refusal
-    for node_kind, node_fields in nodes(fields):
-        refusal = _denied_reference(node_kind, node_fields)
-        if refusal is not None:
-            return refusal
-    return None
+    return statement.facts.denied
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,31 +373,22 @@ _QUERY_REFUSAL = (
 )
 
 
-def writes_in(tree: Any) -> bool:
-    """Whether a tree holds a WITH query that writes (INSERT, UPDATE, DELETE, MERGE)."""
-    return any(
-        kind == "CommonTableExpr" and kind_of(fields.get("ctequery")) != "SelectStmt"
-        for kind, fields in nodes(tree)
-    )
-
-
-def _query_refusal(query: Fields) -> str | None:
-    """Why read-only mode refuses a SELECT (or VALUES, TABLE, WITH), or None."""
-    for kind, fields in nodes(query):
-        if "intoClause" in fields:
-            return (
-                "SELECT INTO is not allowed in read-only mode: it creates a table. Nothing was run."
-            )
-        if kind == "LockingClause":
-            return (
-                "SELECT ... FOR UPDATE/SHARE is not allowed in read-only mode: it locks rows "
-                "other sessions may be waiting to change. Nothing was run."
-            )
-        if kind == "CommonTableExpr" and kind_of(fields.get("ctequery")) != "SelectStmt":
-            return (
-                "A WITH query that writes (INSERT, UPDATE, DELETE or MERGE) is not allowed in "
-                "read-only mode. Nothing was run."
-            )
+def _query_refusal(statement: Statement) -> str | None:
+    """Why read-only mode refuses a SELECT (or VALUES, TABLE, WITH; or the query under an
+    EXPLAIN ANALYZE), or None."""
+    facts = statement.facts
+    if facts.into:
+        return "SELECT INTO is not allowed in read-only mode: it creates a table. Nothing was run."
+    if facts.locks:
+        return (
+            "SELECT ... FOR UPDATE/SHARE is not allowed in read-only mode: it locks rows "
+            "other sessions may be waiting to change. Nothing was run."
+        )
+    if facts.writes:
+        return (
+            "A WITH query that writes (INSERT, UPDATE, DELETE or MERGE) is not allowed in "
+            "read-only mode. Nothing was run."
+        )
     return None
 
 
@@ -408,7 +423,7 @@ def _read_only_statement(statement: Statement, text: str) -> str | None:  # noqa
     """Why read-only mode refuses the kind of one statement, or None."""
     kind, fields = statement.kind, statement.fields
     if kind == "SelectStmt":
-        return _query_refusal(fields)
+        return _query_refusal(statement)
     if kind in ("VariableShowStmt", "VariableSetStmt"):
         return None  # SET is checked with the bounds
     if kind == "ExplainStmt":
@@ -421,7 +436,7 @@ def _read_only_statement(statement: Statement, text: str) -> str | None:  # noqa
                     "mode: ANALYZE runs the statement, and only queries (SELECT, WITH, VALUES or "
                     "TABLE) run here; plain EXPLAIN shows its plan. Nothing was run."
                 )
-            return _query_refusal(inner[inner_kind])
+            return _query_refusal(statement)
         if inner_kind not in _EXPLAINABLE:
             return _QUERY_REFUSAL.format(what="EXPLAIN of such")
         return None
@@ -501,7 +516,7 @@ def explain_target(sql: str, *, read_only: bool, analyze: bool) -> str:
                 "TABLE) run here; without analyze its plan is shown. Nothing was run."
             )
         else:
-            refusal = _query_refusal(statement.fields)
+            refusal = _query_refusal(statement)
     if refusal is not None:
         raise Refused(refusal.replace("{where}", where))
     return script.source(statement)
