@@ -200,35 +200,41 @@ def wrappable(statement: Statement) -> bool:
 
 
 def _wrapper(statement: Statement, text: str, count: int, capped: list[int], cap: int) -> _Wrapper:
-    """``text`` (a ``wrappable`` statement of ``count`` columns) wrapped so that its capped
-    columns come as (NULL, first ``cap`` characters, size) when longer than ``cap`` bytes.
+    """``text`` (a ``wrappable`` statement of ``count`` columns) wrapped so that a capped
+    column longer than ``cap`` bytes (as text) comes as NULL, with an extra column (one per
+    capped column, after the statement's own) holding ``"<size> <first cap characters>"``.
 
-    Every name is schema-qualified: a judge's ``search_path`` must not choose what runs here.
+    The measure works on any type (its text form: a no-op for text) and keeps each column's
+    type. Every name is schema-qualified: a judge's ``search_path`` must not choose what runs
+    here. The statement is not evaluated twice where that could matter: PostgreSQL keeps a
+    subquery whose columns call volatile functions apart.
     """
     values = ", ".join(f"aj_v{index}" for index in range(count))
-    texts = "".join(f", q.aj_v{index}::pg_catalog.text AS aj_t{index}" for index in capped)
+    texts = {index: f"q.aj_v{index}::pg_catalog.text" for index in capped}
     longer = {
-        index: f"pg_catalog.octet_length(s.aj_t{index}) OPERATOR(pg_catalog.>) {cap}"
+        index: f"pg_catalog.octet_length({texts[index]}) OPERATOR(pg_catalog.>) {cap}"
         for index in capped
     }
     columns = [
-        f"CASE WHEN {longer[index]} THEN NULL ELSE s.aj_v{index} END"
+        f"CASE WHEN {longer[index]} THEN NULL ELSE q.aj_v{index} END"
         if index in longer
-        else f"s.aj_v{index}"
+        else f"q.aj_v{index}"
         for index in range(count)
     ]
-    for index in capped:
-        columns.append(f"CASE WHEN {longer[index]} THEN pg_catalog.left(s.aj_t{index}, {cap}) END")
-        columns.append(f"CASE WHEN {longer[index]} THEN pg_catalog.octet_length(s.aj_t{index}) END")
+    columns.extend(
+        f"CASE WHEN {longer[index]} THEN pg_catalog.octet_length({texts[index]})::pg_catalog.text"
+        f" OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||)"
+        f" pg_catalog.left({texts[index]}, {cap}) END"
+        for index in capped
+    )
     select = "SELECT " + ", ".join(columns)
-    # OFFSET 0 keeps the inner SELECT apart, so that each value becomes text once.
     if statement.kind == "SelectStmt":
-        head = f"{select} FROM (SELECT q.*{texts} FROM (\n"
-        tail = f"\n) AS q({values}) OFFSET 0) AS s"
+        head = f"{select} FROM (\n"
+        tail = f"\n) AS q({values})"
     else:
         # A statement that writes may only be a CTE of the top-level WITH.
         head = f"WITH q({values}) AS (\n"
-        tail = f"\n) {select} FROM (SELECT q.*{texts} FROM q OFFSET 0) AS s"
+        tail = f"\n) {select} FROM q"
     return _Wrapper(head + text + tail, len(head))
 
 
@@ -342,7 +348,7 @@ async def _read_shaped(
         try:
             reader = await _prepare(conn, wrapper.sql)
             attributes = reader.get_attributes()
-            if len(attributes) != count + 2 * len(capped):
+            if len(attributes) != count + len(capped):
                 return None
             values = attributes[:count]
             needed = [index for index, attribute in enumerate(values) if not _small(attribute)]
@@ -381,7 +387,7 @@ async def _read(
         )
         batch = BATCH_ANSWERS * limits.max_answer_bytes // max(worst, 1)
     batch = max(1, min(batch, limits.max_rows))
-    extra = {index: count + 2 * position for position, index in enumerate(capped or [])}
+    extra = {index: count + position for position, index in enumerate(capped or [])}
     result = CappedRows(names, [], 0)
     used = 2  # the brackets of the rows' JSON array
     cursor = await reader.cursor()
@@ -419,15 +425,17 @@ def _row(
     zone: tzinfo,
 ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
     """One row as JSON, and the (column, full size) of each value cut in it. ``extra`` maps a
-    wrapped column to where its cut text and size are; other values are cut once read."""
+    wrapped column to where its size and first characters are; other values are cut once
+    read."""
     row: dict[str, Any] = {}
     cuts: list[tuple[str, int]] = []
     cap = limits.max_value_bytes
     for index, name in enumerate(names):
         where = extra.get(index)
-        if where is not None and values[where + 1] is not None:
-            row[name] = _prefix(values[where], cap)
-            cuts.append((name, int(values[where + 1])))
+        if where is not None and values[where] is not None:
+            size, _, first = values[where].partition(" ")
+            row[name] = _prefix(first, cap)
+            cuts.append((name, int(size)))
             continue
         cell, full = _cut_after(json_cell(values[index], attributes[index], zone), cap)
         if full is not None:

@@ -148,7 +148,9 @@ def _scan(tree: Any) -> Facts:
             key, body = next(iter(item.items()))
             if key[:1].isupper() and type(body) is dict:
                 kind, item = key, body
-        if facts.denied is None:
+        if facts.denied is None and (
+            "funcname" in item or "relname" in item or kind in _REFERENCES
+        ):
             facts.denied = _denied_reference(kind, item)
         if "intoClause" in item:
             facts.into = True
@@ -156,8 +158,12 @@ def _scan(tree: Any) -> Facts:
             facts.locks = True
         elif kind == "CommonTableExpr" and kind_of(item.get("ctequery")) != "SelectStmt":
             facts.writes = True
-        pending.extend(value for value in item.values() if type(value) in (dict, list))
+        pending += [value for value in item.values() if type(value) in _CONTAINERS]
     return facts
+
+
+_REFERENCES = frozenset({"ColumnRef", "A_Indirection"})
+_CONTAINERS = (dict, list)
 
 
 def _string(node: Any) -> str | None:
@@ -223,6 +229,8 @@ DENIED_FUNCTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 """Functions no judge call may name, each pattern (matched against the whole lower-cased name,
 whatever its schema) with the reason given. ``pg_sleep`` is not here: the call's time limit and
 the watchdog bound it; nor are ``nextval``/``setval``, which the read-only transaction refuses."""
+
+_ANY_DENIED = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in DENIED_FUNCTIONS))
 
 DENIED_RELATIONS = frozenset(
     {
@@ -294,6 +302,8 @@ def _called_names(kind: str | None, fields: Fields) -> Iterator[str]:
 
 def _denied_call(name: str) -> str | None:
     lowered = name.lower()
+    if not _ANY_DENIED.fullmatch(lowered):
+        return None
     for pattern, reason in DENIED_FUNCTIONS:
         if pattern.fullmatch(lowered):
             return f"{lowered}() is not allowed {{where}}: {reason}. Nothing was run."
