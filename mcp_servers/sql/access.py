@@ -17,7 +17,8 @@ Owns the two access modes and what bounds a call in them:
   more than ``size_quota`` bytes past its size at the server's first call is stopped the same
   way, rolled back, and the space it took is vacuumed back. Calls too short for the watchdog
   are checked against the quota before they commit, whenever the calls since the last check
-  have run ``QUOTA_CHECK_EVERY`` seconds in all;
+  have run ``QUOTA_CHECK_EVERY`` seconds in all (every call while the database is past its
+  limit; a call that does not grow it then, such as a TRUNCATE freeing space, still commits);
 * a last client-side deadline cuts the connection should even the watchdog fail.
 """
 
