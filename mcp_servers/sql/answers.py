@@ -4,14 +4,16 @@ Owns running a script's last statement so that its answer stays small whatever i
 at most ``max_rows`` rows, no value longer than ``max_value_bytes`` and no answer longer than
 ``max_answer_bytes``, with the real row count and a list of what was cut.
 
-The caps hold while the rows are read, not after: the statement is described first, and when
-it is a query (or a write with RETURNING) whose columns may hold long values it runs wrapped in
-a SELECT that sends each long value's first bytes and its size instead of the value, so a
-100 MB value never crosses the connection. Rows come through a cursor in batches sized so that
-one batch carries at most ``BATCH_ANSWERS`` answers' worth of bytes; once the answer is full
-the rest is only counted (``MOVE``), never sent. Statements that cannot be wrapped (SHOW,
-EXPLAIN, FETCH, MERGE ... RETURNING, SQL the parser refuses) are read in small batches and their
-values cut once read.
+The caps hold while the rows are read, not after: when the last statement is a query (or a
+write with RETURNING) whose columns may hold long values, it runs wrapped in a SELECT that sends
+each long value's size and first bytes instead of the value, so a 100 MB value never crosses
+the connection. Its columns are named from the parse (``inspection.output_names``) when it can
+tell them, so that only the wrapped statement is prepared; otherwise it is described first.
+
+Rows come through a cursor in batches sized so that one batch carries at most
+``BATCH_ANSWERS`` answers' worth of bytes; once the answer is full the rest is only counted
+(``MOVE``), never sent. Statements that cannot be wrapped (SHOW, EXPLAIN, FETCH, MERGE ...
+RETURNING, SQL the parser refuses) are read in small batches and their values cut once read.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ UNWRAPPED_BATCH_ROWS = 50
 
 _SMALL_VALUE_BYTES = 64
 """What a value of a fixed-size type counts for when sizing batches."""
+
+NUMERIC_BYTES = 131072 + 16383 + 2
+"""The longest text of a ``numeric`` (digits before and after the point, sign and point): what
+a numeric value counts for when sizing batches."""
 
 _MOVE_STEP = 2**31 - 1
 """The largest row count ``MOVE FORWARD`` takes."""
@@ -382,8 +388,12 @@ async def _read(
         batch = UNWRAPPED_BATCH_ROWS
     else:
         worst = sum(
-            limits.max_value_bytes if index in capped else _SMALL_VALUE_BYTES
-            for index in range(count)
+            limits.max_value_bytes
+            if index in capped
+            else NUMERIC_BYTES
+            if attribute.type.name == "numeric"
+            else _SMALL_VALUE_BYTES
+            for index, attribute in enumerate(attributes)
         )
         batch = BATCH_ANSWERS * limits.max_answer_bytes // max(worst, 1)
     batch = max(1, min(batch, limits.max_rows))
