@@ -17,6 +17,7 @@ import pytest_asyncio
 
 import mcp_servers.sql.analysis
 from mcp_servers.serving import ToolServer
+from mcp_servers.sql.__main__ import parser
 from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
@@ -523,4 +524,14 @@ async def test_stdio(view: PostgresSandbox, cluster: EmbeddedPostgresCluster) ->
         env=environment,
     ).stdout
     assert "--access-mode" in usage
+    assert "--allow-superuser" in usage
     assert "role the DSN names" in usage.replace("\n", " ")
+
+
+async def test_command_line_limits() -> None:
+    parsed = parser().parse_args(["--dsn", "postgresql:///x", "--size-quota", "1.5"])
+    assert parsed.size_quota == 1.5 * 2**20
+    assert parsed.allow_superuser is False
+    assert parser().parse_args(["--dsn", "d", "--size-quota", "0"]).size_quota is None
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--dsn", "d", "--max-value-bytes", "0"])
