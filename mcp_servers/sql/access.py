@@ -1,39 +1,40 @@
-"""How the SQL server's calls reach the database, and what read-only mode lets through.
+"""How the judges' SQL server reaches its database, and the walls around each call.
 
-Owns the two access modes and their layers of protection:
+Owns the two access modes and what bounds a call in them:
 
 * the connection (``Endpoint``): a sandbox's read-only view (its reader role), a writable
   sandbox's owner role (a login confined to that database), or a bare DSN (whatever role it
-  names); every call gets a session with no state left by earlier calls;
+  names); every call gets a session with no state left by earlier calls. The role is checked at
+  the first call (``role_refusal``): a superuser, or a member of the roles that read or write the
+  server's files or run programs there, is refused unless the server was told to accept it;
+* the statement check (``inspection``), made by the tools before anything runs;
 * the transaction (``SqlSession.run``): each call runs in one transaction with a local
-  ``statement_timeout``, plus a client-side deadline that cuts the connection should the server
-  not stop in time. Read-only mode opens it ``READ ONLY`` and always rolls it back; unrestricted
-  mode commits it when the call succeeds;
-* the statement check (``read_only_refusal``): read-only mode runs only queries and refuses,
-  before anything runs, statements that would leave or change the transaction, the session's
-  identity or its limits.
-
-Also owns running a script with a row cap (``run_capped``) and turning rows into JSON values.
+  ``statement_timeout``. Read-only mode opens it ``READ ONLY`` and always rolls it back;
+  unrestricted mode commits it when the call succeeds;
+* the watchdog (``watchdog``): a call still running ``WATCHDOG_GRACE`` after its time limit
+  (its SQL may have lifted the limit, e.g. from inside a function) is cancelled on the server
+  and seen gone from ``pg_stat_activity``; in unrestricted mode a call whose database grows
+  more than ``size_quota`` bytes past its size at the server's first call is stopped the same
+  way, rolled back, and the space it took is vacuumed back. Calls too short for the watchdog
+  are checked against the quota before they commit, whenever the calls since the last check
+  have run ``QUOTA_CHECK_EVERY`` seconds in all (every call while the database is past its
+  limit; a call that does not grow it then, such as a TRUNCATE freeing space, still commits);
+* a last client-side deadline cuts the connection should even the watchdog fail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
-from datetime import tzinfo
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import asyncpg
 
-from mcp_servers.sql.agent_tools import json_value
+from mcp_servers.sql.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_VALUE_BYTES, AnswerLimits
 from mcp_servers.sql.errors import SqlFailure, postgres_error_text
-from mcp_servers.sql.statements import split_statements
-from mcp_servers.sql.values import configure_codecs, convert_value, session_zone
+from mcp_servers.sql.watchdog import SIZE_SQL, STOP_WAIT, Watch, Watchdog
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
 
@@ -44,199 +45,25 @@ AccessMode = Literal["read-only", "unrestricted"]
 
 T = TypeVar("T")
 
-DEADLINE_GRACE = 2.0
-"""Seconds a call may outlive its ``statement_timeout`` before its connection is cut."""
+WATCHDOG_GRACE = 0.25
+"""Seconds a call may outlive its ``statement_timeout`` before the watchdog cancels it."""
 
-_MOVE_STEP = 2**31 - 1
-"""The largest row count ``MOVE FORWARD`` takes."""
+DEADLINE_GRACE = WATCHDOG_GRACE + 3 * STOP_WAIT + 1.0
+"""Seconds a call may outlive its ``statement_timeout`` before its connection is cut on the
+client's side (only when the watchdog could not stop it on the server)."""
 
+DEFAULT_SIZE_QUOTA = 512 * 2**20
+"""Bytes a writable sandbox may grow by through one server (unrestricted mode), by default."""
 
-# ---------------------------------------------------------------------------------------------
-# The statement check of read-only mode
-# ---------------------------------------------------------------------------------------------
+QUOTA_CHECK_EVERY = 0.05
+"""Seconds of calls (summed) between two size checks made before a commit (every call is
+checked while the database is past its limit)."""
 
-QUERY_KEYWORDS = frozenset({"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN"})
-"""Statements read-only mode runs (besides ``SET``/``RESET`` of ordinary settings)."""
+QUOTA_SLACK = 2**20
+"""Bytes a call may add while the database is already past its limit: enough for the new empty
+files of a TRUNCATE, so that a judge can free space."""
 
-EXPLAINABLE_KEYWORDS = frozenset(
-    {"SELECT", "WITH", "VALUES", "TABLE", "INSERT", "UPDATE", "DELETE", "MERGE"}
-)
-"""Statements ``explain_query`` accepts."""
-
-TRANSACTION_KEYWORDS = frozenset(
-    {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE"}
-)
-
-GUARDED_SETTINGS = frozenset(
-    {
-        "all",
-        "role",
-        "session_authorization",
-        "transaction_read_only",
-        "default_transaction_read_only",
-        "transaction_isolation",
-        "default_transaction_isolation",
-        "transaction_deferrable",
-        "default_transaction_deferrable",
-        "statement_timeout",
-        "lock_timeout",
-        "idle_in_transaction_session_timeout",
-        "idle_session_timeout",
-        "transaction_timeout",
-        "session_replication_role",
-    }
-)
-"""Settings read-only mode will not let a call change: identity, transaction mode, limits."""
-
-_WORD = re.compile(r"[A-Za-z_\u0080-\U0010ffff][A-Za-z_0-9$\u0080-\U0010ffff]*")
-
-
-@dataclass(frozen=True)
-class _Token:
-    kind: Literal["word", "ident", "punct"]
-    text: str
-    """Words upper-cased, quoted identifiers lower-cased (setting names ignore case)."""
-
-
-def leading_tokens(statement: str, limit: int = 6) -> list[_Token]:  # noqa: PLR0912 - a lexer
-    """The first ``limit`` tokens of ``statement``, skipping whitespace and comments."""
-    tokens: list[_Token] = []
-    index, length = 0, len(statement)
-    while index < length and len(tokens) < limit:
-        character = statement[index]
-        if character.isspace():
-            index += 1
-        elif statement.startswith("--", index):
-            newline = statement.find("\n", index)
-            index = length if newline == -1 else newline + 1
-        elif statement.startswith("/*", index):
-            depth = 0
-            while index < length:
-                if statement.startswith("/*", index):
-                    depth, index = depth + 1, index + 2
-                elif statement.startswith("*/", index):
-                    depth, index = depth - 1, index + 2
-                    if depth == 0:
-                        break
-                else:
-                    index += 1
-        elif character == '"':
-            closing = index + 1
-            while True:
-                closing = statement.find('"', closing)
-                if closing == -1 or not statement.startswith('"', closing + 1):
-                    break
-                closing += 2
-            end = length if closing == -1 else closing
-            tokens.append(_Token("ident", statement[index + 1 : end].replace('""', '"').lower()))
-            index = end + 1
-        elif (word := _WORD.match(statement, index)) is not None:
-            tokens.append(_Token("word", word.group(0).upper()))
-            index = word.end()
-        else:
-            tokens.append(_Token("punct", character))
-            index += 1
-    return tokens
-
-
-def _describe(tokens: list[_Token], count: int = 2) -> str:
-    words = [token.text for token in tokens[:count] if token.kind == "word"]
-    return " ".join(words) or "this"
-
-
-_TRANSACTION_REFUSAL = (
-    "{what} is not allowed in read-only mode: every call runs inside its own READ ONLY "
-    "transaction, which the server always rolls back, and statements that end, nest or change "
-    "that transaction are refused before anything runs."
-)
-_QUERY_REFUSAL = (
-    "{what} statements are not allowed in read-only mode: only queries run here (SELECT, WITH, "
-    "VALUES, TABLE, SHOW, EXPLAIN, and SET/RESET of ordinary settings). Nothing was run."
-)
-_SETTING_REFUSAL = (
-    "{what} is not allowed in read-only mode: a call may not change its role, its transaction's "
-    "mode or its time limits. Nothing was run."
-)
-
-
-def _setting_refusal(tokens: list[_Token]) -> str | None:  # noqa: PLR0911 - one per form
-    """Why a ``SET``/``RESET`` statement is refused, or None when it sets an ordinary setting."""
-    verb = tokens[0].text
-    rest = tokens[1:]
-    if verb == "SET" and rest and rest[0].kind == "word" and rest[0].text in ("SESSION", "LOCAL"):
-        if len(rest) > 1 and rest[1].kind == "word":
-            if rest[1].text == "AUTHORIZATION":
-                return _SETTING_REFUSAL.format(what="SET SESSION AUTHORIZATION")
-            if rest[1].text == "CHARACTERISTICS":
-                return _TRANSACTION_REFUSAL.format(what="SET SESSION CHARACTERISTICS")
-        rest = rest[1:]
-    if not rest:
-        return None  # a syntax error; the server words it
-    name = rest[0]
-    following = rest[1] if len(rest) > 1 else None
-    if name.kind == "word" and name.text == "TRANSACTION":
-        return _TRANSACTION_REFUSAL.format(what=f"{verb} TRANSACTION")
-    if name.kind == "word" and name.text == "SESSION":  # RESET SESSION AUTHORIZATION
-        return _SETTING_REFUSAL.format(what=f"{verb} SESSION AUTHORIZATION")
-    if name.kind == "punct" or (
-        following is not None and following.kind == "punct" and following.text not in "=.;"
-    ):
-        # e.g. U&"..." spellings: refuse what cannot be told apart from a guarded setting
-        return _SETTING_REFUSAL.format(what=f"{verb} of a setting named in this form")
-    if name.text.lower() in GUARDED_SETTINGS:
-        return _SETTING_REFUSAL.format(what=f"{verb} {name.text.lower()}")
-    return None
-
-
-def statement_refusal(statement: str) -> str | None:  # noqa: PLR0911 - one per kind
-    """Why read-only mode refuses one statement, or None when it may run."""
-    tokens = leading_tokens(statement)
-    while tokens and tokens[0].kind == "punct" and tokens[0].text == "(":
-        tokens = tokens[1:]  # a parenthesised query
-    if not tokens:
-        return None
-    first = tokens[0]
-    if first.kind != "word":
-        return _QUERY_REFUSAL.format(what="Such")
-    if first.text in TRANSACTION_KEYWORDS:
-        return _TRANSACTION_REFUSAL.format(what=first.text)
-    if first.text == "PREPARE" and len(tokens) > 1 and tokens[1].text == "TRANSACTION":
-        return _TRANSACTION_REFUSAL.format(what="PREPARE TRANSACTION")
-    if first.text in ("SET", "RESET"):
-        return _setting_refusal(tokens)
-    if first.text in QUERY_KEYWORDS:
-        return None
-    return _QUERY_REFUSAL.format(what=_describe(tokens))
-
-
-def read_only_refusal(script: str) -> str | None:
-    """Why read-only mode refuses ``script`` (naming the statement), or None when it may run."""
-    spans = split_statements(script)
-    for number, (start, end) in enumerate(spans, 1):
-        refusal = statement_refusal(script[start:end])
-        if refusal is not None:
-            where = f"Statement {number} of {len(spans)}: " if len(spans) > 1 else ""
-            return where + refusal
-    return None
-
-
-def explain_refusal(sql: str) -> str | None:
-    """Why ``explain_query`` refuses ``sql`` (in either mode), or None."""
-    spans = split_statements(sql)
-    if len(spans) != 1:
-        return (
-            "explain_query takes exactly one statement; "
-            f"this SQL has {len(spans)}. Nothing was run."
-        )
-    tokens = leading_tokens(sql)
-    while tokens and tokens[0].kind == "punct" and tokens[0].text == "(":
-        tokens = tokens[1:]
-    if not tokens or tokens[0].kind != "word" or tokens[0].text not in EXPLAINABLE_KEYWORDS:
-        return (
-            "explain_query explains one SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE or "
-            f"MERGE statement, not {_describe(tokens)}. Nothing was run."
-        )
-    return None
+MIB = 2**20
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,6 +77,10 @@ class Endpoint:
     description: str
 
     def acquire(self) -> AbstractAsyncContextManager[PostgresConnection]:
+        raise NotImplementedError
+
+    async def open_session(self) -> asyncpg.Connection:
+        """A connection of its own as the same role (outside any pool), for the watchdog."""
         raise NotImplementedError
 
     async def aclose(self) -> None:
@@ -271,6 +102,14 @@ class SandboxEndpoint(Endpoint):
             return self.sandbox.connect()
         return self.sandbox.connect_as_owner()
 
+    async def open_session(self) -> asyncpg.Connection:
+        info = (
+            self.sandbox.connection
+            if self.sandbox.read_only
+            else await self.sandbox.owner_connection()
+        )
+        return await asyncpg.connect(**admin.connect_arguments(info))
+
 
 class DsnEndpoint(Endpoint):
     """A database named by a DSN, through a small pool that resets sessions on release."""
@@ -291,6 +130,9 @@ class DsnEndpoint(Endpoint):
         async with pool.acquire() as conn:
             yield conn
 
+    async def open_session(self) -> asyncpg.Connection:
+        return await asyncpg.connect(dsn=self.dsn, timeout=admin.CONNECT_TIMEOUT)
+
     async def aclose(self) -> None:
         async with self._lock:
             pool, self._pool = self._pool, None
@@ -308,12 +150,69 @@ def endpoint_for(target: PostgresSandbox | PostgresConnectionInfo | str) -> Endp
 
 
 # ---------------------------------------------------------------------------------------------
-# One call: transaction, limits, deadline
+# The connection's role
+# ---------------------------------------------------------------------------------------------
+
+SERVER_POWERS = {
+    "pg_read_server_files": "reads any file the server may read",
+    "pg_write_server_files": "writes files where the server may write",
+    "pg_execute_server_program": "runs programs on the server's host",
+}
+"""Predefined roles whose members reach past the database, with what they allow."""
+
+_ROLE_SQL = """
+SELECT r.rolname, r.rolsuper,
+       ARRAY(SELECT g.rolname FROM pg_catalog.pg_roles g
+             WHERE g.oid <> r.oid AND (g.rolsuper OR g.rolname = ANY($1::text[]))
+               AND pg_catalog.pg_has_role(r.oid, g.oid, 'MEMBER')
+             ORDER BY 1) AS powers
+FROM pg_catalog.pg_roles r WHERE r.rolname = session_user
+"""
+
+
+class RoleRefused(SqlFailure):
+    """The connection's role may do too much for a judge."""
+
+
+async def role_refusal(conn: PostgresConnection) -> str | None:
+    """Why a judge may not be served through this connection's role, or None."""
+    row = await conn.fetchrow(_ROLE_SQL, list(SERVER_POWERS))
+    if row is None:
+        return None
+    name, powers = row["rolname"], list(row["powers"])
+    if row["rolsuper"]:
+        what = "a superuser"
+    elif powers:
+        what = "a member of " + ", ".join(
+            f"{power} ({SERVER_POWERS.get(power, 'a superuser role')})" for power in powers
+        )
+    else:
+        return None
+    return (
+        f"this server connects as role {name!r}, {what}: through it a judge's SQL could read "
+        "and write the server's files, run programs or reach other databases, so the server "
+        "refuses it. Connect with a role without those rights (for read-only access, one that "
+        "may only read this database), or accept the risk with --allow-superuser "
+        "(allow_superuser=True); the statement checks still apply then."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# One call: role, transaction, watchdog, quota, deadline
 # ---------------------------------------------------------------------------------------------
 
 
 class CallTimeout(SqlFailure):
-    """The call ran past its deadline and its connection was cut."""
+    """The call ran past its deadline and was stopped."""
+
+
+class QuotaReached(SqlFailure):
+    """The call grew its sandbox past the size quota and was stopped."""
+
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
+        """The database's size when the call was stopped, in bytes."""
 
 
 class SqlSession:
@@ -326,23 +225,64 @@ class SqlSession:
         access: AccessMode,
         max_rows: int,
         statement_timeout: float,
+        max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        size_quota: int | None = DEFAULT_SIZE_QUOTA,
+        allow_superuser: bool = False,
     ) -> None:
-        if max_rows < 1:
-            raise ValueError("max_rows must be at least 1")
         if not statement_timeout > 0:
             raise ValueError("statement_timeout must be a positive number of seconds")
+        if size_quota is not None and size_quota < 1:
+            raise ValueError("size_quota must be a positive number of bytes (or None)")
         self.endpoint = endpoint
         self.access: AccessMode = access
-        self.max_rows = max_rows
+        self.limits = AnswerLimits(max_rows, max_value_bytes, max_answer_bytes)
         self.statement_timeout = statement_timeout
+        self.size_quota = size_quota
+        self.allow_superuser = allow_superuser
+        self.watchdog = Watchdog(endpoint.open_session)
+        self._role_checked = allow_superuser
+        self._role_refusal: str | None = None
+        self._baseline: int | None = None
+        self._size: int | None = None
+        """The database's size at the last check (None: not checked yet)."""
+        self._unchecked = 0.0
+        self.shapes: dict[int, tuple[int, ...]] = {}
+        """Per statement text (hashed): the columns found to need capping (``answers``)."""
+        milliseconds = max(1, round(statement_timeout * 1000))
+        # One round trip. A query (not SET LOCAL): once the transaction has taken a snapshot,
+        # it can no longer be switched to read-write.
+        self._begin = (
+            f"BEGIN{' TRANSACTION READ ONLY' if self.read_only else ''}; "
+            f"SELECT pg_catalog.set_config('statement_timeout', '{milliseconds}ms', true)"
+        )
 
     @property
     def read_only(self) -> bool:
         return self.access == "read-only"
 
+    @property
+    def max_rows(self) -> int:
+        return self.limits.max_rows
+
     async def aclose(self) -> None:
-        """Close the endpoint's pool (a sandbox's pools are closed with the sandbox)."""
+        """Close the watchdog's session and the endpoint's pool (a sandbox's pools close with
+        the sandbox)."""
+        await self.watchdog.aclose()
         await self.endpoint.aclose()
+
+    async def verify(self) -> None:
+        """Connect once and check the role; raises ``RoleRefused`` (or the connection's
+        error) so that a server can refuse to start rather than fail every call."""
+        async with self.endpoint.acquire() as conn:
+            await self._check_role(conn)
+
+    async def _check_role(self, conn: PostgresConnection) -> None:
+        if not self._role_checked:
+            self._role_refusal = await role_refusal(conn)
+            self._role_checked = True
+        if self._role_refusal is not None:
+            raise RoleRefused(self._role_refusal)
 
     async def run(
         self, work: Callable[[PostgresConnection], Awaitable[T]], *, keep: bool = True
@@ -350,41 +290,142 @@ class SqlSession:
         """Run ``work`` on a fresh session inside this mode's transaction, committed at the end
         in unrestricted mode when ``keep`` (always rolled back in read-only mode).
 
-        Raises ``SqlFailure`` (worded as psycopg would) when the server refuses a statement, and
-        ``CallTimeout`` when the call outlives ``statement_timeout`` by ``DEADLINE_GRACE``.
+        Raises ``SqlFailure`` (worded as psycopg would) when the server refuses a statement,
+        ``RoleRefused`` when the connection's role may do too much, ``CallTimeout`` when the
+        call outlives ``statement_timeout`` and ``QuotaReached`` when it grows its sandbox past
+        the quota (both stopped on the server, nothing kept).
         """
-        milliseconds = max(1, round(self.statement_timeout * 1000))
         async with self.endpoint.acquire() as conn:
-            terminated = False
+            await self._check_role(conn)
             try:
-                async with asyncio.timeout(self.statement_timeout + DEADLINE_GRACE) as scope:
-                    await conn.execute("BEGIN TRANSACTION READ ONLY" if self.read_only else "BEGIN")
-                    # A query (not SET LOCAL): once the transaction has taken a snapshot, it can
-                    # no longer be switched to read-write.
-                    await conn.fetchval(
-                        "SELECT set_config('statement_timeout', $1, true)", f"{milliseconds}ms"
-                    )
+                return await self._call(conn, work, keep)
+            except QuotaReached as reached:
+                await self._reclaim(conn, reached)
+                raise
+
+    async def _call(
+        self,
+        conn: PostgresConnection,
+        work: Callable[[PostgresConnection], Awaitable[T]],
+        keep: bool,
+    ) -> T:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        terminated = False
+        watch: Watch | None = None
+        try:
+            async with asyncio.timeout(self.statement_timeout + DEADLINE_GRACE) as scope:
+                await conn.execute(self._begin)
+                limit = await self._limit(conn)
+                watch = self.watchdog.watch(
+                    conn.get_server_pid(),
+                    deadline=self.statement_timeout + WATCHDOG_GRACE,
+                    limit=limit,
+                )
+                try:
                     result = await work(conn)
-                    if keep and not self.read_only and conn.is_in_transaction():
-                        await conn.execute("COMMIT")
-                    return result
-            except TimeoutError:
-                if not scope.expired():
-                    raise
-                # The server may not stop in time (a script can lift its own statement_timeout
-                # with set_config): cut the session, which ends the statement and the transaction.
-                conn.terminate()
-                terminated = True
-                raise CallTimeout(
-                    f"the call did not finish within {self.statement_timeout:g} s (this "
-                    "server's statement_timeout) and was cancelled; nothing it did was kept"
-                ) from None
-            except asyncpg.PostgresError as error:
-                raise SqlFailure(self._error_text(error, "", 0)) from None
-            finally:
-                if not terminated and not conn.is_closed() and conn.is_in_transaction():
-                    with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError):
-                        await conn.execute("ROLLBACK")
+                except (SqlFailure, asyncpg.PostgresError):
+                    await watch.close()
+                    if watch.reason is None:
+                        raise
+                    raise self._stopped(watch) from None
+                await watch.close()
+                if watch.reason is not None:
+                    raise self._stopped(watch)
+                if limit is not None:
+                    await self._check_size(conn, loop.time() - started, limit)
+                if keep and not self.read_only and conn.is_in_transaction():
+                    await conn.execute("COMMIT")
+                return result
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            # Even the watchdog could not stop it: cut the session, which ends the transaction
+            # (the server notices when it next talks to the client).
+            conn.terminate()
+            terminated = True
+            raise CallTimeout(
+                f"the call did not finish within {self.statement_timeout:g} s (this server's "
+                "statement_timeout) and its connection was cut; nothing it did was kept"
+            ) from None
+        except asyncpg.PostgresError as error:
+            raise SqlFailure(self._error_text(error, "", 0)) from None
+        finally:
+            if watch is not None:
+                await watch.close()
+            if not terminated and not conn.is_closed() and conn.is_in_transaction():
+                with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError):
+                    await conn.execute("ROLLBACK")
+
+    def _stopped(self, watch: Watch) -> SqlFailure:
+        where = "on the server" if watch.stopped_on_server else "(its connection was cut)"
+        if watch.reason == "quota":
+            size = watch.size or 0
+            return QuotaReached(self._quota_text(size, f"was stopped {where}"), size)
+        return CallTimeout(
+            f"the call did not finish within {self.statement_timeout:g} s (this server's "
+            f"statement_timeout) and was cancelled {where}; nothing it did was kept"
+        )
+
+    @property
+    def _over(self) -> bool:
+        """Whether the last check found the database past its limit."""
+        return (
+            self._size is not None
+            and self._baseline is not None
+            and self._size > self._baseline + (self.size_quota or 0)
+        )
+
+    async def _limit(self, conn: PostgresConnection) -> int | None:
+        """The size the database may reach in this call (None: read-only, or no quota): the
+        quota's limit, or, when the database is already past it, its size now and a little."""
+        if self.read_only or self.size_quota is None:
+            return None
+        if self._baseline is None:
+            self._baseline = int(await conn.fetchval(SIZE_SQL))
+        if self._over and self._size is not None:
+            return self._size + QUOTA_SLACK
+        return self._baseline + self.size_quota
+
+    async def _check_size(self, conn: PostgresConnection, elapsed: float, limit: int) -> None:
+        """Before a commit: the database's size, when the calls since the last check have run
+        long enough to have written much (every call while it is past its limit)."""
+        self._unchecked += elapsed
+        if self._unchecked < QUOTA_CHECK_EVERY and not self._over:
+            return
+        self._unchecked = 0.0
+        size = int(await conn.fetchval(SIZE_SQL))
+        if size > limit:
+            raise QuotaReached(self._quota_text(size, "was rolled back"), size)
+        self._size = size
+
+    def _quota_text(self, size: int, outcome: str) -> str:
+        baseline, quota = self._baseline or 0, self.size_quota or 0
+        return (
+            f"quota reached: the call grew this database to {size / MIB:.1f} MiB, past its "
+            f"limit of {(baseline + quota) / MIB:.1f} MiB (its size at this server's first call, "
+            f"{baseline / MIB:.1f} MiB, plus the {quota / MIB:g} MiB it may grow by); it "
+            f"{outcome} and nothing it did was kept. Write less, or drop or truncate tables "
+            "made earlier (DELETE does not give space back)."
+        )
+
+    async def _reclaim(self, conn: PostgresConnection, reached: QuotaReached) -> None:
+        """After a quota stop (the call rolled back): vacuum the role's tables if the database
+        is still past its limit, so that the pages the call wrote are given back; then note the
+        size the next calls start from."""
+        self._size = reached.size
+        if conn.is_closed() or self._baseline is None or self.size_quota is None:
+            return
+        milliseconds = max(1, round(self.statement_timeout * 1000))
+        with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+            async with asyncio.timeout(self.statement_timeout + DEADLINE_GRACE):
+                size = int(await conn.fetchval(SIZE_SQL))
+                tables = await conn.fetchval(_OWN_TABLES_SQL)
+                if size > self._baseline + self.size_quota and tables:
+                    await conn.execute(f"SET statement_timeout = '{milliseconds}ms'")
+                    await conn.execute(f"VACUUM {tables}")
+                    size = int(await conn.fetchval(SIZE_SQL))
+                self._size = size
 
     def _error_text(self, error: asyncpg.PostgresError, query: str, offset: int) -> str:
         text = postgres_error_text(error, query, offset)
@@ -397,119 +438,10 @@ class SqlSession:
         return SqlFailure(self._error_text(error, query, offset))
 
 
-# ---------------------------------------------------------------------------------------------
-# Running a script with a row cap
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class CappedRows:
-    """The last statement's outcome: its columns and first rows, or its command status."""
-
-    columns: list[str] | None
-    """Column names (made unique); None when the statement returns no rows description."""
-    rows: list[dict[str, Any]]
-    """At most the cap's worth of rows, values JSON-safe."""
-    total: int
-    """How many rows the statement returned in all."""
-    status: str | None = None
-    """The command tag (``UPDATE 3``) of a statement without rows description."""
-
-
-def json_safe(value: Any) -> Any:
-    """A converted value as JSON: numbers, booleans, strings, lists and objects only."""
-    value = json_value(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
-    if isinstance(value, list):
-        return [json_safe(item) for item in value]
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    return value
-
-
-def unique_names(names: list[str]) -> list[str]:
-    """Column names with repeats suffixed (``a``, ``a_2``) so rows keep every value."""
-    seen: dict[str, int] = {}
-    result = []
-    for name in names:
-        count = seen.get(name, 0) + 1
-        seen[name] = count
-        candidate = name if count == 1 else f"{name}_{count}"
-        while count > 1 and candidate in seen:
-            count += 1
-            candidate = f"{name}_{count}"
-        if candidate != name:
-            seen[candidate] = 1
-        result.append(candidate)
-    return result
-
-
-def _cell(value: Any, attribute: asyncpg.Attribute, zone: tzinfo) -> Any:
-    kind, name = attribute.type.kind, attribute.type.name
-    try:
-        converted = convert_value(
-            value, attribute.type.oid, kind, name, attribute.type.schema, zone
-        )
-    except SqlFailure as refusal:  # +-infinity dates and timestamps
-        return "-infinity" if "-infinity" in str(refusal) else "infinity"
-    return json_safe(converted)
-
-
-def json_rows(
-    records: Sequence[asyncpg.Record],
-    attributes: Sequence[asyncpg.Attribute],
-    zone: tzinfo,
-) -> tuple[list[str], list[dict[str, Any]]]:
-    """Records of a prepared statement as JSON-safe row objects."""
-    names = unique_names([attribute.name for attribute in attributes])
-    rows = [
-        {
-            name: _cell(value, attribute, zone)
-            for name, attribute, value in zip(names, attributes, record.values(), strict=True)
-        }
-        for record in records
-    ]
-    return names, rows
-
-
-async def run_capped(
-    session: SqlSession, conn: PostgresConnection, script: str, max_rows: int
-) -> CappedRows:
-    """Run ``script`` in the open transaction: all statements but the last in one simple query,
-    the last through a cursor that keeps ``max_rows`` rows and counts the rest."""
-    spans = split_statements(script)
-    if not spans:
-        raise SqlFailure("the SQL text contains no statement")
-    last_start = spans[-1][0]
-    offset = 0
-    try:
-        if last_start:
-            await conn.execute(script[:last_start])
-        offset = last_start
-        last = script[last_start:]
-        if not conn.is_in_transaction():  # the script committed (unrestricted mode)
-            await conn.execute("BEGIN")
-        prepared = await conn.prepare(last)
-        if await configure_codecs(conn, prepared.get_attributes()):
-            prepared = await conn.prepare(last)
-        if prepared.get_parameters():
-            raise SqlFailure(
-                "the SQL has $1-style parameters, which this tool cannot bind; "
-                "write the values into the SQL instead"
-            )
-        attributes = prepared.get_attributes()
-        if not attributes:
-            await prepared.fetch()
-            return CappedRows(None, [], 0, prepared.get_statusmsg())
-        cursor = await prepared.cursor()
-        records = await cursor.fetch(max_rows)
-        total = len(records)
-        if total == max_rows:
-            while (moved := await cursor.forward(_MOVE_STEP)) == _MOVE_STEP:
-                total += moved
-            total += moved
-    except asyncpg.PostgresError as error:
-        raise session.failure(error, script, offset) from None
-    names, rows = json_rows(records, attributes, session_zone(conn))
-    return CappedRows(names, rows, total)
+_OWN_TABLES_SQL = """
+SELECT string_agg(pg_catalog.format('%I.%I', n.nspname, c.relname), ', ')
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'm') AND c.relpersistence = 'p'
+  AND pg_catalog.pg_get_userbyid(c.relowner) = current_user
+  AND n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
+"""

@@ -19,7 +19,8 @@ import asyncpg
 from pydantic import Field
 
 from mcp_servers.results import ToolArguments, ToolResult, ToolSpec
-from mcp_servers.sql.access import SqlSession, json_safe
+from mcp_servers.sql.access import SqlSession
+from mcp_servers.sql.answers import json_safe
 from mcp_servers.sql.errors import SqlFailure
 
 if TYPE_CHECKING:

@@ -77,6 +77,12 @@ def _error_position(query: str, position: int) -> list[str]:  # noqa: PLR0912 - 
     return [excerpt, caret]
 
 
+def parse_error_text(message: str, query: str, position: int) -> str:
+    """A syntax error found before the SQL reached the server, worded as the server would: the
+    message, then the ``LINE n:`` excerpt and caret at ``position`` (1-based, in characters)."""
+    return "\n".join([message, *_error_position(query, position)])
+
+
 def postgres_error_text(error: asyncpg.PostgresError, query: str, offset: int) -> str:
     """What ``str()`` of the matching psycopg exception says."""
     fields: dict[str, Any] = error.as_dict()

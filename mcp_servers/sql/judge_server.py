@@ -5,18 +5,20 @@ Owns the tool table published by ``sql_server``: ``list_schemas``, ``list_object
 parameters, plus the analysis tools of ``analysis`` (``analyze_db_health``, ``get_top_queries``,
 ``analyze_workload_indexes``, ``analyze_query_indexes``). Unlike ``agent_tools`` (which replays
 recorded calls byte for byte), answers here are written for a judge: JSON text, rows as objects
-with JSON-safe values, at most ``max_rows`` rows with a notice of how many were left out.
+with JSON-safe values, capped in rows and bytes while they are read (see ``answers``), with a
+notice of what was left out.
 
 Failures come back as MCP error results (``isError``) whose text starts with ``Error:``: SQL
-errors with PostgreSQL's message, refusals of read-only mode, timeouts, and the tools that cannot
-answer on this database (``get_top_queries`` without pg_stat_statements, the index advisers,
-which this server does not implement).
+errors with PostgreSQL's message, refusals of the statement checks (``inspection``), a role
+that may do too much, timeouts and quota stops, and the tools that cannot answer on this
+database (``get_top_queries`` without pg_stat_statements, the index advisers, which this server
+does not implement).
 
 Access modes (see ``access``): ``read-only`` connects as a role without write privileges where
 the endpoint offers one, runs every call in a READ ONLY transaction that is always rolled back
 and refuses non-query statements before running them; ``unrestricted`` connects a writable
-sandbox as its owner role (confined to that database) and commits each successful call.
-``explain_query`` rolls back in both modes, so ``analyze`` never keeps what it ran.
+sandbox as its owner role (confined to that database) and commits each successful call, within
+a size quota. ``explain_query`` rolls back in both modes, so ``analyze`` never keeps what it ran.
 """
 
 from __future__ import annotations
@@ -32,18 +34,25 @@ from mcp_servers.results import ToolArguments, ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
 from mcp_servers.sql import analysis
 from mcp_servers.sql.access import (
+    DEFAULT_SIZE_QUOTA,
+    MIB,
     AccessMode,
-    CappedRows,
     Endpoint,
     SandboxEndpoint,
     SqlSession,
     endpoint_for,
-    explain_refusal,
+)
+from mcp_servers.sql.answers import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_VALUE_BYTES,
+    AnswerLimits,
+    CappedRows,
+    answer_notes,
     json_safe,
-    read_only_refusal,
     run_capped,
 )
 from mcp_servers.sql.errors import SqlFailure
+from mcp_servers.sql.inspection import checked_script, explain_target
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
 
 if TYPE_CHECKING:
@@ -353,7 +362,7 @@ async def get_object_details(session: SqlSession, args: GetObjectDetailsArgument
 # ---------------------------------------------------------------------------------------------
 
 
-def capped_answer(result: CappedRows, max_rows: int) -> dict[str, Any]:
+def capped_answer(result: CappedRows, limits: AnswerLimits) -> dict[str, Any]:
     """The JSON object ``execute_sql`` answers with."""
     if result.columns is None:
         return {"status": result.status}
@@ -362,33 +371,25 @@ def capped_answer(result: CappedRows, max_rows: int) -> dict[str, Any]:
         "rows": result.rows,
         "row_count": result.total,
     }
-    omitted = result.total - len(result.rows)
-    if omitted > 0:
-        answer["rows_omitted"] = omitted
-        answer["notice"] = (
-            f"Only the first {len(result.rows)} of {result.total} rows are shown; {omitted} "
-            f"row{'s were' if omitted > 1 else ' was'} omitted (this server returns at most "
-            f"{max_rows} rows). Narrow the query with WHERE, LIMIT/OFFSET or aggregates to see "
-            "the rest."
-        )
+    answer.update(answer_notes(result, limits))
     return answer
 
 
 async def execute_sql(session: SqlSession, args: ExecuteSqlArguments) -> ToolResult:
     """Run SQL; the last statement's rows (capped) or command status, as JSON."""
-    if session.read_only:
-        refusal = read_only_refusal(args.sql)
-        if refusal is not None:
-            return error(refusal)
+    try:
+        parsed = checked_script(args.sql, read_only=session.read_only)
+    except SqlFailure as refusal:
+        return error(str(refusal))
 
     async def work(conn: PostgresConnection) -> CappedRows:
-        return await run_capped(session, conn, args.sql, session.max_rows)
+        return await run_capped(session, conn, args.sql, session.limits, parsed)
 
     try:
         result = await session.run(work)
     except SqlFailure as failure:
         return error(str(failure))
-    return ToolResult(text=dumps(capped_answer(result, session.max_rows)))
+    return ToolResult(text=dumps(capped_answer(result, session.limits)))
 
 
 _IDENTIFIER = r'(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")'
@@ -416,10 +417,10 @@ def _hypothetical_statements(indexes: list[dict[str, Any]]) -> list[str] | str:
 
 async def explain_query(session: SqlSession, args: ExplainQueryArguments) -> ToolResult:
     """PostgreSQL's EXPLAIN text for one statement; nothing it runs is kept."""
-    refusal = explain_refusal(args.sql)
-    if refusal is not None:
-        return error(refusal)
-    sql = args.sql.strip().rstrip(";").rstrip()
+    try:
+        sql = explain_target(args.sql, read_only=session.read_only, analyze=args.analyze).strip()
+    except SqlFailure as refusal:
+        return error(str(refusal))
     options = ["ANALYZE", "BUFFERS"] if args.analyze else []
     setup: list[str] = []
     if args.hypothetical_indexes:
@@ -461,6 +462,14 @@ async def explain_query(session: SqlSession, args: ExplainQueryArguments) -> Too
         plan = await session.run(work, keep=False)
     except SqlFailure as failure:
         return error(str(failure))
+    encoded = plan.encode()
+    cap = session.limits.max_answer_bytes
+    if len(encoded) > cap:
+        plan = (
+            encoded[:cap].decode(errors="ignore")
+            + f"\n[plan cut: it has {len(encoded)} bytes in all, and this server answers with "
+            f"at most {cap}]"
+        )
     return ToolResult(text=plan)
 
 
@@ -470,11 +479,17 @@ async def explain_query(session: SqlSession, args: ExplainQueryArguments) -> Too
 
 
 def _limits(session: SqlSession) -> str:
-    return f"Each statement is cancelled after {session.statement_timeout:g} s. " + (
+    quota = (
+        f" The sandbox may grow by at most {session.size_quota / MIB:g} MiB: a call past that "
+        "is stopped and rolled back."
+        if session.size_quota is not None
+        else ""
+    )
+    return f"Each call is cancelled after {session.statement_timeout:g} s. " + (
         "Read-only: every call runs in its own READ ONLY transaction that is always rolled "
         "back, as a role without write privileges where the server has one."
         if session.read_only
-        else "Unrestricted: a successful call is committed to this private sandbox."
+        else "Unrestricted: a successful call is committed to this private sandbox." + quota
     )
 
 
@@ -486,18 +501,29 @@ def _tools(session: SqlSession) -> dict[str, ToolSpec[SqlSession]]:
         "strings, dates and timestamps in ISO 8601, bytea as \\x hex, other types as their "
         "PostgreSQL text."
     )
+    never = (
+        "Functions reaching past the database (server files, large objects, dblink, "
+        "set_config, signalling or locking other sessions, SQL given as text such as "
+        "query_to_xml) and SET of the call's role, time limit or memory are refused before "
+        "anything runs. "
+    )
     if read_only:
         execute_rules = (
             "Only queries are accepted: SELECT, WITH, VALUES, TABLE, SHOW, EXPLAIN and SET/RESET "
             "of ordinary settings; anything else (writes, DDL, COPY, transaction control, SET "
-            "ROLE, ...) is refused before it runs. "
+            "ROLE, ...) is refused before it runs. " + never
         )
     else:
         execute_rules = (
             "Any statement the sandbox's owner role may run is accepted (writes and DDL "
             "included); the call's statements run in one transaction, committed when all "
-            "succeed and rolled back on the first error. "
+            "succeed and rolled back on the first error. " + never
         )
+    caps = (
+        f"Values longer than {session.limits.max_value_bytes} bytes are cut to their first "
+        f"{session.limits.max_value_bytes} bytes (as text; values_cut and cut say which), and "
+        f"an answer carries at most {session.limits.max_answer_bytes} bytes of rows. "
+    )
     specs = [
         ToolSpec(
             "list_schemas",
@@ -544,7 +570,7 @@ def _tools(session: SqlSession) -> dict[str, ToolSpec[SqlSession]]:
             "row_count} with rows as objects keyed by column name (repeated names get a _2 "
             "suffix), or {status} (the command tag) for a statement without rows. At most "
             f"{session.max_rows} rows are returned: row_count is always the full count, and "
-            "rows_omitted and a notice say how many were left out. Several statements "
+            f"rows_omitted and a notice say how many were left out. {caps}Several statements "
             f"separated by semicolons are allowed. {execute_rules}{json_values} {limits}",
             destructive=True,
             idempotent=False,
@@ -583,19 +609,28 @@ def sql_server(
     access: AccessMode = "read-only",
     max_rows: int = DEFAULT_MAX_ROWS,
     statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT,
+    max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    size_quota: int | None = DEFAULT_SIZE_QUOTA,
+    allow_superuser: bool = False,
     name: str = SERVER_NAME,
 ) -> ToolServer[SqlSession]:
     """The SQL tools over ``endpoint``: a Postgres sandbox, a connection info or a DSN.
 
     A sandbox's read-only view is reached as its reader role; a writable sandbox as its owner
     role (``PostgresSandbox.owner_connection``, made on first use), in either mode; a DSN or a
-    connection info as the role it names (read-only mode's transaction and statement checks
-    apply whatever that role may do). ``unrestricted`` needs something writable: a view is
-    refused. ``max_rows`` caps the rows of a result; ``statement_timeout`` (seconds) bounds
-    every statement and, with a short grace, every call.
+    connection info as the role it names (the statement checks and read-only mode's
+    transaction apply whatever that role may do). A role that is a superuser, or may read or
+    write the server's files or run programs there, is refused at the first call unless
+    ``allow_superuser``. ``unrestricted`` needs something writable: a view is refused.
 
-    Close what the server holds with ``await server.context.aclose()`` (a DSN's pool; a
-    sandbox's pools close with the sandbox).
+    Limits: ``max_rows`` rows, ``max_value_bytes`` bytes per value and ``max_answer_bytes``
+    bytes of rows per answer; ``statement_timeout`` (seconds) bounds every statement and, with
+    a short grace, every call (the watchdog cancels it on the server); in unrestricted mode
+    the database may grow by ``size_quota`` bytes (None: no quota).
+
+    Close what the server holds with ``await server.context.aclose()`` (the watchdog's session,
+    a DSN's pool; a sandbox's pools close with the sandbox).
     """
     if access not in ("read-only", "unrestricted"):
         raise ValueError(f"access must be 'read-only' or 'unrestricted', not {access!r}")
@@ -610,6 +645,13 @@ def sql_server(
             "unrestricted access needs a writable clone"
         )
     session = SqlSession(
-        resolved, access=access, max_rows=max_rows, statement_timeout=statement_timeout
+        resolved,
+        access=access,
+        max_rows=max_rows,
+        statement_timeout=statement_timeout,
+        max_value_bytes=max_value_bytes,
+        max_answer_bytes=max_answer_bytes,
+        size_quota=size_quota,
+        allow_superuser=allow_superuser,
     )
     return ToolServer(name, _tools(session), session, instructions=_instructions(session))

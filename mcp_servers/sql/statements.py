@@ -1,8 +1,10 @@
-"""Splitting a SQL script into its statements, as the PostgreSQL lexer sees them.
+"""Splitting a recorded SQL script into its statements, as the PostgreSQL lexer sees them.
 
-Owns the statement boundaries: semicolons outside quotes, dollar quotes, (nested) comments,
+Owns the statement boundaries replay needs for the agents' recorded SQL, which may not parse
+and must still run as it ran: semicolons outside quotes, dollar quotes, (nested) comments,
 ``E''`` strings and the ``BEGIN ATOMIC`` bodies of SQL functions and procedures; and where a
-recorded call carries its SQL (``sql_text``).
+recorded call carries its SQL (``sql_text``). Nothing here decides what a judge may run: that
+is ``inspection``, on PostgreSQL's own parse.
 """
 
 from __future__ import annotations

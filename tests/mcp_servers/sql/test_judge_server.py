@@ -17,6 +17,7 @@ import pytest_asyncio
 
 import mcp_servers.sql.analysis
 from mcp_servers.serving import ToolServer
+from mcp_servers.sql.__main__ import parser
 from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
@@ -308,7 +309,7 @@ async def test_execute_sql(cluster: EmbeddedPostgresCluster, view: PostgresSandb
     assert row["total"] == "1.25"
     assert row["placed"].startswith("2024-03-01T13:00:00")
     assert row["id_2"] == 1
-    status = await call(server, "execute_sql", {"sql": "SET work_mem = '8MB'"})
+    status = await call(server, "execute_sql", {"sql": "SET enable_seqscan = off"})
     assert status == {"status": "SET"}
     # Errors carry PostgreSQL's message and position.
     text = await call_error(server, "execute_sql", {"sql": "SELECT nope FROM shop.customers"})
@@ -316,8 +317,8 @@ async def test_execute_sql(cluster: EmbeddedPostgresCluster, view: PostgresSandb
     assert "LINE 1:" in text
     assert "no statement" in await call_error(server, "execute_sql", {"sql": " -- nothing"})
     # A rolled-back SET leaves nothing behind for the next call.
-    after = await call(server, "execute_sql", {"sql": "SHOW work_mem"})
-    assert after["rows"][0]["work_mem"] != "8MB"
+    after = await call(server, "execute_sql", {"sql": "SHOW enable_seqscan"})
+    assert after["rows"][0]["enable_seqscan"] == "on"
 
 
 async def test_explain_query(view: PostgresSandbox) -> None:
@@ -461,12 +462,16 @@ async def test_a_dsn_endpoint_keeps_read_only_guards(
     cluster: EmbeddedPostgresCluster, snapshot: ClusterPostgresSnapshot
 ) -> None:
     clone = await snapshot.clone()
-    server = sql_server(clone.connection.dsn, statement_timeout=2)  # the superuser's DSN
+    refusing = sql_server(clone.connection.dsn, statement_timeout=2)  # the superuser's DSN
+    server = sql_server(clone.connection.dsn, statement_timeout=2, allow_superuser=True)
     try:
+        assert "a superuser" in await call_error(
+            refusing, "execute_sql", {"sql": "SELECT count(*) FROM shop.orders"}
+        )
         assert "not allowed in read-only mode" in await call_error(
             server, "execute_sql", {"sql": "DELETE FROM shop.orders"}
         )
-        assert "read-only transaction" in await call_error(
+        assert "not allowed in read-only mode" in await call_error(
             server,
             "execute_sql",
             {"sql": "WITH gone AS (DELETE FROM shop.orders RETURNING 1) SELECT count(*) FROM gone"},
@@ -476,6 +481,7 @@ async def test_a_dsn_endpoint_keeps_read_only_guards(
         assert (await admin_rows(cluster, clone, "SELECT count(*) FROM shop.orders"))[0][0] == 1200
     finally:
         await server.context.aclose()
+        await refusing.context.aclose()
         await clone.destroy()
 
 
@@ -518,4 +524,14 @@ async def test_stdio(view: PostgresSandbox, cluster: EmbeddedPostgresCluster) ->
         env=environment,
     ).stdout
     assert "--access-mode" in usage
+    assert "--allow-superuser" in usage
     assert "role the DSN names" in usage.replace("\n", " ")
+
+
+async def test_command_line_limits() -> None:
+    parsed = parser().parse_args(["--dsn", "postgresql:///x", "--size-quota", "1.5"])
+    assert parsed.size_quota == 1.5 * 2**20
+    assert parsed.allow_superuser is False
+    assert parser().parse_args(["--dsn", "d", "--size-quota", "0"]).size_quota is None
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--dsn", "d", "--max-value-bytes", "0"])

@@ -23,7 +23,8 @@ import mcp
 import pytest
 import pytest_asyncio
 
-from mcp_servers.sql.access import CappedRows, SqlSession, run_capped
+from mcp_servers.sql.access import SqlSession
+from mcp_servers.sql.answers import AnswerLimits, CappedRows, run_capped
 from mcp_servers.sql.errors import SqlFailure
 from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres import admin
@@ -262,11 +263,9 @@ ATTACKS: list[Any] = [
     pytest.param("select 1; drop table orders", "Statement 2 of 2: DROP", id="stacked-drop"),
     pytest.param("/* looks harmless */ -- x\n DELETE FROM orders", GUARD, id="comment-hidden"),
     pytest.param("SELECT bump_counter()", READ_ONLY_TRANSACTION, id="security-definer"),
-    pytest.param(
-        "SELECT pg_terminate_backend({admin_pid})", "permission denied", id="terminate-admin"
-    ),
-    pytest.param("SELECT lo_import('/etc/passwd')", "permission denied", id="lo-import"),
-    pytest.param("SELECT pg_read_file('/etc/passwd')", "permission denied", id="read-file"),
+    pytest.param("SELECT pg_terminate_backend({admin_pid})", GUARD, id="terminate-admin"),
+    pytest.param("SELECT lo_import('/etc/passwd')", GUARD, id="lo-import"),
+    pytest.param("SELECT pg_read_file('/etc/passwd')", GUARD, id="read-file"),
     pytest.param("CREATE TEMP TABLE scratch (a integer)", GUARD, id="temp-table"),
     pytest.param("ALTER SYSTEM SET work_mem = '1GB'", GUARD, id="alter-system"),
     pytest.param("VACUUM FULL customers", GUARD, id="vacuum-full"),
@@ -279,7 +278,7 @@ ATTACKS: list[Any] = [
     pytest.param("SELECT pg_sleep(5)", "statement timeout", id="sleep-past-timeout"),
     pytest.param(
         "SELECT set_config('statement_timeout', '0', false); SELECT pg_sleep(30)",
-        "did not finish within",
+        GUARD,
         id="lift-timeout-then-sleep",
     ),
     pytest.param("SET statement_timeout = 0; SELECT pg_sleep(30)", GUARD, id="set-timeout"),
@@ -288,17 +287,15 @@ ATTACKS: list[Any] = [
     ),
     pytest.param(
         "WITH gone AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM gone",
-        READ_ONLY_TRANSACTION,
+        GUARD,
         id="writing-cte",
     ),
-    pytest.param("SELECT * INTO stolen FROM customers", READ_ONLY_TRANSACTION, id="select-into"),
-    pytest.param("EXPLAIN ANALYZE DELETE FROM orders", READ_ONLY_TRANSACTION, id="explain-analyze"),
-    pytest.param(
-        "SELECT set_config('role', '{admin}', false)", "permission denied", id="set-config-role"
-    ),
+    pytest.param("SELECT * INTO stolen FROM customers", GUARD, id="select-into"),
+    pytest.param("EXPLAIN ANALYZE DELETE FROM orders", GUARD, id="explain-analyze"),
+    pytest.param("SELECT set_config('role', '{admin}', false)", GUARD, id="set-config-role"),
     pytest.param(
         "SELECT query_to_xml('DELETE FROM orders RETURNING 1', false, false, '')",
-        "not allowed in a non-volatile function|in a read-only transaction",
+        GUARD,
         id="dynamic-sql",
     ),
     pytest.param("LOCK TABLE customers IN ACCESS EXCLUSIVE MODE", GUARD, id="lock-table"),
@@ -349,9 +346,7 @@ EXPLAIN_ATTACKS: list[Any] = [
     pytest.param(
         {"sql": "SELECT 1; DROP TABLE orders"}, "exactly one statement", id="explain-stacked"
     ),
-    pytest.param(
-        {"sql": "DELETE FROM orders", "analyze": True}, READ_ONLY_TRANSACTION, id="explain-delete"
-    ),
+    pytest.param({"sql": "DELETE FROM orders", "analyze": True}, GUARD, id="explain-delete"),
     pytest.param({"sql": "DROP TABLE orders"}, "explains one SELECT", id="explain-ddl"),
     pytest.param(
         {"sql": "SELECT bump_counter()", "analyze": True},
@@ -421,6 +416,23 @@ UNGUARDED: list[Any] = [
     pytest.param("COMMIT; VACUUM FULL customers", "inside a transaction block", id="vacuum-full"),
     pytest.param("CREATE ROLE evil", READ_ONLY_TRANSACTION, id="create-role"),
     pytest.param("DO $$ BEGIN DELETE FROM orders; END $$", READ_ONLY_TRANSACTION, id="do-block"),
+    pytest.param(
+        "WITH gone AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM gone",
+        READ_ONLY_TRANSACTION,
+        id="writing-cte",
+    ),
+    pytest.param("SELECT * INTO stolen FROM customers", READ_ONLY_TRANSACTION, id="select-into"),
+    pytest.param("EXPLAIN ANALYZE DELETE FROM orders", READ_ONLY_TRANSACTION, id="explain-analyze"),
+    pytest.param(
+        "SELECT set_config('role', '{admin}', false)", "permission denied", id="set-config-role"
+    ),
+    pytest.param(
+        "SELECT query_to_xml('DELETE FROM orders RETURNING 1', false, false, '')",
+        "not allowed in a non-volatile function|in a read-only transaction",
+        id="dynamic-sql",
+    ),
+    pytest.param("SELECT lo_import('/etc/passwd')", "permission denied", id="lo-import"),
+    pytest.param("SELECT pg_read_file('/etc/passwd')", "permission denied", id="read-file"),
 ]
 
 
@@ -439,7 +451,7 @@ async def test_inner_layers_hold_without_the_statement_check(
     before = await world(cluster, view, other)
 
     async def unchecked(conn: PostgresConnection) -> CappedRows:
-        return await run_capped(session, conn, attack, 10)
+        return await run_capped(session, conn, attack, AnswerLimits(10))
 
     with pytest.raises(SqlFailure) as refused:
         await session.run(unchecked)
@@ -547,6 +559,12 @@ UNRESTRICTED_ATTACKS: list[Any] = [
 ]
 
 
+BOUNDS = "not allowed on this server"
+"""What the statement check says in unrestricted mode (the owner role's privileges decide the
+rest: the same attacks run unchecked must still fail on them)."""
+
+
+@pytest.mark.parametrize("checked", [True, False], ids=["checked", "unchecked"])
 @pytest.mark.parametrize(("sql", "expected"), UNRESTRICTED_ATTACKS)
 async def test_unrestricted_mode_cannot_reach_beyond_its_clone(
     cluster: EmbeddedPostgresCluster,
@@ -556,6 +574,7 @@ async def test_unrestricted_mode_cannot_reach_beyond_its_clone(
     marker: Path,
     sql: str,
     expected: str,
+    checked: bool,
 ) -> None:
     server = sql_server(clone, access="unrestricted", statement_timeout=TIMEOUT)
     await clone.owner_connection()  # the role exists before the cluster is fingerprinted
@@ -573,10 +592,20 @@ async def test_unrestricted_mode_cannot_reach_beyond_its_clone(
             template=snapshot.name,
             admin_pid=admin_pid,
         )
-        is_error, text = await call(server, "execute_sql", {"sql": attack})
-        assert is_error, text
-        assert re.search(expected, text, re.IGNORECASE), text
-        assert re.match(r"Error: \S", text)
+        if checked:
+            is_error, text = await call(server, "execute_sql", {"sql": attack})
+            assert is_error, text
+            assert re.search(f"{expected}|{BOUNDS}", text, re.IGNORECASE), text
+            assert re.match(r"Error: \S", text)
+        else:
+            session = server.context
+
+            async def unchecked(conn: PostgresConnection) -> CappedRows:
+                return await run_capped(session, conn, attack, AnswerLimits(10))
+
+            with pytest.raises(SqlFailure) as refused:
+                await session.run(unchecked)
+            assert re.search(expected, str(refused.value), re.IGNORECASE), str(refused.value)
         assert await world(cluster, other) == before
         assert not marker.exists()
         assert await holder.fetchval("SELECT 1") == 1
