@@ -54,6 +54,9 @@ ROLE_STATEMENT = re.compile(
 CREATEROLE_VERSION = 160000
 """The first server version whose CREATEROLE is confined to the roles a role created."""
 
+TEMP_FILE_LIMIT = "1GB"
+"""The ``temp_file_limit`` of every role the runtime makes, where it may set one."""
+
 CREATEROLE_WITHHELD = (
     "the runtime's roles have no CREATEROLE on PostgreSQL before 16, where it would let dataset"
     " SQL alter other roles and grant itself pg_execute_server_program; use a PostgreSQL 16+"
@@ -118,6 +121,13 @@ class SandboxRoles:
 
     # --- making roles ------------------------------------------------------------------------
 
+    def _temp_file_limit(self, role: str) -> list[str]:
+        # Bounds the temporary files one session's sorts and hashes may write (the scratch space
+        # may be RAM); only a superuser may set it, so with a weaker DSN the time limit bounds it.
+        if not self._admin.superuser:
+            return []
+        return [f"ALTER ROLE {role} SET temp_file_limit = {admin.quote_literal(TEMP_FILE_LIMIT)}"]
+
     async def _new_login_role(
         self, tag: str, database: str, *, creates_roles: bool, member_of: tuple[str, ...] = ()
     ) -> tuple[str, str]:
@@ -145,6 +155,7 @@ class SandboxRoles:
                 statements.append(f"GRANT {parents} TO {role}{options}")
             if createrole == "CREATEROLE":
                 statements.append(f"ALTER ROLE {role} SET createrole_self_grant = 'set, inherit'")
+            statements.extend(self._temp_file_limit(role))
             # One implicit transaction: the role is made whole or not at all.
             await conn.execute(";\n".join(statements))
             oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
@@ -266,6 +277,7 @@ class SandboxRoles:
             if not self._admin.superuser:
                 # Ending the reader's sessions (dropping a view) needs its privileges.
                 statements.append(f"GRANT {role} TO CURRENT_USER")
+            statements.extend(self._temp_file_limit(role))
             await conn.execute(";\n".join(statements))
             oid = await conn.fetchval("SELECT oid FROM pg_roles WHERE rolname = $1", name)
         self._owner[oid] = database

@@ -39,6 +39,7 @@ from mcp_servers.sql.judge_server import sql_server
 from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
+from sandboxes.postgres.roles import TEMP_FILE_LIMIT
 from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
 from sandboxes.runs import SHARED_MEMORY, current_run
 from tests.sandboxes.postgres.helpers import fetch, write_task
@@ -580,3 +581,22 @@ async def test_short_writing_calls_add_up_to_the_quota(
     )
     assert not is_error, text
     await server.context.aclose()
+
+
+async def test_judge_roles_carry_a_temp_file_limit(
+    view: PostgresSandbox, clone: PostgresSandbox
+) -> None:
+    # Sorts and hashes spill to temporary files in the (possibly RAM-backed) scratch space; the
+    # runtime's roles carry a limit a judge's session cannot lift (SET of it is superuser-only).
+    for sandbox in (view, clone):
+        server = sql_server(sandbox, access="read-only" if sandbox.read_only else "unrestricted")
+        try:
+            failed, text = await call(server, "execute_sql", {"sql": "SHOW temp_file_limit"})
+            assert not failed, text
+            assert TEMP_FILE_LIMIT in text, text
+            failed, text = await call(
+                server, "execute_sql", {"sql": "SET temp_file_limit = '-1'; SELECT 1"}
+            )
+            assert failed, text
+        finally:
+            await server.context.aclose()
