@@ -15,7 +15,7 @@ whole life. The servers themselves live beside this module (``filesystem``, ``sq
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, Generic, TypeVar
 
 from mcp import types
@@ -103,8 +103,13 @@ class ToolServer(Generic[ContextT]):
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
         """Run one call and word every failure as an error result (the server never crashes)."""
+        return await self.answer(name, call_tool(self.tools, self.context, name, arguments or {}))
+
+    async def answer(self, name: str, work: Awaitable[ToolResult]) -> types.CallToolResult:
+        """The result of ``work`` (the call of tool ``name``), every failure worded as an error
+        result: bad arguments, an unknown tool, or a bug or infrastructure failure (logged)."""
         try:
-            result = await call_tool(self.tools, self.context, name, arguments or {})
+            result = await work
         except ToolArgumentError as error:
             if error.tool is not None and error.tool not in self.tools:
                 known = ", ".join(sorted(self.tools))

@@ -115,11 +115,13 @@ WHERE r.oid IN (
           AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()))
   AND r.oid >= 16384 AND r.rolname <> $1
   AND NOT (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls)
-  AND NOT pg_has_role($1, r.oid, 'MEMBER')
+  -- SET ROLE needs a chain of grants with SET (16+); the inherited seed role's is without it
+  AND NOT CASE WHEN current_setting('server_version_num')::int >= 160000
+               THEN pg_has_role($1, r.oid, 'SET') ELSE pg_has_role($1, r.oid, 'MEMBER') END
 ORDER BY r.rolname
 """
 """The plain roles holding privileges, policies or objects in the current database that the
-owner role ``$1`` is not yet a member of."""
+owner role ``$1`` may not yet ``SET ROLE`` to."""
 
 
 @asynccontextmanager

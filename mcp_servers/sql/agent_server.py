@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp import types
 
-from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
-from mcp_servers.serving import ToolServer, call_result, error_result
+from mcp_servers.results import ToolResult, ToolSpec
+from mcp_servers.serving import ToolServer
 from mcp_servers.sql.agent_tools import SERVER_TOOLS, SQL_TOOLS, call_sql_tool
 from mcp_servers.sql.statements import sql_text
 from sandboxes.postgres.sandbox import PostgresSandbox
@@ -75,19 +75,13 @@ class AgentSqlServer(ToolServer[PostgresSandbox]):
         if name not in self.tools or not isinstance(arguments or {}, Mapping):
             return await super().call(name, arguments)
         given = dict(arguments or {})
-        statement = sql_text(given)
-        try:
-            async with self.context.connect(statement or None) as connection:
+
+        async def work() -> ToolResult:
+            async with self.context.connect(sql_text(given) or None) as connection:
                 result = await call_sql_tool(connection, name, given, server=self.implementation)
-            result = _as_administrator(self.context, result)
-        except ToolArgumentError as error:
-            return error_result(f"Error: invalid arguments for {error}")
-        except Exception as error:  # a bug or an infrastructure failure: report, keep serving
-            logger.exception("tool %s failed", name)
-            return error_result(
-                f"Error: {name} failed unexpectedly: {type(error).__name__}: {error}"
-            )
-        return call_result(result)
+            return _as_administrator(self.context, result)
+
+        return await self.answer(name, work())
 
 
 def agent_sql_server(sandbox: PostgresSandbox, server: str | None = None) -> AgentSqlServer:

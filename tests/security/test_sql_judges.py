@@ -40,7 +40,7 @@ from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import EmbeddedPostgresCluster
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSnapshot
 from sandboxes.postgres.roles import TEMP_FILE_LIMIT
-from sandboxes.postgres.sandbox import PostgresConnectionInfo, PostgresSandbox
+from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo, PostgresSandbox
 from sandboxes.runs import SHARED_MEMORY, current_run
 from tests.sandboxes.postgres.helpers import fetch, write_task
 
@@ -66,9 +66,21 @@ PASSWD_LINE = Path("/etc/passwd").read_text().splitlines()[0]
 # --- fixtures -------------------------------------------------------------------------------
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def cluster() -> AsyncIterator[EmbeddedPostgresCluster]:
-    made = EmbeddedPostgresCluster(in_memory=SHARED_MEMORY.is_dir())
+@pytest_asyncio.fixture(
+    scope="module",
+    loop_scope="module",
+    params=["embedded", pytest.param("docker", marks=pytest.mark.docker)],
+)
+async def cluster(request: pytest.FixtureRequest) -> AsyncIterator[PostgresCluster]:
+    """The runtime's embedded cluster, then the Docker one (the judges' walls are Postgres's)."""
+    made: PostgresCluster
+    if request.param == "docker":
+        from sandboxes.docker.images import ensure_sandbox_image_async
+        from sandboxes.postgres.docker_cluster import DockerPostgresCluster
+
+        made = DockerPostgresCluster(await ensure_sandbox_image_async())
+    else:
+        made = EmbeddedPostgresCluster(in_memory=SHARED_MEMORY.is_dir())
     await made.start()
     yield made
     await made.stop()
@@ -76,7 +88,7 @@ async def cluster() -> AsyncIterator[EmbeddedPostgresCluster]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def snapshot(
-    cluster: EmbeddedPostgresCluster, tmp_path_factory: pytest.TempPathFactory
+    cluster: PostgresCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[ClusterPostgresSnapshot]:
     provider = ClusterPostgresProvider(cluster)
     task = write_task(tmp_path_factory.mktemp("sql-judges") / "shop", SEED)
@@ -108,7 +120,7 @@ def marker() -> Path:
 # --- what must not change -------------------------------------------------------------------
 
 
-async def cluster_state(cluster: EmbeddedPostgresCluster) -> dict[str, Any]:
+async def cluster_state(cluster: PostgresCluster) -> dict[str, Any]:
     """Roles, databases, per-role settings and configuration files of the cluster."""
     queries = {
         "roles": "SELECT rolname, rolsuper, rolcreaterole, rolcreatedb, rolcanlogin, rolbypassrls,"
@@ -125,7 +137,7 @@ async def cluster_state(cluster: EmbeddedPostgresCluster) -> dict[str, Any]:
     }
 
 
-async def database_state(cluster: EmbeddedPostgresCluster, sandbox: PostgresSandbox) -> Any:
+async def database_state(cluster: PostgresCluster, sandbox: PostgresSandbox) -> Any:
     """The sandbox's data, routines and large objects."""
     rows = await fetch(
         cluster.admin.with_database(sandbox.name),
@@ -138,7 +150,7 @@ async def database_state(cluster: EmbeddedPostgresCluster, sandbox: PostgresSand
     return tuple(rows[0])
 
 
-async def active_statements(cluster: EmbeddedPostgresCluster, role: str) -> list[str]:
+async def active_statements(cluster: PostgresCluster, role: str) -> list[str]:
     """The statements sessions of ``role`` are running now."""
     rows = await fetch(
         cluster.admin,
@@ -148,7 +160,7 @@ async def active_statements(cluster: EmbeddedPostgresCluster, role: str) -> list
     return [row["query"] for row in rows]
 
 
-async def settled(cluster: EmbeddedPostgresCluster, role: str) -> list[str]:
+async def settled(cluster: PostgresCluster, role: str) -> list[str]:
     """The statements of ``role`` still running once the server had ``SETTLED`` seconds."""
     until = time.monotonic() + SETTLED
     while (running := await active_statements(cluster, role)) and time.monotonic() < until:
@@ -233,7 +245,7 @@ PARSE_REFUSALS: list[Any] = [
 
 @pytest.mark.parametrize(("sql", "named"), PARSE_REFUSALS)
 async def test_read_only_calls_reaching_past_the_database_are_refused_by_the_parse(
-    cluster: EmbeddedPostgresCluster, view: PostgresSandbox, marker: Path, sql: str, named: str
+    cluster: PostgresCluster, view: PostgresSandbox, marker: Path, sql: str, named: str
 ) -> None:
     server = sql_server(view, statement_timeout=TIMEOUT)
     before = (await cluster_state(cluster), await database_state(cluster, view))
@@ -284,7 +296,7 @@ def _environment() -> dict[str, str]:
 
 
 async def test_a_superuser_dsn_is_refused_at_start(
-    cluster: EmbeddedPostgresCluster, view: PostgresSandbox
+    cluster: PostgresCluster, view: PostgresSandbox
 ) -> None:
     dsn = cluster.admin.with_database(view.name).dsn
     started = await asyncio.to_thread(
@@ -306,7 +318,7 @@ async def test_a_superuser_dsn_is_refused_at_start(
 
 
 async def test_a_role_that_runs_programs_is_refused(
-    cluster: EmbeddedPostgresCluster, view: PostgresSandbox
+    cluster: PostgresCluster, view: PostgresSandbox
 ) -> None:
     role, password = current_run().new_name("programs"), secrets.token_hex(8)
     conn = await admin.connect(cluster.admin)
@@ -347,7 +359,7 @@ SUPERUSER_ATTACKS = [
 
 
 async def test_an_allowed_superuser_is_still_held_by_the_parse(
-    cluster: EmbeddedPostgresCluster, view: PostgresSandbox, marker: Path
+    cluster: PostgresCluster, view: PostgresSandbox, marker: Path
 ) -> None:
     dsn = cluster.admin.with_database(view.name).dsn
     parameters = mcp.StdioServerParameters(
@@ -386,7 +398,7 @@ async def test_an_allowed_superuser_is_still_held_by_the_parse(
 
 
 async def test_a_time_limit_lifted_inside_a_function_is_cancelled_on_the_server(
-    cluster: EmbeddedPostgresCluster, view: PostgresSandbox
+    cluster: PostgresCluster, view: PostgresSandbox
 ) -> None:
     """The parse cannot see into the dataset's function; the watchdog stops all three calls."""
     server = sql_server(view, statement_timeout=TIMEOUT)
@@ -410,7 +422,7 @@ async def test_a_time_limit_lifted_inside_a_function_is_cancelled_on_the_server(
 
 
 async def test_a_writable_judge_that_lifts_its_own_limit_is_cancelled_on_the_server(
-    cluster: EmbeddedPostgresCluster, clone: PostgresSandbox
+    cluster: PostgresCluster, clone: PostgresSandbox
 ) -> None:
     server = sql_server(clone, access="unrestricted", statement_timeout=TIMEOUT)
     is_error, text = await call(
@@ -512,13 +524,13 @@ async def test_rows_of_explain_and_returning_are_capped(clone: PostgresSandbox) 
 QUOTA = 32 * 2**20
 
 
-async def _size(cluster: EmbeddedPostgresCluster, sandbox: PostgresSandbox) -> int:
+async def _size(cluster: PostgresCluster, sandbox: PostgresSandbox) -> int:
     rows = await fetch(cluster.admin, "SELECT pg_database_size($1)", sandbox.name)
     return int(rows[0][0])
 
 
 async def test_a_writable_judge_stops_at_its_quota(
-    cluster: EmbeddedPostgresCluster, clone: PostgresSandbox
+    cluster: PostgresCluster, clone: PostgresSandbox
 ) -> None:
     server = sql_server(clone, access="unrestricted", statement_timeout=30, size_quota=QUOTA)
     baseline = await _size(cluster, clone)
@@ -548,7 +560,7 @@ async def test_a_writable_judge_stops_at_its_quota(
 
 
 async def test_short_writing_calls_add_up_to_the_quota(
-    cluster: EmbeddedPostgresCluster, clone: PostgresSandbox
+    cluster: PostgresCluster, clone: PostgresSandbox
 ) -> None:
     """Calls too short for the watchdog to sample are checked before they commit."""
     server = sql_server(clone, access="unrestricted", statement_timeout=30, size_quota=QUOTA)
