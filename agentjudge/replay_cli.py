@@ -36,6 +36,8 @@ def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
         str(row.failed),
         str(row.unsupported),
         agrees,
+        str(row.verifier_errors),
+        str(row.label_crashes),
     ]
     table.add_row(*(f"[bold]{cell}[/bold]" if bold else cell for cell in cells))
 
@@ -51,6 +53,8 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
         "failed",
         "no replay",
         "verifier ok",
+        "verifier error",
+        "label crashed",
     ):
         if column == "subdomain":
             table.add_column(column, no_wrap=True)
@@ -71,8 +75,13 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
 
 def _progress(report: FidelityReport) -> None:
     agrees = ""
-    if report.verifier is not None and report.verifier.agrees is not None:
-        agrees = " verifier agrees" if report.verifier.agrees else " VERIFIER DISAGREES"
+    check = report.verifier
+    if check is not None and check.replayed.errored:
+        agrees = f" VERIFIER ERROR ({check.replayed.error_summary})"
+    elif check is not None and check.recorded_crash is not None:
+        agrees = " recorded verification crashed"
+    elif check is not None and check.agrees is not None:
+        agrees = " verifier agrees" if check.agrees else " VERIFIER DISAGREES"
     console.print(
         f"  {report.trajectory_id}: {report.verdict}{agrees} ({report.seconds:.2f} s)",
         markup=False,
@@ -117,7 +126,9 @@ def replay(
     run the task verifier on the result.
 
     Prints per subdomain: trajectories, faithful, diverged, failed, not replayable (no replay for
-    that domain yet) and verifier agreement with the recorded labels. Writes `fidelity.jsonl` (one
+    that domain yet), verifier agreement with the recorded labels, verifier errors (a verifier that
+    crashed or timed out on the replay: no verdict, not compared) and labels whose recorded
+    verification crashed. Writes `fidelity.jsonl` (one
     report per trajectory, as each finishes) and `summary.json`. Rerunning resumes. One process
     at a time writes a report folder: a second one stops (or, with `--wait`, waits). Exit code 1
     when any replay diverged or failed or the dataset has errors; 2 when the dataset folder is

@@ -22,6 +22,7 @@ from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
 from mcp_servers.recorded import RecordedCall, replaying
 from mcp_servers.results import ToolArgumentError
+from replay.crashes import crash_line
 from replay.diffs import short_diff
 from replay.divergence import classify_step
 from replay.normalise import normalise_output
@@ -136,12 +137,34 @@ async def replay_step(
     return outcome
 
 
+def recorded_crash(trajectory: Trajectory) -> str | None:
+    """The exception line when the verification stored with the trajectory's label crashed: a
+    traceback or exception line in the label's ``verifier_output`` or in the source's recorded
+    ``verification_error`` (the MCPMark importer keeps it in the provenance details)."""
+    label = trajectory.label
+    recorded_error = trajectory.provenance.details.get("verification_error")
+    texts = [
+        label.verifier_output if label is not None else None,
+        recorded_error if isinstance(recorded_error, str) else None,
+    ]
+    for text in texts:
+        line = crash_line(text)
+        if line is not None:
+            return line
+    return None
+
+
 def explain(
     trajectory: Trajectory, replayed: VerifierRun, steps: list[StepFidelity]
 ) -> VerifierCheck:
-    """Set the replayed verifier result against the recorded label, and say what it means."""
+    """Set the replayed verifier result against the recorded label, and say what it means.
+
+    A verifier error on either side (the replayed run, or the verification stored with the label)
+    leaves ``agrees`` None: a crash is no verdict to agree or disagree with."""
     label = trajectory.label
     replayed_value = "PASS" if replayed.passed else "FAIL"
+    if replayed.errored:
+        replayed_value = f"nothing (verifier error: {replayed.error_summary})"
     if label is None:
         return VerifierCheck(
             recorded_label=None,
@@ -150,7 +173,29 @@ def explain(
             agrees=None,
             explanation=f"no recorded label; the verifier says {replayed_value} on the replay",
         )
-    agrees = label.value == replayed_value
+    crash = recorded_crash(trajectory)
+    check = VerifierCheck(
+        recorded_label=label.value,
+        recorded_output=label.verifier_output,
+        recorded_error=label.error_message,
+        replayed=replayed,
+        agrees=None,
+        recorded_crash=crash,
+        explanation="",
+    )
+    if crash is not None:
+        check.explanation = (
+            f"recorded {label.value}, but the recorded verification crashed ({crash}), so the "
+            f"label says nothing about the run; the verifier says {replayed_value} on the replay"
+        )
+        return check
+    if replayed.errored:
+        check.explanation = (
+            f"recorded {label.value}; the verifier crashed on the replay "
+            f"({replayed.error_summary}), so it cannot confirm or contradict the label"
+        )
+        return check
+    check.agrees = agrees = label.value == replayed_value
     bad_steps = [
         step.index
         for step in steps
@@ -161,36 +206,28 @@ def explain(
         for step in steps
         if step.status in ("diverged", "failed") and step.effect == "presentation"
     ]
+    cause = f" (recorded error: {label.error_message})" if label.error_message else ""
     if agrees:
-        explanation = f"the verifier agrees with the recorded label ({label.value})"
+        check.explanation = f"the verifier agrees with the recorded label ({label.value})"
     elif bad_steps:
-        explanation = (
+        check.explanation = (
             f"recorded {label.value}, replayed {replayed_value}; the replay diverged at steps "
             f"{bad_steps}, in ways that could change the end state, so the disagreement may come "
             "from the replay, not the label"
         )
     elif shown_only:
-        cause = f" (recorded error: {label.error_message})" if label.error_message else ""
-        explanation = (
+        check.explanation = (
             f"recorded {label.value}, replayed {replayed_value}; the replay diverged at steps "
             f"{shown_only} only in what the agent was shown (no write there could change the end "
             f"state differently): suspect the label{cause}, unless those reads show data the "
             "replay stored differently"
         )
     else:
-        cause = f" (recorded error: {label.error_message})" if label.error_message else ""
-        explanation = (
+        check.explanation = (
             f"recorded {label.value}, replayed {replayed_value} on a faithful replay: the recorded "
             f"label is probably wrong{cause}"
         )
-    return VerifierCheck(
-        recorded_label=label.value,
-        recorded_output=label.verifier_output,
-        recorded_error=label.error_message,
-        replayed=replayed,
-        agrees=agrees,
-        explanation=explanation,
-    )
+    return check
 
 
 async def replay_trajectory(

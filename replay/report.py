@@ -53,7 +53,7 @@ class VerifierRun(_Model):
     """One run of a task's ``verify.py``."""
 
     passed: bool
-    """Exit code 0 (the MCPMark contract)."""
+    """Exit code 0 (the MCPMark contract); False for an errored run too."""
     exit_code: int | None
     """The process's exit code; None when it was killed for running too long."""
     output: str
@@ -62,6 +62,12 @@ class VerifierRun(_Model):
     """True when it ran past the task's timeout and was killed."""
     seconds: float = 0.0
     """Wall time."""
+    errored: bool = False
+    """True when the run reached no verdict: it ended non-zero on an uncaught exception (a
+    traceback or a bare exception line in its output, an import error), was ended by a signal,
+    or timed out. Such a run is neither PASS nor FAIL and is never compared with a label."""
+    error_summary: str | None = None
+    """For an errored run: the exception line, the signal or the timeout, in one line."""
 
 
 class VerifierCheck(_Model):
@@ -76,7 +82,11 @@ class VerifierCheck(_Model):
     replayed: VerifierRun
     """The verifier on the replayed state."""
     agrees: bool | None
-    """True/False when there is a recorded label to compare with; None otherwise."""
+    """True/False when there is a recorded label to compare with and both the replayed and the
+    recorded verification reached a verdict; None otherwise."""
+    recorded_crash: str | None = None
+    """The exception line when the verification stored with the label crashed (its output or
+    error held a traceback): the label then says nothing about the run."""
     explanation: str
     """One sentence that tells a wrong label apart from an unfaithful replay."""
 

@@ -71,6 +71,10 @@ class SubdomainRow(BaseModel):
     """Replays whose task verifier ran and had a recorded label to compare with."""
     verifier_agrees: int = 0
     """Of those, how many agreed with the recorded label."""
+    verifier_errors: int = 0
+    """Replays whose verifier crashed, was killed or timed out (no verdict, not compared)."""
+    label_crashes: int = 0
+    """Labelled replays whose recorded verification crashed (the label is not compared)."""
 
 
 class ReplaySummary(BaseModel):
@@ -117,9 +121,14 @@ def summarise(
         for target in (row, total):
             target.trajectories += 1
             setattr(target, report.verdict, getattr(target, report.verdict) + 1)
-            if report.verifier is not None and report.verifier.agrees is not None:
+            check = report.verifier
+            if check is None:
+                continue
+            target.verifier_errors += int(check.replayed.errored)
+            target.label_crashes += int(check.recorded_crash is not None)
+            if check.agrees is not None:
                 target.verifier_checked += 1
-                target.verifier_agrees += int(report.verifier.agrees)
+                target.verifier_agrees += int(check.agrees)
     return ReplaySummary(
         dataset=dataset, backends=choice, rows=list(rows.values()), total=total, problems=problems
     )

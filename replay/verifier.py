@@ -8,6 +8,12 @@ environment kind exposes read-only, a fresh work folder as ``HOME``, an environm
 the contract's variables, and output captured in bounded memory. What points the verifier at the
 sandbox (``FILESYSTEM_TEST_DIR``, ``POSTGRES_*`` and the database name, the folders bound into
 the box) is the sandbox's environment kind's (``EnvironmentKind.verifier_inputs``).
+
+The box sees this interpreter's packages, so the runtime depends on ``psycopg2-binary``: MCPMark's
+Postgres verifiers import ``psycopg2`` and connect with the ``POSTGRES_*`` variables, whose host
+is the relay's socket folder (libpq takes a directory as host). A run that ends non-zero with a
+traceback, is ended by a signal or runs out of time is a *verifier error* (``VerifierRun.errored``,
+see ``replay.crashes``), not a FAIL.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pathlib import Path
 
 from dataset.models import Task
 from environments.kind import EnvironmentKind
+from replay.crashes import verifier_error
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
 from sandboxes.confinement import BoxSpec, box_can_read, run_in_box
@@ -76,12 +83,15 @@ async def run_script(
     output = run.text(OUTPUT_LIMIT)
     if run.timed_out:
         output += f"\n[killed after {timeout:g} s]"
+    error = verifier_error(run.exit_code, run.timed_out, output, timeout)
     return VerifierRun(
         passed=run.exit_code == 0 and not run.timed_out,
         exit_code=run.exit_code,
         output=output,
         timed_out=run.timed_out,
         seconds=run.seconds,
+        errored=error is not None,
+        error_summary=error,
     )
 
 

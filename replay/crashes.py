@@ -1,0 +1,64 @@
+"""Telling a verifier that crashed from one that decided FAIL.
+
+MCPMark's contract reads only the exit code, so a ``verify.py`` that dies on an uncaught exception
+(a missing module, a lost connection, a bug) looks like a FAIL. Replay keeps the two apart: a run
+that ended non-zero *and* left a Python traceback or a bare exception line in its output, or that
+a signal ended, or that ran out of time, reached no verdict. These helpers find such an ending
+and name it in one line, for the replayed run and for the verification stored with a label.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+
+_TRACEBACK = "Traceback (most recent call last):"
+
+_EXCEPTION_LINE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|errors\.[A-Z]\w*)(?::\s|:?$)"
+)
+"""A line as Python ends a traceback with: an exception class, maybe dotted (``ValueError: x``,
+``psycopg2.errors.InsufficientPrivilege: permission denied ...``)."""
+
+_SIGNAL_EXIT = 128
+"""The box reports a process that signal n ended as 128 + n."""
+
+
+def crash_line(text: str | None) -> str | None:
+    """The exception line of the last traceback in ``text``, else its last bare exception line
+    (``ModuleNotFoundError: ...`` printed without a traceback); None when it shows neither."""
+    if not text:
+        return None
+    lines = text.splitlines()
+    starts = [index for index, line in enumerate(lines) if line.strip() == _TRACEBACK]
+    if starts:
+        after = [line for line in lines[starts[-1] + 1 :] if line.strip()]
+        # Frames are indented; the first line back at the margin names the exception.
+        for line in after:
+            if not line[:1].isspace():
+                return line.strip()
+        return after[-1].strip() if after else _TRACEBACK
+    bare = [line.strip() for line in lines if _EXCEPTION_LINE.match(line.strip())]
+    return bare[-1] if bare else None
+
+
+def verifier_error(
+    exit_code: int | None, timed_out: bool, output: str, timeout: float
+) -> str | None:
+    """Why a verifier run reached no verdict, in one line; None when its exit code is its
+    verdict (0 PASS, anything else FAIL).
+
+    A timeout counts: the verifier never finished deciding, so its FAIL would say nothing about
+    the state (``VerifierRun.timed_out`` still tells it apart from a crash)."""
+    if timed_out:
+        return f"timed out after {timeout:g} s"
+    if exit_code is None or exit_code == 0:
+        return None
+    number = -exit_code if exit_code < 0 else exit_code - _SIGNAL_EXIT
+    if exit_code < 0 or 0 < number < 65:
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"killed by {name} (exit code {exit_code})"
+    return crash_line(output)
