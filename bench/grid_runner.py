@@ -263,19 +263,18 @@ class _Environments:
             planned.trajectory, task=planned.task, base_dir=self.dataset.root / TRAJECTORIES_DIR
         )
         writable = self.access == "writable"
-        sandbox = None
-        if self.replays is not None:
-            sandbox = await self.replays.environment(planned.trajectory.id, writable=writable)
-        kind = kind_for_task(planned.task) if sandbox is not None else None
-        try:
+        async with contextlib.AsyncExitStack() as stack:
+            sandbox = None
+            if self.replays is not None:
+                sandbox = await stack.enter_async_context(
+                    self.replays.lease(planned.trajectory.id, writable=writable)
+                )
+            kind = kind_for_task(planned.task) if sandbox is not None else None
             if sandbox is None or kind is None:
                 yield [trajectories], "trajectory-only"
             else:
                 async with kind.judge_servers(sandbox, writable=writable) as servers:
                     yield [*servers, trajectories], kind.name
-        finally:
-            if sandbox is not None and writable and self.replays is not None:
-                await self.replays.release_clone(planned.trajectory.id, sandbox)
 
 
 @dataclass

@@ -4,15 +4,24 @@ A judge grid runs many judges on the same trajectory (modes x turn budgets x mod
 first request replays the trajectory and freezes its final state; later and concurrent requests
 wait for that one replay. Read-only judges then share the snapshot's single read-only view;
 judges that may write get a private clone each, which never reaches the snapshot or other judges.
+
+Trajectories whose replay manages cluster-global roles (``EnvironmentKind.replays_exclusively``)
+cannot all stay frozen at once: a frozen state keeps the roles it created, so the next trajectory
+of the task that creates the same role would collide with it. Judges reach them through
+``lease``, which holds the task's group for the block and keeps one of its trajectories frozen at
+a time (the others are destroyed first and replayed again when needed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from dataset.store import Dataset
 from environments.backends import ProviderSet
+from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
 from sandboxes.base import Releasable, Sandbox, Snapshot
@@ -36,6 +45,7 @@ class FrozenReplays(Releasable):
         self.verify = verify
         self._replays: dict[str, FrozenReplay] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._group_locks: dict[str, asyncio.Lock] = {}
 
     async def get(self, trajectory_id: str) -> FrozenReplay:
         """The frozen replay of a trajectory, replaying it on first request only."""
@@ -69,6 +79,50 @@ class FrozenReplays(Releasable):
             frozen.clones.append(sandbox)
         return sandbox
 
+    def exclusive_group(self, trajectory_id: str) -> str | None:
+        """The task id when the trajectory's replay manages cluster-global roles, else None."""
+        trajectory = self.dataset.trajectories[trajectory_id]
+        task = self.dataset.tasks[trajectory.task_id]
+        kind = kind_for_task(task)
+        return task.id if kind is not None and kind.replays_exclusively(trajectory) else None
+
+    @contextlib.asynccontextmanager
+    async def lease(self, trajectory_id: str, *, writable: bool) -> AsyncIterator[Sandbox | None]:
+        """``environment`` for the block (a writable clone is destroyed when it ends). A
+        trajectory of an exclusive group holds the group for the block, and the group's other
+        frozen trajectories are destroyed first, so their roles are gone."""
+        group = self.exclusive_group(trajectory_id)
+        guard: contextlib.AbstractAsyncContextManager[object] = (
+            self._group_locks.setdefault(group, asyncio.Lock())
+            if group is not None
+            else contextlib.nullcontext()
+        )
+        async with guard:
+            if group is not None:
+                await self._evict(group, keep=trajectory_id)
+            sandbox = await self.environment(trajectory_id, writable=writable)
+            try:
+                yield sandbox
+            finally:
+                if sandbox is not None and writable:
+                    await self.release_clone(trajectory_id, sandbox)
+
+    async def _evict(self, group: str, *, keep: str) -> None:
+        for trajectory_id in [
+            other
+            for other in self._replays
+            if other != keep and self.exclusive_group(other) == group
+        ]:
+            await self._destroy(self._replays.pop(trajectory_id))
+
+    @staticmethod
+    async def _destroy(frozen: FrozenReplay) -> None:
+        for sandbox in frozen.clones:
+            await sandbox.destroy()
+        frozen.clones.clear()
+        if frozen.snapshot is not None:
+            await frozen.snapshot.destroy()
+
     async def release_clone(self, trajectory_id: str, sandbox: Sandbox) -> None:
         """Destroy a judge's writable clone as soon as the judge is done."""
         frozen = self._replays.get(trajectory_id)
@@ -79,11 +133,7 @@ class FrozenReplays(Releasable):
     async def aclose(self) -> None:
         """Destroy every clone, then every snapshot."""
         for frozen in self._replays.values():
-            for sandbox in frozen.clones:
-                await sandbox.destroy()
-            frozen.clones.clear()
-            if frozen.snapshot is not None:
-                await frozen.snapshot.destroy()
+            await self._destroy(frozen)
         self._replays.clear()
 
     async def release(self) -> None:

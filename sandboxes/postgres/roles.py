@@ -32,6 +32,7 @@ snapshot) stays doomed and is retried after every later drop.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections.abc import Iterable
@@ -104,6 +105,9 @@ class SandboxRoles:
         self._admin = pool
         self._owner: dict[int, str] = {}
         self._doomed: set[int] = set()
+        self._dropping = asyncio.Lock()
+        """One drop pass at a time. Dropping a creator leaves the roles it created behind, so a
+        pass drops only roles whose creations it has looked up (see ``_drop_doomed``)."""
         self._lineage: dict[str, tuple[str, ...]] = {}
 
     @property
@@ -208,19 +212,23 @@ class SandboxRoles:
         could not go. A creator stays while one of its creations does: dropping a role needs the
         ADMIN OPTION its creator holds (and the administrator has through it)."""
         problems: list[str] = []
-        async with self._admin.connection() as conn:
-            for oid in await created_roles(conn, self._doomed):
+        async with self._dropping, self._admin.connection() as conn:
+            # The roles doomed now: a destroy that dooms more while this pass awaits runs a pass
+            # of its own, which finds what those roles created before dropping them.
+            doomed = set(self._doomed)
+            for oid in await created_roles(conn, doomed):
                 self._owner.setdefault(oid, "")
-                self._doomed.add(oid)
+                doomed.add(oid)
+            self._doomed |= doomed
             creators: dict[int, set[int]] = {}
             for row in await conn.fetch(
                 "SELECT roleid, member FROM pg_auth_members"
                 " WHERE admin_option AND member = ANY($1::oid[])",
-                list(self._doomed),
+                list(doomed),
             ):
                 creators.setdefault(row["roleid"], set()).add(row["member"])
             kept: set[int] = set()
-            for oid in sorted(self._doomed, reverse=True):
+            for oid in sorted(doomed, reverse=True):
                 if oid in kept:
                     problems.append(f"role oid {oid}: kept while a role it created remains")
                     kept |= creators.get(oid, set())

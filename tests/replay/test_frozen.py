@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,8 @@ from replay.frozen import FrozenReplays
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
 from tests.replay.builders import MINI
+
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -86,3 +89,26 @@ async def test_domains_without_replay_get_no_environment(providers: ProviderSet)
     async with FrozenReplays(load_dataset(MINI), providers) as frozen:
         assert await frozen.environment("word-memo-q4-update--c13-pass", writable=False) is None
         assert (await frozen.get("word-memo-q4-update--c13-pass")).report.verdict == ("unsupported")
+
+
+async def test_role_managing_trajectories_of_one_task_are_frozen_one_at_a_time(
+    providers: ProviderSet, replay_calls: list[str]
+) -> None:
+    # The DS suite's support-role task: every trajectory creates the same cluster-global role.
+    # A frozen state keeps the roles it created, so frozen side by side they would collide.
+    dataset = load_dataset(REPOSITORY / "datasets" / "ds")
+    ids = sorted(t for t in dataset.trajectories if t.startswith("pg-retail-support-role--"))
+    assert len(ids) >= 3
+    async with FrozenReplays(dataset, providers) as frozen:
+        assert {frozen.exclusive_group(t) for t in ids} == {"pg-retail-support-role"}
+
+        async def judge(trajectory_id: str) -> str:
+            async with frozen.lease(trajectory_id, writable=False) as view:
+                assert isinstance(view, PostgresSandbox)
+                return (await frozen.get(trajectory_id)).report.verdict
+
+        verdicts = await asyncio.gather(*(judge(t) for t in [*ids, *ids]))
+        assert verdicts == ["faithful"] * len(verdicts)
+        # Coming back to a trajectory whose state was destroyed replays it again.
+        assert sorted(set(replay_calls)) == ids
+        assert len(replay_calls) >= len(ids)

@@ -56,6 +56,23 @@ async def test_a_role_created_through_connect_goes_with_its_sandbox(
     assert not await role_exists(cluster, renamed)
 
 
+async def test_roles_created_through_sandboxes_go_when_sandboxes_are_destroyed_at_once(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
+) -> None:
+    # Dropping a creator role leaves the roles it created behind (nothing depends on it), so
+    # concurrent destroys must not drop one sandbox's role before the roles it made.
+    for _ in range(3):
+        sandboxes = await asyncio.gather(*(provider.create(*shop) for _ in range(8)))
+        made = []
+        for sandbox in sandboxes[::2]:
+            role = new_role()
+            async with sandbox.connect(f"CREATE ROLE {role}") as conn:
+                await conn.execute(f"CREATE ROLE {role}")
+            made.append(role)
+        await asyncio.gather(*(sandbox.destroy() for sandbox in sandboxes))
+        assert [role for role in made if await role_exists(cluster, role)] == []
+
+
 async def test_concurrent_role_creation_is_attributed_to_the_right_sandbox(
     provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
 ) -> None:
