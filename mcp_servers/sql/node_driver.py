@@ -35,6 +35,7 @@ import asyncpg
 
 from mcp_servers.sql.driver import transaction_wrote
 from mcp_servers.sql.statements import split_statements
+from mcp_servers.sql.values import pg_text
 
 if TYPE_CHECKING:
     from sandboxes.postgres.sandbox import PostgresConnection
@@ -117,35 +118,6 @@ _BINARY_IS_ENOUGH = frozenset(
     | {"name", "uuid", "json", "jsonb", "bytea"}
 )
 """Types whose asyncpg value carries everything node-postgres would make of their text."""
-
-
-def _pg_quote_item(item: str) -> str:
-    if item == "" or item.upper() == "NULL" or re.search(r'[{}",\\\s]', item):
-        return '"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return item
-
-
-def pg_text(value: Any) -> str:  # noqa: PLR0911 - one form per kind of value
-    """PostgreSQL's text form of a value asyncpg decoded (text codecs give most as text)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, list | tuple) and not isinstance(value, asyncpg.Record):
-        items = ("NULL" if item is None else _pg_quote_item(pg_text(item)) for item in value)
-        return "{" + ",".join(items) + "}"
-    if isinstance(value, asyncpg.Range):
-        if value.isempty:
-            return "empty"
-        lower = "" if value.lower is None else pg_text(value.lower)
-        upper = "" if value.upper is None else pg_text(value.upper)
-        return f"{'[' if value.lower_inc else '('}{lower},{upper}{']' if value.upper_inc else ')'}"
-    if isinstance(value, asyncpg.Record):
-        items = ("" if item is None else _pg_quote_item(pg_text(item)) for item in value.values())
-        return "(" + ",".join(items) + ")"
-    if isinstance(value, bytes):
-        return "\\x" + value.hex()
-    return str(value)
 
 
 _TIMESTAMP = re.compile(

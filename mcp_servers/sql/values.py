@@ -185,32 +185,29 @@ def _quote_array_item(item: str) -> str:
     return item
 
 
-def _pg_text(value: Any) -> str:
-    """PostgreSQL's text form of a value asyncpg decoded (for types psycopg leaves as text)."""
-    if isinstance(value, list):
-        return (
-            "{"
-            + ",".join(
-                "NULL" if item is None else _quote_array_item(_pg_text(item)) for item in value
-            )
-            + "}"
-        )
+def pg_text(value: Any) -> str:  # noqa: PLR0911 - one form per kind of value
+    """PostgreSQL's text form of a value asyncpg decoded: what psycopg leaves as text, and what
+    the Node.js servers' text codecs give."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, bool):
         return "t" if value else "f"
+    if isinstance(value, list | tuple) and not isinstance(value, asyncpg.Record):
+        items = ("NULL" if item is None else _quote_array_item(pg_text(item)) for item in value)
+        return "{" + ",".join(items) + "}"
     if isinstance(value, asyncpg.Range):
         if value.isempty:
             return "empty"
-        lower = "" if value.lower is None else _pg_text(value.lower)
-        upper = "" if value.upper is None else _pg_text(value.upper)
+        lower = "" if value.lower is None else pg_text(value.lower)
+        upper = "" if value.upper is None else pg_text(value.upper)
         return f"{'[' if value.lower_inc else '('}{lower},{upper}{']' if value.upper_inc else ')'}"
     if isinstance(value, asyncpg.Record):
-        return (
-            "("
-            + ",".join(
-                "" if item is None else _quote_array_item(_pg_text(item)) for item in value.values()
-            )
-            + ")"
+        items = (
+            "" if item is None else _quote_array_item(pg_text(item)) for item in value.values()
         )
+        return "(" + ",".join(items) + ")"
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
     return str(value)
 
 
@@ -227,7 +224,7 @@ def convert_value(  # noqa: PLR0911 - one answer per kind of column
     builtin = schema == "pg_catalog"
     if kind == "array":
         if not builtin:
-            return _pg_text(value)
+            return pg_text(value)
         if oid in _VECTOR_OIDS:
             return " ".join(str(item) for item in value)
         element = name[:-2] if name.endswith("[]") else name
@@ -235,11 +232,11 @@ def convert_value(  # noqa: PLR0911 - one answer per kind of column
     if kind == "range":
         if builtin and name in _BUILTIN_RANGES:
             return _range(value, _BUILTIN_RANGES[name], zone)
-        return _pg_text(value)
+        return pg_text(value)
     if kind == "multirange":
         if builtin and name in _BUILTIN_MULTIRANGES:
             return Multirange(_range(item, _BUILTIN_MULTIRANGES[name], zone) for item in value)
-        return "{" + ",".join(_pg_text(item) for item in value) + "}"
+        return "{" + ",".join(pg_text(item) for item in value) + "}"
     return _convert_scalar(value, name, zone)
 
 
@@ -275,9 +272,9 @@ def _convert_scalar(value: Any, name: str, zone: tzinfo) -> Any:
         return value.decode("utf-8", errors="replace")
     if isinstance(value, asyncpg.Range):
         subtype = _BUILTIN_RANGES.get(name)
-        return _pg_text(value) if subtype is None else _range(value, subtype, zone)
+        return pg_text(value) if subtype is None else _range(value, subtype, zone)
     if isinstance(value, asyncpg.Record):
-        return _pg_text(value)
+        return pg_text(value)
     return value
 
 
