@@ -46,6 +46,7 @@ class FrozenReplays(Releasable):
         self._replays: dict[str, FrozenReplay] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._group_locks: dict[str, asyncio.Lock] = {}
+        self._groups: dict[str, str | None] = {}
 
     async def get(self, trajectory_id: str) -> FrozenReplay:
         """The frozen replay of a trajectory, replaying it on first request only."""
@@ -80,11 +81,15 @@ class FrozenReplays(Releasable):
         return sandbox
 
     def exclusive_group(self, trajectory_id: str) -> str | None:
-        """The task id when the trajectory's replay manages cluster-global roles, else None."""
-        trajectory = self.dataset.trajectories[trajectory_id]
-        task = self.dataset.tasks[trajectory.task_id]
-        kind = kind_for_task(task)
-        return task.id if kind is not None and kind.replays_exclusively(trajectory) else None
+        """The task id when the trajectory's replay manages cluster-global roles, else None
+        (asked once per trajectory: it reads every recorded step)."""
+        if trajectory_id not in self._groups:
+            trajectory = self.dataset.trajectories[trajectory_id]
+            task = self.dataset.tasks[trajectory.task_id]
+            kind = kind_for_task(task)
+            exclusive = kind is not None and kind.replays_exclusively(trajectory)
+            self._groups[trajectory_id] = task.id if exclusive else None
+        return self._groups[trajectory_id]
 
     @contextlib.asynccontextmanager
     async def lease(self, trajectory_id: str, *, writable: bool) -> AsyncIterator[Sandbox | None]:
