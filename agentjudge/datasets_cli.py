@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from agentjudge.console import console, print_problems
-from agentjudge.paths import fail, require_dataset, require_folder
+from agentjudge.paths import fail, name_mappings, require_dataset, require_folder
 from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
 from settings import get_settings
 
@@ -144,15 +144,25 @@ def import_mcpmark_command(
     environments_root: Annotated[
         Path | None,
         typer.Option(
-            help="Initial states: <category>/ trees (filesystem); <category>/<task>.sql, else "
-            "<category>.sql (postgres)."
+            help="Initial states: <category>/ trees (filesystem); <category>/<task>, else "
+            "<category>, as .sql, .backup or .dump (postgres; a task's preparation script runs "
+            "on it at replay)."
         ),
     ] = None,
     environment: Annotated[
         list[str] | None,
         typer.Option(
-            help="One task's own initial state, as CATEGORY/TASK=PATH (an SQL file for "
-            "postgres, a folder for filesystem); tried before --environments-root. Repeatable."
+            help="One task's prepared initial state, as CATEGORY/TASK=PATH (an SQL file or a "
+            "pg_dump archive for postgres, a folder for filesystem); tried before "
+            "--environments-root. Repeatable."
+        ),
+    ] = None,
+    collation: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="The collation a server's runs start under, as SERVER=COLLATION (postgres-mcp,"
+            " supabase, insforge), or COLLATION for all; 'default' is the replaying server's."
+            " Defaults: postgres-mcp and insforge en_US.utf8, supabase C. Repeatable."
         ),
     ] = None,
     sandbox_prefix: Annotated[
@@ -193,13 +203,16 @@ def import_mcpmark_command(
         require_folder(environments_root, "initial states folder (--environments-root)")
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
-    mapping: dict[str, Path] = {}
-    for given in environment or []:
-        name, separator, path = given.partition("=")
-        if not separator or not name.strip() or not path.strip():
-            console.print(f"error: --environment {given!r}: expected CATEGORY/TASK=PATH")
-            raise typer.Exit(2)
-        mapping[name.strip()] = Path(path.strip())
+    mapping = {
+        name: Path(path)
+        for name, path in name_mappings(environment, "--environment", "CATEGORY/TASK=PATH").items()
+    }
+    collations: dict[str, str | None] = {}
+    for given in collation or []:
+        server, separator, name = given.rpartition("=") if "=" in given else ("*", "", given)
+        if not name.strip() or (separator and not server.strip()):
+            raise fail(f"--collation {given!r}: expected [SERVER=]COLLATION")
+        collations[server.strip()] = None if name.strip() == "default" else name.strip()
     started = time.perf_counter()
     try:
         report = import_mcpmark(
@@ -211,6 +224,7 @@ def import_mcpmark_command(
             sandbox_prefixes=sandbox_prefix,
             max_turns=max_turns,
             skip_empty=skip_empty,
+            collations=collations,
         )
     except DuplicateIdError as error:
         console.print(f"error: {error}", markup=False)

@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error, require_dataset
+from agentjudge.paths import folder_error, require_dataset, supplied_environments
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
     LOGS_DIR,
@@ -292,7 +292,16 @@ def judge(
         typer.Option(
             min=0.001,
             metavar="SECONDS",
-            help="Seconds a task's Postgres seed may run (default 600).",
+            help="Seconds a task's Postgres seed, and then its preparation, may run (default 600).",
+        ),
+    ] = None,
+    environment: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="TASK_ID=PATH",
+            help="Start a task's trajectories from this state instead of the task's own: a "
+            "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
+            "a folder (filesystem). Repeatable.",
         ),
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Per-call answer token cap.")] = None,
@@ -384,6 +393,7 @@ def judge(
         backend=backend,
         dsn=dsn,
         seed_timeout=seed_timeout,
+        environments=supplied_environments(environment),
         jobs=jobs,
         max_connections=max_connections,
         cache=cache,

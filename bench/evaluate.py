@@ -130,6 +130,8 @@ class EvaluationOptions(BaseModel):
     seed_timeout: PositiveFloat | None = None
     """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
     all its task's trajectories at once."""
+    environments: dict[str, Path] = Field(default_factory=dict)
+    """Starting states supplied by task id, replacing the tasks' own (``--environment``)."""
     jobs: PositiveInt = 4
     """Concurrent replays, and concurrent judge runs."""
     max_connections: PositiveInt = 8
@@ -320,7 +322,10 @@ async def evaluate_async(
         raise EvaluationError(str(error)) from error
     arms = _make_arms(_planned_arms(options), options.cache)
     choice = BackendChoice.for_backend(
-        options.backend, options.dsn, seed_timeout=options.seed_timeout
+        options.backend,
+        options.dsn,
+        seed_timeout=options.seed_timeout,
+        environments=options.environments,
     )
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
