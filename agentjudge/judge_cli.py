@@ -16,7 +16,12 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error, require_dataset, supplied_environments
+from agentjudge.paths import (
+    SuppliedEnvironments,
+    folder_error,
+    require_dataset,
+    supplied_environments,
+)
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
     LOGS_DIR,
@@ -295,15 +300,7 @@ def judge(
             help="Seconds a task's Postgres seed, and then its preparation, may run (default 600).",
         ),
     ] = None,
-    environment: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="TASK_ID=PATH",
-            help="Start a task's trajectories from this state instead of the task's own: a "
-            "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
-            "a folder (filesystem). Repeatable.",
-        ),
-    ] = None,
+    environment: SuppliedEnvironments = None,
     max_tokens: Annotated[int | None, typer.Option(help="Per-call answer token cap.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     reasoning_effort: Annotated[

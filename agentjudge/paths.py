@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -68,6 +69,19 @@ def name_mappings(values: list[str] | None, option: str, form: str) -> dict[str,
             raise fail(f"{option} {given!r}: expected {form}")
         mapping[name.strip()] = value.strip()
     return mapping
+
+
+SuppliedEnvironments = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--environment",
+        metavar="TASK_ID=PATH",
+        help="Start a task's trajectories from this state instead of the task's own: a "
+        "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
+        "a folder (filesystem). Repeatable.",
+    ),
+]
+"""The ``--environment`` option of the commands that replay (``replay``, ``judge``)."""
 
 
 def supplied_environments(values: list[str] | None) -> dict[str, Path]:

@@ -11,7 +11,12 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error, require_dataset, supplied_environments
+from agentjudge.paths import (
+    SuppliedEnvironments,
+    folder_error,
+    require_dataset,
+    supplied_environments,
+)
 from environments.backends import BackendChoice
 from replay.report import FidelityReport
 from replay.runner import (
@@ -111,15 +116,7 @@ def replay(
             " 600); one that fails or runs over fails all its task's trajectories at once.",
         ),
     ] = None,
-    environment: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="TASK_ID=PATH",
-            help="Start a task's trajectories from this state instead of the task's own: a "
-            "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
-            "a folder (filesystem). Repeatable.",
-        ),
-    ] = None,
+    environment: SuppliedEnvironments = None,
     output: Annotated[
         Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
     ] = None,
