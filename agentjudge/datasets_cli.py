@@ -243,7 +243,8 @@ def import_mobile_command(
         str,
         typer.Option(
             "--format",
-            help="androidworld (episode JSON), spa-bench (log.json + <n>.png), a3 (histories/*.json) "
+            help="androidworld (episode JSON), spa-bench (log.json + <n>.png), "
+            "a3 (histories/*.json) "
             "or agentrewardbench (cleaned/<benchmark>/<agent>/<exp>/<task>.json).",
         ),
     ],
@@ -278,7 +279,9 @@ def import_mobile_command(
     summary = import_mobile(source_format, sources, destination, labels=labels)
     seconds = time.perf_counter() - started
     import_errors, _ = print_problems(summary.problems)
-    benchmarks = ", ".join(f"{name} {count}" for name, count in sorted(summary.by_benchmark.items()))
+    benchmarks = ", ".join(
+        f"{name} {count}" for name, count in sorted(summary.by_benchmark.items())
+    )
     console.print(
         f"imported {len(summary.trajectories)} trajectory(ies) of {len(summary.tasks)} task(s) "
         f"into {destination} in {seconds:.1f} s ({benchmarks or 'none'}); "

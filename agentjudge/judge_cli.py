@@ -73,7 +73,7 @@ def _dry_run(
         console.print(problem, markup=False)
     console.print(
         f"dry run: {summary.requests} request(s) with {summary.images} image(s) for "
-        f"{len(summary.folders)} trajectory × mode folder(s) under {output}; no model was called",
+        f"{len(summary.folders)} trajectory x mode folder(s) under {output}; no model was called",
         markup=False,
     )
 
@@ -274,10 +274,11 @@ def judge(
         str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
     ] = None,
     mode: Annotated[
-        str, typer.Option(
+        str,
+        typer.Option(
             help=f"{', '.join(mode_names())}, the group mobile-methods, a comma list, or all "
             "(the runtime's agent, react and llm)."
-        )
+        ),
     ] = "all",
     turns: Annotated[
         str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")

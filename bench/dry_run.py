@@ -23,7 +23,12 @@ from judge_agent.modes import method_options_for
 
 __all__ = ["DryRunSummary", "write_dry_run"]
 
-_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+_EXTENSIONS = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+}
 
 
 @dataclass
@@ -61,7 +66,9 @@ def _write_request(folder: Path, number: int, purpose: str, messages: list[ChatM
                 parts.append(part.model_dump(mode="json"))
         plain.append({"role": message.role, "content": parts})
     record = {"purpose": purpose, "messages": plain}
-    (folder / f"request_{number}.json").write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
+    (folder / f"request_{number}.json").write_text(
+        json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     (folder / f"request_{number}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return images
 
@@ -95,7 +102,9 @@ def write_dry_run(
             folder.mkdir(parents=True, exist_ok=True)
             for old in folder.glob("request_*"):
                 old.unlink()
-            requests = planned_requests(task, trajectory, settings=settings, base_dir=dataset.trajectory_dir())
+            requests = planned_requests(
+                task, trajectory, settings=settings, base_dir=dataset.trajectory_dir()
+            )
             for number, planned in enumerate(requests, start=1):
                 summary.images += _write_request(folder, number, planned.purpose, planned.messages)
                 summary.requests += 1

@@ -18,7 +18,6 @@ inside it. Non-default axes become the run's ``variant`` so they never share a k
 from __future__ import annotations
 
 import itertools
-
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +41,10 @@ class GridError(ValueError):
     """A grid file that cannot be used; the message names the file and the field."""
 
 
+def _no_switches() -> list[dict[str, str | int | bool]]:
+    return [{}]
+
+
 class GridFile(BaseModel):
     """The axes of an ablation grid."""
 
@@ -61,7 +64,7 @@ class GridFile(BaseModel):
     """Observation modality: which screenshots go into the prompt (``last``, ``all``, ``none``
     or a count)."""
     method_options: list[dict[str, str | int | bool]] = Field(
-        default_factory=lambda: [{}], min_length=1
+        default_factory=_no_switches, min_length=1
     )
     """Switch sets of the judge method modes (e.g. ``[{screenshots: 3}, {screenshots: 48, ui:
     on}]``), one arm each; a switch goes to the modes that take it."""
@@ -115,7 +118,10 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
     budgets = grid.thinking_budgets if "thinking_budgets" in given else [None]
     observations = grid.observations if "observations" in given else [base.screenshots]
     switch_sets = (
-        [{key: _switch(value) for key, value in switches.items()} for switches in grid.method_options]
+        [
+            {key: _switch(value) for key, value in switches.items()}
+            for switches in grid.method_options
+        ]
         if "method_options" in given
         else [base.method_options]
     )

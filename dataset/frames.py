@@ -103,13 +103,17 @@ _XML_BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
 
 def _bounds(value: object) -> tuple[int, int, int, int] | None:
     """Bounds from the shapes sources use: [l, t, r, b], {x_min, ...}, or ``[l,t][r,b]``."""
-    if isinstance(value, list) and len(value) == 4 and all(isinstance(v, int | float) for v in value):
+    if (
+        isinstance(value, list)
+        and len(value) == 4
+        and all(isinstance(v, int | float) for v in value)
+    ):
         left, top, right, bottom = (int(v) for v in value)
         return left, top, right, bottom
     if isinstance(value, dict):
         keys = ("x_min", "y_min", "x_max", "y_max")
         if all(isinstance(value.get(key), int | float) for key in keys):
-            left, top, right, bottom = (int(value[key]) for key in keys)  # type: ignore[arg-type]
+            left, top, right, bottom = (int(value[key]) for key in keys)
             return left, top, right, bottom
     if isinstance(value, str):
         match = _XML_BOUNDS.match(value.strip())
@@ -158,7 +162,7 @@ def _xml_elements(text: str) -> list[UiElement]:
         return []
     elements: list[UiElement] = []
     for node in root.iter("node"):
-        fields: dict[str, JsonValue] = {key: value for key, value in node.attrib.items()}
+        fields: dict[str, JsonValue] = dict(node.attrib.items())
         elements.append(UiElement(len(elements), _element_bounds(fields), fields))
     return elements
 

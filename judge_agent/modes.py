@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import KeysView
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Annotated

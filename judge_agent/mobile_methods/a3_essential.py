@@ -75,10 +75,15 @@ def windows(count: int, size: int, stride: int) -> list[range]:
 
 def decomposition_messages(subject: JudgeSubject) -> list[ChatMessage]:
     """The request for the essential states."""
-    return request(fill("a3_decompose_system.md"), [fill("a3_decompose_user.md", instruction=subject.task.instruction)])
+    return request(
+        fill("a3_decompose_system.md"),
+        [fill("a3_decompose_user.md", instruction=subject.task.instruction)],
+    )
 
 
-def window_messages(subject: JudgeSubject, states: list[str]) -> list[tuple[str, list[ChatMessage]]]:
+def window_messages(
+    subject: JudgeSubject, states: list[str]
+) -> list[tuple[str, list[ChatMessage]]]:
     """One request per window: its purpose and messages."""
     options = options_of(subject, A3EssentialOptions)
     frames = frames_with_screens(subject)
@@ -87,7 +92,9 @@ def window_messages(subject: JudgeSubject, states: list[str]) -> list[tuple[str,
     spans = windows(len(frames), options.window, min(options.stride, options.window))
     for number, span in enumerate(spans, start=1):
         images = [frame_image(frames[i], subject.base_dir) for i in span]
-        shown = [resize_long_edge(image, options.long_edge) for image in images if image is not None]
+        shown = [
+            resize_long_edge(image, options.long_edge) for image in images if image is not None
+        ]
         text = fill(
             "a3_window_user.md",
             instruction=subject.task.instruction,
@@ -96,8 +103,14 @@ def window_messages(subject: JudgeSubject, states: list[str]) -> list[tuple[str,
             last=str(span.stop),
             total=str(len(frames)),
         )
-        parts = [text, image_block(side_by_side(shown), 0)] if shown else [text, "(these screens could not be read)"]
-        requests.append((f"window {number} of {len(spans)}", request(fill("a3_window_system.md"), parts)))
+        parts = (
+            [text, image_block(side_by_side(shown), 0)]
+            if shown
+            else [text, "(these screens could not be read)"]
+        )
+        requests.append(
+            (f"window {number} of {len(spans)}", request(fill("a3_window_system.md"), parts))
+        )
     return requests
 
 
@@ -152,13 +165,21 @@ async def _converse(run: JudgeRun) -> ParsedVerdict:
         if not missing
         else "not reached: " + "; ".join(states[state - 1] for state in missing)
     )
-    return ParsedVerdict(verdict="FAIL" if missing else "PASS", reasoning=reason, format="essential_states", details=details)
+    return ParsedVerdict(
+        verdict="FAIL" if missing else "PASS",
+        reasoning=reason,
+        format="essential_states",
+        details=details,
+    )
 
 
 def _plan(subject: JudgeSubject) -> list[MethodRequest]:
     return [
         MethodRequest("decomposition", decomposition_messages(subject)),
-        *(MethodRequest(purpose, messages) for purpose, messages in window_messages(subject, _PLACEHOLDER_STATES)),
+        *(
+            MethodRequest(purpose, messages)
+            for purpose, messages in window_messages(subject, _PLACEHOLDER_STATES)
+        ),
     ]
 
 

@@ -38,11 +38,17 @@ def a3_final_messages(subject: JudgeSubject) -> list[ChatMessage]:
     options = options_of(subject, A3FinalOptions)
     observed = [f for f in trajectory_frames(subject.trajectory) if f.observation is not None]
     last_ui = next(
-        (f.observation.accessibility_tree for f in reversed(observed) if f.observation and f.observation.accessibility_tree),
+        (
+            f.observation.accessibility_tree
+            for f in reversed(observed)
+            if f.observation and f.observation.accessibility_tree
+        ),
         None,
     )
     elements = ui_list(last_ui) or "(no element list was recorded)"
-    parts: list[Content | str] = [fill("a3_final_user.md", instruction=subject.task.instruction, elements=elements)]
+    parts: list[Content | str] = [
+        fill("a3_final_user.md", instruction=subject.task.instruction, elements=elements)
+    ]
     screens = frames_with_screens(subject)
     block = screen_block(subject, screens[-1], options.long_edge) if screens else None
     parts.append(block if block is not None else "(no screenshot was recorded)")
@@ -51,7 +57,9 @@ def a3_final_messages(subject: JudgeSubject) -> list[ChatMessage]:
 
 async def _converse(run: JudgeRun) -> ParsedVerdict:
     assert run.subject is not None
-    return await answer_or_reask(run, a3_final_messages(run.subject), parse_yes_no, what="yes/no answer")
+    return await answer_or_reask(
+        run, a3_final_messages(run.subject), parse_yes_no, what="yes/no answer"
+    )
 
 
 register_mode(

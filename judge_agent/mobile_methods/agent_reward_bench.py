@@ -34,7 +34,12 @@ from prompts import PromptStyle
 
 __all__ = ["AgentRewardBenchOptions", "agent_reward_bench_messages", "parse_four_answers"]
 
-_TAGS = {"success": "success", "side_effects": "side_effect", "optimality": "optimal", "looping": "loop"}
+_TAGS = {
+    "success": "success",
+    "side_effects": "side_effect",
+    "optimality": "optimal",
+    "looping": "loop",
+}
 
 
 class AgentRewardBenchOptions(MethodOptions):
@@ -54,7 +59,11 @@ def agent_reward_bench_messages(subject: JudgeSubject) -> list[ChatMessage]:
         lines.append(f"Final message to the user: {subject.trajectory.final_response}")
     observed = [f for f in trajectory_frames(subject.trajectory) if f.observation is not None]
     last_ui = next(
-        (f.observation.accessibility_tree for f in reversed(observed) if f.observation and f.observation.accessibility_tree),
+        (
+            f.observation.accessibility_tree
+            for f in reversed(observed)
+            if f.observation and f.observation.accessibility_tree
+        ),
         None,
     )
     parts: list[Content | str] = [
@@ -82,18 +91,23 @@ def parse_four_answers(text: str) -> ParsedVerdict | None:
     details: dict[str, JsonValue] = {
         name: details_value(value) for name, value in found.items() if name != "success"
     }
-    return ParsedVerdict(verdict="PASS" if success else "FAIL", reasoning=reasoning, format="tag", details=details)
+    return ParsedVerdict(
+        verdict="PASS" if success else "FAIL", reasoning=reasoning, format="tag", details=details
+    )
 
 
 async def _converse(run: JudgeRun) -> ParsedVerdict:
     assert run.subject is not None
-    return await answer_or_reask(run, agent_reward_bench_messages(run.subject), parse_four_answers, what="<success> answer")
+    return await answer_or_reask(
+        run, agent_reward_bench_messages(run.subject), parse_four_answers, what="<success> answer"
+    )
 
 
 register_mode(
     JudgeModeSpec(
         name="agentrewardbench",
-        description="AgentRewardBench-style: steps, final screen and elements; four tagged answers, "
+        description="AgentRewardBench-style: steps, final screen and elements; four tagged "
+        "answers, "
         "success is the verdict",
         conversation=_converse,
         prompt=PromptStyle(),

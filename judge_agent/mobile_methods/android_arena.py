@@ -56,7 +56,9 @@ def record_entries(subject: JudgeSubject) -> list[str]:
         before = frames.get(step.index - 1)
         observed = before.observation.accessibility_tree if before and before.observation else None
         screen = ui_list(observed) or "(not recorded)"
-        entries.append(f"Step {step.index}\nScreen:\n{screen}\nAction: {step_line(step.index, step.action)}")
+        entries.append(
+            f"Step {step.index}\nScreen:\n{screen}\nAction: {step_line(step.index, step.action)}"
+        )
     last = subject.trajectory.steps[-1].observation if subject.trajectory.steps else None
     if last is not None and last.accessibility_tree:
         entries.append(f"Final screen:\n{ui_list(last.accessibility_tree)}")
@@ -96,25 +98,40 @@ def android_arena_messages(subject: JudgeSubject) -> list[ChatMessage]:
         record = "\n\n".join(kept)
         if omitted:
             record = f"[{omitted} earlier entries left out to fit the budget]\n\n" + record
-        return request(system, [fill("android_arena_user.md", instruction=subject.task.instruction, record=record)])
+        return request(
+            system,
+            [fill("android_arena_user.md", instruction=subject.task.instruction, record=record)],
+        )
     actions = "\n".join(
-        f"Step {step.index}: {step_line(step.index, step.action)}" for step in subject.trajectory.steps
+        f"Step {step.index}: {step_line(step.index, step.action)}"
+        for step in subject.trajectory.steps
     )
     frames = sample_frames(frames_with_screens(subject), options.fallback_screenshots)
     parts: list[Content | str] = [
-        fill("android_arena_fallback.md", instruction=subject.task.instruction, count=str(len(frames)), actions=actions)
+        fill(
+            "android_arena_fallback.md",
+            instruction=subject.task.instruction,
+            count=str(len(frames)),
+            actions=actions,
+        )
     ]
     for frame in frames:
         block = screen_block(subject, frame, options.long_edge)
         if block is not None:
-            label = "Screen before the first step" if frame.position == 0 else f"Screen after step {frame.position}"
+            label = (
+                "Screen before the first step"
+                if frame.position == 0
+                else f"Screen after step {frame.position}"
+            )
             parts += [label + ":", block]
     return request(system, parts)
 
 
 async def _converse(run: JudgeRun) -> ParsedVerdict:
     assert run.subject is not None
-    return await answer_or_reask(run, android_arena_messages(run.subject), parse_yes_no, what="Yes/No answer")
+    return await answer_or_reask(
+        run, android_arena_messages(run.subject), parse_yes_no, what="Yes/No answer"
+    )
 
 
 register_mode(

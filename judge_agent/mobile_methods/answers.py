@@ -78,7 +78,9 @@ def parse_numbered_list(text: str) -> list[str]:
 def parse_state_marks(text: str, count: int) -> dict[int, bool] | None:
     """``State N: yes|no`` lines for states 1..count; None unless every state is answered."""
     marks: dict[int, bool] = {}
-    for match in re.finditer(r"^\W*State\s*(\d+)\W*[:=-]\s*(\S+)", text, re.IGNORECASE | re.MULTILINE):
+    for match in re.finditer(
+        r"^\W*State\s*(\d+)\W*[:=-]\s*(\S+)", text, re.IGNORECASE | re.MULTILINE
+    ):
         number = int(match.group(1))
         value = _word(match.group(2))
         if 1 <= number <= count and value is not None:

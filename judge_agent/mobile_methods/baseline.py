@@ -52,7 +52,9 @@ class BaselineOptions(MethodOptions):
 def baseline_messages(subject: JudgeSubject) -> list[ChatMessage]:
     """The one request the baseline sends."""
     options = options_of(subject, BaselineOptions)
-    shown = {frame.position for frame in sample_frames(frames_with_screens(subject), options.screenshots)}
+    shown = {
+        frame.position for frame in sample_frames(frames_with_screens(subject), options.screenshots)
+    }
     frames = {frame.position: frame for frame in trajectory_frames(subject.trajectory)}
     parts: list[Content | str] = [fill("baseline_user.md", instruction=subject.task.instruction)]
     if 0 in shown:
@@ -84,7 +86,9 @@ def _parse(text: str) -> ParsedVerdict | None:
     if parsed is None:
         return None
     confidence = confidence_of(text)
-    return parsed.model_copy(update={"confidence": confidence}) if confidence is not None else parsed
+    return (
+        parsed.model_copy(update={"confidence": confidence}) if confidence is not None else parsed
+    )
 
 
 async def _converse(run: JudgeRun) -> ParsedVerdict:

@@ -62,4 +62,6 @@ def encode_png(image: Image.Image) -> ContentImage:
     """The image as a PNG content block."""
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)
-    return ContentImage(data=base64.b64encode(buffer.getvalue()).decode("ascii"), mime_type="image/png")
+    return ContentImage(
+        data=base64.b64encode(buffer.getvalue()).decode("ascii"), mime_type="image/png"
+    )

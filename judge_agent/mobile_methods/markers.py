@@ -77,7 +77,9 @@ def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
         return ImageFont.load_default()
 
 
-def _arrow(draw: ImageDraw.ImageDraw, start: tuple[int, int], end: tuple[int, int], width: int) -> None:
+def _arrow(
+    draw: ImageDraw.ImageDraw, start: tuple[int, int], end: tuple[int, int], width: int
+) -> None:
     draw.line([start, end], fill=MARKER_COLOUR, width=width)
     dx, dy = end[0] - start[0], end[1] - start[1]
     length = max((dx * dx + dy * dy) ** 0.5, 1.0)
@@ -108,7 +110,12 @@ def draw_action(
             else:
                 draw.ellipse(box, fill=MARKER_COLOUR, outline=(255, 255, 255), width=2)
                 if action.action_type == "double_tap":
-                    outer = [point.x - 2 * unit, point.y - 2 * unit, point.x + 2 * unit, point.y + 2 * unit]
+                    outer = [
+                        point.x - 2 * unit,
+                        point.y - 2 * unit,
+                        point.x + 2 * unit,
+                        point.y + 2 * unit,
+                    ]
                     draw.ellipse(outer, outline=MARKER_COLOUR, width=2)
     text = f"Step {step}: {_action_words(action)}"
     font = _font(max(12, marked.width // 30))

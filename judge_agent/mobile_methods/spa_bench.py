@@ -42,7 +42,11 @@ def spa_bench_messages(subject: JudgeSubject) -> list[ChatMessage]:
         image = frame_image(frame, subject.base_dir)
         if image is None:
             continue
-        caption = "Screen before the first step" if frame.position == 0 else f"Screen after step {frame.position}"
+        caption = (
+            "Screen before the first step"
+            if frame.position == 0
+            else f"Screen after step {frame.position}"
+        )
         if frame.next_action is not None and frame.next_step is not None:
             ui = frame.observation.accessibility_tree if frame.observation else None
             image, _ = draw_action(image, frame.next_action, frame.next_step, ui)
@@ -51,19 +55,28 @@ def spa_bench_messages(subject: JudgeSubject) -> list[ChatMessage]:
             caption += " (the last screen)"
         parts += [caption + ":", image_block(image, options.long_edge)]
     header = fill("spa_bench_user.md", instruction=subject.task.instruction, count=str(len(frames)))
-    closing = [f"The agent's final message: {subject.trajectory.final_response}"] if subject.trajectory.final_response else []
-    return request(fill("spa_bench_system.md"), [header, *parts, *closing, fill("spa_bench_answer.md")])
+    closing = (
+        [f"The agent's final message: {subject.trajectory.final_response}"]
+        if subject.trajectory.final_response
+        else []
+    )
+    return request(
+        fill("spa_bench_system.md"), [header, *parts, *closing, fill("spa_bench_answer.md")]
+    )
 
 
 async def _converse(run: JudgeRun) -> ParsedVerdict:
     assert run.subject is not None
-    return await answer_or_reask(run, spa_bench_messages(run.subject), parse_verdict_text, what="result")
+    return await answer_or_reask(
+        run, spa_bench_messages(run.subject), parse_verdict_text, what="result"
+    )
 
 
 register_mode(
     JudgeModeSpec(
         name="spa-bench",
-        description="SPA-Bench-style: every screenshot with the action marked on it; Reason, Result 1/0",
+        description="SPA-Bench-style: every screenshot with the action marked on it; "
+        "Reason, Result 1/0",
         conversation=_converse,
         prompt=PromptStyle(),
         plan=lambda subject: [MethodRequest("judgement", spa_bench_messages(subject))],

@@ -46,4 +46,6 @@ def import_mobile(
     log = ProblemLog(Path.cwd())
     votes = read_votes(labels, log) if labels is not None else None
     runs = itertools.chain.from_iterable(reader(source, log) for source in sources)
-    return write_runs(runs, destination, log=log, votes=votes, generator=f"import-mobile {source_format}")
+    return write_runs(
+        runs, destination, log=log, votes=votes, generator=f"import-mobile {source_format}"
+    )

@@ -44,7 +44,9 @@ def _history(path: Path, record: dict[str, object], root: Path) -> SourceRun:
     screens = []
     for number, step in enumerate(steps):
         where = f"history[{number}]"
-        screens.append(Screen(image_reference(step.get("screenshot"), path.parent, root, where), _ui(step)))
+        screens.append(
+            Screen(image_reference(step.get("screenshot"), path.parent, root, where), _ui(step))
+        )
         raw = step.get("action")
         try:
             if isinstance(raw, dict):
@@ -59,7 +61,9 @@ def _history(path: Path, record: dict[str, object], root: Path) -> SourceRun:
     if record.get("final_screenshot") is not None or record.get("final_xml") is not None:
         screens.append(
             Screen(
-                image_reference(record.get("final_screenshot"), path.parent, root, "final_screenshot"),
+                image_reference(
+                    record.get("final_screenshot"), path.parent, root, "final_screenshot"
+                ),
                 ui_elements_text(record.get("final_xml")),
             )
         )

@@ -134,6 +134,58 @@ def _arguments(text: str) -> list[Any]:
     return values
 
 
+def _touch(kind: str, numbers: list[int], words: list[str]) -> AndroidAction | None:
+    if len(numbers) >= 2:
+        return AndroidAction(action_type=kind, x=numbers[0], y=numbers[1])
+    if len(numbers) == 1:
+        return AndroidAction(action_type=kind, index=numbers[0])
+    return None
+
+
+def _motion(kind: str, numbers: list[int], words: list[str]) -> AndroidAction | None:
+    if len(numbers) >= 4:
+        x1, y1, x2, y2 = numbers[:4]
+        return AndroidAction(
+            action_type=kind,
+            x=x1,
+            y=y1,
+            direction=swipe_direction(x1, y1, x2, y2),
+            extra={"end_x": x2, "end_y": y2},
+        )
+    direction = next((w.lower() for w in words if w.lower() in _DIRECTIONS), None)
+    if direction is None:
+        return None
+    at = {"x": numbers[0], "y": numbers[1]} if len(numbers) >= 2 else {}
+    return AndroidAction(action_type=kind, direction=direction, **at)
+
+
+def _worded(kind: str, numbers: list[int], words: list[str]) -> AndroidAction | None:
+    if not words:
+        return None
+    field = {"input_text": "text", "answer": "text", "open_app": "app_name"}[kind]
+    return AndroidAction(action_type=kind, **{field: words[0]})
+
+
+def _plain(kind: str, numbers: list[int], words: list[str]) -> AndroidAction | None:
+    return AndroidAction(action_type=kind)
+
+
+_BUILDERS = {
+    "click": _touch,
+    "double_tap": _touch,
+    "long_press": _touch,
+    "swipe": _motion,
+    "scroll": _motion,
+    "input_text": _worded,
+    "open_app": _worded,
+    "answer": _worded,
+    "navigate_back": _plain,
+    "navigate_home": _plain,
+    "keyboard_enter": _plain,
+    "wait": _plain,
+}
+
+
 def android_action_from_text(text: str) -> AndroidAction:
     """An action written as AndroidWorld JSON after ``Action:``, bare JSON, or a call string;
     an ``unknown`` action with the raw text when it is none of these."""
@@ -145,52 +197,24 @@ def android_action_from_text(text: str) -> AndroidAction:
             return android_action_from_object(json.loads(candidate))
         except json.JSONDecodeError:
             pass
+    unknown = AndroidAction(action_type="unknown", extra={"raw": stripped})
     match = _CALL.match(stripped)
-    if match is None:
-        return AndroidAction(action_type="unknown", extra={"raw": stripped})
-    verb = match.group(1).lower()
+    verb = match.group(1).lower() if match else ""
     kind = _ALIASES.get(verb)
-    if kind is None:
-        return AndroidAction(action_type="unknown", extra={"raw": stripped})
+    if match is None or kind is None:
+        return unknown
     values = _arguments(match.group(2) or "")
     numbers = [round(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     words = [v for v in values if isinstance(v, str)]
+    if kind == "status":
+        infeasible = verb == "infeasible" or any("infeasible" in w.lower() for w in words)
+        return AndroidAction(
+            action_type="status", goal_status="infeasible" if infeasible else "complete"
+        )
     try:
-        if kind in ("click", "double_tap", "long_press"):
-            if len(numbers) >= 2:
-                return AndroidAction(action_type=kind, x=numbers[0], y=numbers[1])  # type: ignore[arg-type]
-            if len(numbers) == 1:
-                return AndroidAction(action_type=kind, index=numbers[0])  # type: ignore[arg-type]
-        elif kind in ("swipe", "scroll"):
-            if len(numbers) >= 4:
-                x1, y1, x2, y2 = numbers[:4]
-                return AndroidAction(
-                    action_type=kind,  # type: ignore[arg-type]
-                    x=x1,
-                    y=y1,
-                    direction=swipe_direction(x1, y1, x2, y2),  # type: ignore[arg-type]
-                    extra={"end_x": x2, "end_y": y2},
-                )
-            direction = next((w.lower() for w in words if w.lower() in _DIRECTIONS), None)
-            if direction is not None:
-                at = {"x": numbers[0], "y": numbers[1]} if len(numbers) >= 2 else {}
-                return AndroidAction(action_type=kind, direction=direction, **at)  # type: ignore[arg-type]
-        elif kind == "input_text" and words:
-            return AndroidAction(action_type="input_text", text=words[0])
-        elif kind == "open_app" and words:
-            return AndroidAction(action_type="open_app", app_name=words[0])
-        elif kind == "answer" and words:
-            return AndroidAction(action_type="answer", text=words[0])
-        elif kind == "status":
-            infeasible = verb == "infeasible" or any("infeasible" in w.lower() for w in words)
-            return AndroidAction(
-                action_type="status", goal_status="infeasible" if infeasible else "complete"
-            )
-        elif kind in ("navigate_back", "navigate_home", "keyboard_enter", "wait"):
-            return AndroidAction(action_type=kind)  # type: ignore[arg-type]
+        return _BUILDERS[kind](kind, numbers, words) or unknown
     except ValidationError:
-        pass
-    return AndroidAction(action_type="unknown", extra={"raw": stripped})
+        return unknown
 
 
 _DIRECTIONS = {"up", "down", "left", "right"}

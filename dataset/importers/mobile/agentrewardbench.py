@@ -22,7 +22,9 @@ from dataset.problems import ProblemLog
 __all__ = ["read_agentrewardbench"]
 
 
-def _screenshot(value: object, path: Path, root: Path, where: str) -> Path | bytes | list[object] | None:
+def _screenshot(
+    value: object, path: Path, root: Path, where: str
+) -> Path | bytes | list[object] | None:
     try:
         return image_reference(value, path.parent, root, where)  # type: ignore[return-value]
     except SourceError:
@@ -49,8 +51,8 @@ def _trajectory(path: Path, record: dict[str, object], root: Path) -> SourceRun:
         screens.append(
             Screen(
                 _screenshot(step.get("screenshot_path"), path, root, f"{where}.screenshot_path"),  # type: ignore[arg-type]
-                step.get("axtree") if isinstance(step.get("axtree"), str) else None,  # type: ignore[arg-type]
-                step.get("url") if isinstance(step.get("url"), str) else None,  # type: ignore[arg-type]
+                step.get("axtree") if isinstance(step.get("axtree"), str) else None,
+                step.get("url") if isinstance(step.get("url"), str) else None,
             )
         )
         raw = step.get("action")
@@ -73,7 +75,7 @@ def _trajectory(path: Path, record: dict[str, object], root: Path) -> SourceRun:
         instruction=goal,
         agent=agent,
         model=first_text(record, ("model",)),  # type: ignore[arg-type]
-        actions=actions,  # type: ignore[arg-type]
+        actions=actions,
         screens=screens,
         domain="gui",
         subdomain="web",

@@ -35,13 +35,16 @@ def _steps(episode: dict[str, object]) -> list[dict[str, object]]:
     if isinstance(data, list):
         if not all(isinstance(step, dict) for step in data):
             raise SourceError("step_data: every step must be an object")
-        return data  # type: ignore[return-value]
+        return data
     if isinstance(data, dict):
         lengths = {len(v) for v in data.values() if isinstance(v, list)}
         if len(lengths) != 1:
             raise SourceError("step_data: the per-step lists have different lengths")
         count = lengths.pop()
-        return [{key: value[i] for key, value in data.items() if isinstance(value, list)} for i in range(count)]
+        return [
+            {key: value[i] for key, value in data.items() if isinstance(value, list)}
+            for i in range(count)
+        ]
     raise SourceError("step_data: missing (a list of steps or a dictionary of per-step lists)")
 
 
@@ -56,7 +59,10 @@ def _episode(record: dict[str, object], path: Path, root: Path, number: int) -> 
         where = f"step_data[{position}]"
         shot = next((step[key] for key in _SHOT_KEYS if step.get(key) is not None), None)
         screens.append(
-            Screen(image_reference(shot, path.parent, root, where), ui_elements_text(step.get("ui_elements")))
+            Screen(
+                image_reference(shot, path.parent, root, where),
+                ui_elements_text(step.get("ui_elements")),
+            )
         )
         raw = step.get("action", step.get("converted_action"))
         try:

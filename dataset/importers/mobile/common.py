@@ -86,7 +86,7 @@ class SourceRun:
     """The agent (policy or framework)."""
     model: str | None
     """The model behind the agent."""
-    actions: list[tuple[Action, str | None]]
+    actions: Sequence[tuple[Action, str | None]]
     """Each action with the agent's reasoning for it."""
     screens: list[Screen]
     """The screen before each action, in order; one more is the screen after the last."""
@@ -139,7 +139,7 @@ def _image_bytes(image: Path | bytes | list[JsonValue]) -> tuple[bytes, str]:
 
     array = np.asarray(image, dtype=np.uint8)
     if array.ndim != 3 or array.shape[2] not in (3, 4):
-        raise ValueError(f"a pixel array must be rows × columns × 3 or 4, got {array.shape}")
+        raise ValueError(f"a pixel array must be rows x columns x 3 or 4, got {array.shape}")
     buffer = io.BytesIO()
     Image.fromarray(array).save(buffer, format="PNG")
     return buffer.getvalue(), ".png"
@@ -251,7 +251,11 @@ def write_runs(
     if not (destination / MANIFEST_FILE).exists():
         write_manifest(
             destination,
-            Manifest(name=destination.name, description="Imported mobile trajectories", generator=generator),
+            Manifest(
+                name=destination.name,
+                description="Imported mobile trajectories",
+                generator=generator,
+            ),
         )
     matched: set[str] = set()
     for run in runs:

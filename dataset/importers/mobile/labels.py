@@ -46,7 +46,13 @@ def vote_label(votes: Votes) -> Label | None:
 
 
 def _add(
-    found: dict[str, Votes], log: ProblemLog, path: Path, where: str, run: object, annotator: object, label: object
+    found: dict[str, Votes],
+    log: ProblemLog,
+    path: Path,
+    where: str,
+    run: object,
+    annotator: object,
+    label: object,
 ) -> None:
     vote = parse_vote(label)
     if not isinstance(run, str) or not run.strip():
@@ -54,11 +60,17 @@ def _add(
     elif not isinstance(annotator, str | int) or not str(annotator).strip():
         log.add(path, "no annotator named", field=where)
     elif vote is None:
-        log.add(path, f"label {label!r} is not a vote (use 1/0, success/failure, pass/fail)", field=where)
+        log.add(
+            path,
+            f"label {label!r} is not a vote (use 1/0, success/failure, pass/fail)",
+            field=where,
+        )
     else:
         votes = found.setdefault(run.strip(), {})
         if str(annotator) in votes and votes[str(annotator)] != vote:
-            log.add(path, f"annotator {annotator!r} voted twice on {run!r}, differently", field=where)
+            log.add(
+                path, f"annotator {annotator!r} voted twice on {run!r}, differently", field=where
+            )
         votes[str(annotator)] = vote
 
 
@@ -77,7 +89,9 @@ def read_votes(path: Path, log: ProblemLog) -> dict[str, Votes]:
             log.add(path, f"the header lacks column(s) {', '.join(sorted(missing))}")
             return found
         for line, row in enumerate(reader, start=2):
-            _add(found, log, path, f"line {line}", row["trajectory"], row["annotator"], row["label"])
+            _add(
+                found, log, path, f"line {line}", row["trajectory"], row["annotator"], row["label"]
+            )
         return found
     for line, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():

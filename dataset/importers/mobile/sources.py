@@ -30,7 +30,9 @@ def read_json_file(path: Path, log: ProblemLog) -> object | None:
     return log.read_json(path)
 
 
-def image_reference(value: object, folder: Path, root: Path, where: str) -> Path | bytes | list[JsonValue] | None:
+def image_reference(
+    value: object, folder: Path, root: Path, where: str
+) -> Path | bytes | list[JsonValue] | None:
     """A screenshot as the source gives it: a path (relative to ``folder``, inside ``root``),
     base64 text (optionally a ``data:`` URL), or a pixel array; None when absent."""
     if value is None or value == "":
@@ -65,7 +67,9 @@ def _decoded(text: str, where: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise SourceError(f"{where}: the screenshot is neither a file nor base64 image data") from None
+        raise SourceError(
+            f"{where}: the screenshot is neither a file nor base64 image data"
+        ) from None
 
 
 def ui_elements_text(value: object) -> str | None:
@@ -78,9 +82,13 @@ def ui_elements_text(value: object) -> str | None:
         lines = []
         for position, element in enumerate(value):
             if isinstance(element, dict):
-                fields = {"index": position, **{k: v for k, v in element.items() if v not in (None, "")}}
+                fields = {
+                    "index": position,
+                    **{k: v for k, v in element.items() if v not in (None, "")},
+                }
                 lines.append(f"UI element {position}: {json.dumps(fields, ensure_ascii=False)}")
             else:
-                lines.append(f"UI element {position}: {json.dumps({'index': position, 'text': str(element)})}")
+                fields = {"index": position, "text": str(element)}
+                lines.append(f"UI element {position}: {json.dumps(fields)}")
         return "\n".join(lines) or None
     return json.dumps(value, ensure_ascii=False)

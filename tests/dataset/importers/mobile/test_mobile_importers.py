@@ -45,15 +45,24 @@ def test_androidworld_episode_steps_screens_and_verifier_label(tmp_path: Path) -
             "step_data": [
                 {
                     "screenshot": "shots/0.png",
-                    "ui_elements": [{"text": "New", "bbox_pixels": {"x_min": 10, "y_min": 20, "x_max": 30, "y_max": 40}}],
-                    "action_output": 'Reason: tap New\nAction: {"action_type": "click", "index": 0}',
+                    "ui_elements": [
+                        {
+                            "text": "New",
+                            "bbox_pixels": {"x_min": 10, "y_min": 20, "x_max": 30, "y_max": 40},
+                        }
+                    ],
+                    "action_output": "Reason: tap New\n"
+                    'Action: {"action_type": "click", "index": 0}',
                     "action_reason": "tap New",
                 },
                 {
                     "screenshot": "shots/1.png",
                     "action": {"action_type": "input_text", "text": "a.md", "index": 0},
                 },
-                {"screenshot": "shots/2.png", "action": {"action_type": "status", "goal_status": "complete"}},
+                {
+                    "screenshot": "shots/2.png",
+                    "action": {"action_type": "status", "goal_status": "complete"},
+                },
             ],
         },
     )
@@ -62,12 +71,16 @@ def test_androidworld_episode_steps_screens_and_verifier_label(tmp_path: Path) -
     data = load_dataset(tmp_path / "out")
     assert not data.errors
     (trajectory,) = data.trajectories.values()
-    assert trajectory.agent == "m3a" and trajectory.model == "gpt-4o"
+    assert trajectory.agent == "m3a"
+    assert trajectory.model == "gpt-4o"
     assert trajectory.metadata["benchmark"] == "androidworld"
-    assert trajectory.label is not None and trajectory.label.value == "PASS"
+    assert trajectory.label is not None
+    assert trajectory.label.value == "PASS"
     assert trajectory.label.source == "verifier"
     first = trajectory.steps[0].action
-    assert isinstance(first, AndroidAction) and first.action_type == "click" and first.index == 0
+    assert isinstance(first, AndroidAction)
+    assert first.action_type == "click"
+    assert first.index == 0
     assert trajectory.steps[0].reasoning == "tap New"
     # frame 0 is the screen before step 1 (the red one); step 1's observation is shots/1.png.
     frames = trajectory_frames(trajectory)
@@ -77,11 +90,13 @@ def test_androidworld_episode_steps_screens_and_verifier_label(tmp_path: Path) -
     red = Image.open(data.trajectory_dir() / str(initial["screenshot"])).getpixel((0, 0))
     assert red == (255, 0, 0)
     step1 = trajectory.steps[0].observation
-    assert step1 is not None and step1.screenshot is not None
+    assert step1 is not None
+    assert step1.screenshot is not None
     assert Image.open(data.trajectory_dir() / step1.screenshot).getpixel((0, 0)) == (0, 255, 0)
     assert trajectory.steps[2].observation is None  # no screen after the last action
     (element,) = parse_ui_elements(str(initial["accessibility_tree"]))
-    assert element.bounds == (10, 20, 30, 40) and element.centre == (20, 30)
+    assert element.bounds == (10, 20, 30, 40)
+    assert element.centre == (20, 30)
 
 
 def test_androidworld_dictionary_of_lists_with_pixel_arrays_and_base64(tmp_path: Path) -> None:
@@ -95,7 +110,10 @@ def test_androidworld_dictionary_of_lists_with_pixel_arrays_and_base64(tmp_path:
                 "is_successful": 0,
                 "episode_data": {
                     "raw_screenshot": [pixels, encoded],
-                    "action_output": ['Action: {"action_type": "open_app", "app_name": "Settings"}', "back()"],
+                    "action_output": [
+                        'Action: {"action_type": "open_app", "app_name": "Settings"}',
+                        "back()",
+                    ],
                 },
             }
         ],
@@ -103,24 +121,37 @@ def test_androidworld_dictionary_of_lists_with_pixel_arrays_and_base64(tmp_path:
     summary = import_mobile("androidworld", [tmp_path / "src"], tmp_path / "out")
     assert summary.problems == []
     (trajectory,) = load_dataset(tmp_path / "out").trajectories.values()
-    assert trajectory.label is not None and trajectory.label.value == "FAIL"
+    assert trajectory.label is not None
+    assert trajectory.label.value == "FAIL"
     assert [s.action.action_type for s in trajectory.steps] == ["open_app", "navigate_back"]  # type: ignore[union-attr]
     obs = trajectory.steps[0].observation
-    assert obs is not None and obs.screenshot is not None and obs.screenshot.endswith(".png")
+    assert obs is not None
+    assert obs.screenshot is not None
+    assert obs.screenshot.endswith(".png")
     image = Image.open(tmp_path / "out" / "trajectories" / obs.screenshot)
     assert image.getpixel((0, 0)) == (1, 2, 3)  # the base64 screen, after the first action
     initial = trajectory.metadata[INITIAL_OBSERVATION_KEY]
     assert isinstance(initial, dict)
     first = Image.open(tmp_path / "out" / "trajectories" / str(initial["screenshot"]))
-    assert first.size == (4, 3) and first.getpixel((0, 0)) == (200, 10, 10)
+    assert first.size == (4, 3)
+    assert first.getpixel((0, 0)) == (200, 10, 10)
 
 
 def test_bad_episodes_are_named_and_the_others_land(tmp_path: Path) -> None:
     source = tmp_path / "src"
     write(source / "good.json", {"goal": "g", "step_data": [{"action": {"action_type": "wait"}}]})
     write(source / "no_goal.json", {"step_data": []})
-    write(source / "bad_action.json", {"goal": "g", "step_data": [{"action": {"action_type": "click"}}]})
-    write(source / "escape.json", {"goal": "g", "step_data": [{"screenshot": "../../etc/passwd", "action": {"action_type": "wait"}}]})
+    write(
+        source / "bad_action.json",
+        {"goal": "g", "step_data": [{"action": {"action_type": "click"}}]},
+    )
+    write(
+        source / "escape.json",
+        {
+            "goal": "g",
+            "step_data": [{"screenshot": "../../etc/passwd", "action": {"action_type": "wait"}}],
+        },
+    )
     (source / "broken.json").write_text("{", encoding="utf-8")
     summary = import_mobile("androidworld", [source], tmp_path / "out")
     assert len(summary.trajectories) == 1
@@ -135,7 +166,14 @@ def test_bad_episodes_are_named_and_the_others_land(tmp_path: Path) -> None:
 def test_votes_majority_ties_and_unmatched(tmp_path: Path) -> None:
     source = tmp_path / "src"
     for name in ("a", "b"):
-        write(source / f"{name}.json", {"goal": f"goal {name}", "is_successful": 1, "step_data": [{"action": {"action_type": "wait"}}]})
+        write(
+            source / f"{name}.json",
+            {
+                "goal": f"goal {name}",
+                "is_successful": 1,
+                "step_data": [{"action": {"action_type": "wait"}}],
+            },
+        )
     labels = tmp_path / "labels.csv"
     labels.write_text(
         "trajectory,annotator,label\n"
@@ -149,12 +187,16 @@ def test_votes_majority_ties_and_unmatched(tmp_path: Path) -> None:
     data = load_dataset(tmp_path / "out")
     by_key = {t.provenance.details["source_key"]: t for t in data.trajectories.values()}
     label_a = by_key["a"].label
-    assert label_a is not None and label_a.source == "vote" and label_a.value == "FAIL"
+    assert label_a is not None
+    assert label_a.source == "vote"
+    assert label_a.value == "FAIL"
     assert label_a.votes == {"ann1": "FAIL", "ann2": "FAIL", "ann3": "PASS"}
     assert by_key["b"].label is None  # a tie: no label, not the source's own outcome
     text = "\n".join(str(p) for p in summary.problems)
-    assert "tied" in text and "'zzz' match no imported run" in text
-    assert "line 8" in text and "'maybe' is not a vote" in text
+    assert "tied" in text
+    assert "'zzz' match no imported run" in text
+    assert "line 8" in text
+    assert "'maybe' is not a vote" in text
     assert summary.labelled_by_vote == 1
 
 
@@ -183,14 +225,19 @@ def test_spa_bench_log_with_numbered_screenshots_and_call_strings(tmp_path: Path
     summary = import_mobile("spa-bench", [tmp_path / "spa"], tmp_path / "out")
     assert summary.problems == []
     (trajectory,) = load_dataset(tmp_path / "out").trajectories.values()
-    assert trajectory.agent == "AppAgent" and trajectory.metadata["benchmark"] == "spa-bench"
+    assert trajectory.agent == "AppAgent"
+    assert trajectory.metadata["benchmark"] == "spa-bench"
     tap, swipe, typed = (step.action for step in trajectory.steps)
-    assert isinstance(tap, AndroidAction) and (tap.x, tap.y) == (540, 1200)
-    assert isinstance(swipe, AndroidAction) and swipe.direction == "up"
+    assert isinstance(tap, AndroidAction)
+    assert (tap.x, tap.y) == (540, 1200)
+    assert isinstance(swipe, AndroidAction)
+    assert swipe.direction == "up"
     assert swipe.extra == {"end_x": 500, "end_y": 400}
-    assert isinstance(typed, AndroidAction) and typed.text == "Bob"
+    assert isinstance(typed, AndroidAction)
+    assert typed.text == "Bob"
     obs = trajectory.steps[0].observation
-    assert obs is not None and obs.accessibility_tree is not None
+    assert obs is not None
+    assert obs.accessibility_tree is not None
     (save,) = parse_ui_elements(obs.accessibility_tree)
     assert save.bounds == (100, 200, 300, 260)
     assert trajectory.steps[2].observation is not None  # 3.png is the screen after the last action
@@ -213,9 +260,11 @@ def test_a3_history(tmp_path: Path) -> None:
     assert summary.problems == []
     (trajectory,) = load_dataset(tmp_path / "out").trajectories.values()
     step = trajectory.steps[0].action
-    assert isinstance(step, AndroidAction) and (step.x, step.y) == (10, 20)
+    assert isinstance(step, AndroidAction)
+    assert (step.x, step.y) == (10, 20)
     assert trajectory.metadata["benchmark"] == "a3"
-    assert trajectory.label is not None and trajectory.label.value == "FAIL"
+    assert trajectory.label is not None
+    assert trajectory.label.value == "FAIL"
     assert INITIAL_OBSERVATION_KEY in trajectory.metadata
 
 
@@ -229,15 +278,33 @@ def test_agentrewardbench_layout_names_benchmark_and_agent(tmp_path: Path) -> No
         {
             "goal": "Find the cheapest item",
             "steps": [
-                {"num": 0, "reasoning": "click search", "action": "click('a51')", "screenshot_path": "s0.png", "url": "http://x/", "axtree": "[a51] button 'Search'"},
-                {"num": 1, "reasoning": "done", "action": "send_msg_to_user('$3')", "url": "http://x/r"},
+                {
+                    "num": 0,
+                    "reasoning": "click search",
+                    "action": "click('a51')",
+                    "screenshot_path": "s0.png",
+                    "url": "http://x/",
+                    "axtree": "[a51] button 'Search'",
+                },
+                {
+                    "num": 1,
+                    "reasoning": "done",
+                    "action": "send_msg_to_user('$3')",
+                    "url": "http://x/r",
+                },
             ],
         },
     )
     write(cleaned / "broken" / "x.json", {"goal": "g"})
     labels = tmp_path / "labels.jsonl"
     labels.write_text(
-        json.dumps({"trajectory": "webarena/GenericAgent-gpt-4o/exp1/webarena.12", "votes": {"r1": "success", "r2": "success"}}) + "\n",
+        json.dumps(
+            {
+                "trajectory": "webarena/GenericAgent-gpt-4o/exp1/webarena.12",
+                "votes": {"r1": "success", "r2": "success"},
+            }
+        )
+        + "\n",
         encoding="utf-8",
     )
     summary = import_mobile("agentrewardbench", [cleaned], tmp_path / "out", labels=labels)
@@ -245,9 +312,15 @@ def test_agentrewardbench_layout_names_benchmark_and_agent(tmp_path: Path) -> No
     assert trajectory.agent == "GenericAgent-gpt-4o"
     assert trajectory.metadata["benchmark"] == "webarena"
     click = trajectory.steps[0].action
-    assert isinstance(click, ToolCallAction) and click.name == "click" and click.arguments == {"arg1": "a51"}
-    assert trajectory.label is not None and trajectory.label.value == "PASS" and trajectory.label.source == "vote"
-    assert any("broken/x.json" in p.file and "<benchmark>/<agent>" in p.message for p in summary.problems)
+    assert isinstance(click, ToolCallAction)
+    assert click.name == "click"
+    assert click.arguments == {"arg1": "a51"}
+    assert trajectory.label is not None
+    assert trajectory.label.value == "PASS"
+    assert trajectory.label.source == "vote"
+    assert any(
+        "broken/x.json" in p.file and "<benchmark>/<agent>" in p.message for p in summary.problems
+    )
 
 
 @pytest.mark.parametrize(
