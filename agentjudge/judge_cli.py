@@ -78,6 +78,21 @@ def _dry_run(
     )
 
 
+def _print_agent_ranking(folder: Path) -> None:
+    """The agent-ranking and meta-correlation tables, when the report wrote them."""
+    from bench.agent_ranking import MARKDOWN_FILE
+
+    path = folder / MARKDOWN_FILE
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    head = text.split("\n## Per source benchmark", 1)[0]
+    console.print(head.rstrip(), markup=False)
+    console.print(
+        f"Agent ranking tables: {path} (per benchmark, per agent, failures)", markup=False
+    )
+
+
 def _turns(text: str) -> tuple[int, ...]:
     try:
         budgets = tuple(int(part) for part in text.split(","))
@@ -456,6 +471,7 @@ def judge(
     print_report(result.report)
     files = result.files
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
+    _print_agent_ranking(files.markdown.parent)
     if not result.models:
         from judge_agent.providers.registry import no_model_hint
 
