@@ -57,6 +57,7 @@ __all__ = [
     "TrajectoryFacts",
     "VariantScores",
     "Verdict",
+    "average_ranks",
     "mobile_markdown",
     "score_variants",
     "spearman",
@@ -206,14 +207,28 @@ class MobileScores(_Model):
     """Any variant is scripted: the tables test the pipeline, they measure no judge."""
 
 
+def average_ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Ranks from 1, ties given the mean of the ranks they span (as ``scipy.stats.rankdata``;
+    written out because the bootstrap calls it for every replicate)."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
+    sorted_ranks = np.repeat((bounds[:-1] + bounds[1:] - 1) / 2.0 + 1.0, np.diff(bounds))
+    ranks = np.empty(values.size)
+    ranks[order] = sorted_ranks
+    return ranks
+
+
 def spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
     """Spearman's rho (average ranks for ties); NaN with fewer than two points or a constant
     side."""
     if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
-    rx = stats.rankdata(x)
-    ry = stats.rankdata(y)
-    return float(np.corrcoef(rx, ry)[0, 1])
+    rx = average_ranks(x)
+    ry = average_ranks(y)
+    rx -= rx.mean()
+    ry -= ry.mean()
+    return float(rx @ ry / math.sqrt(float(rx @ rx) * float(ry @ ry)))
 
 
 def _rowwise_spearman(
@@ -252,6 +267,14 @@ class _Arrays:
     agents: NDArray[np.float64]  # (T, A) membership
     task_of: NDArray[np.int64]  # (T,) task index
     strata: list[NDArray[np.int64]]  # per benchmark: its task indices
+
+    def __post_init__(self) -> None:
+        t, v = self.passes.shape
+        a = self.agents.shape[1]
+        # (T, V * A) products, so one weighted sum per replicate is a matrix-vector product.
+        self.pass_by_agent = (self.passes[:, :, None] * self.agents[:, None, :]).reshape(t, v * a)
+        self.runs_by_agent = (self.runs[:, :, None] * self.agents[:, None, :]).reshape(t, v * a)
+        self.flat_counts = self.counts.reshape(t, v * 4)
 
 
 def _arrays(
@@ -313,24 +336,36 @@ def _quality(counts: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
     }
 
 
-def _metrics(data: _Arrays, weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
-    """Every metric of every variant (shape (V,)) for one set of trajectory weights."""
-    counts = np.einsum("t,tvk->vk", weights, data.counts)
-    metrics = _quality(counts)
+def _metrics(data: _Arrays, weights: NDArray[np.float64]) -> list[dict[str, NDArray[np.float64]]]:
+    """Every metric of every variant (each of shape (V,)), for each row of ``weights`` (a
+    (B, T) matrix of trajectory weights: the sums of all rows are one matrix product)."""
+    rows, variants, agents = weights.shape[0], data.passes.shape[1], data.agents.shape[1]
+    counts = (weights @ data.flat_counts).reshape(rows, variants, 4)
+    quality = _quality(counts)
     agent_weight = weights @ data.agents
-    present = agent_weight > 0
-    label_rates = (weights * data.labels) @ data.agents[:, present] / agent_weight[present]
-    passed = np.einsum("t,tv,ta->va", weights, data.passes, data.agents[:, present])
-    judged_runs = np.einsum("t,tv,ta->va", weights, data.runs, data.agents[:, present])
-    judged = np.full(passed.shape, np.nan)
-    np.divide(passed, judged_runs, out=judged, where=judged_runs > 0)
-    metrics["ranking_rho"] = _rowwise_spearman(judged, label_rates)
-    errors = np.abs(judged - label_rates)
-    judged_agents = (~np.isnan(errors)).sum(axis=1)
-    mae = np.full(counts.shape[0], np.nan)
-    np.divide(np.nansum(errors, axis=1), judged_agents, out=mae, where=judged_agents > 0)
-    metrics["rate_mae"] = mae
-    return metrics
+    labelled = (weights * data.labels) @ data.agents
+    passed = (weights @ data.pass_by_agent).reshape(rows, variants, agents)
+    judged_runs = (weights @ data.runs_by_agent).reshape(rows, variants, agents)
+    found = []
+    for row in range(rows):
+        present = agent_weight[row] > 0
+        label_rates = labelled[row, present] / agent_weight[row, present]
+        judged = np.full((variants, int(present.sum())), np.nan)
+        np.divide(
+            passed[row][:, present],
+            judged_runs[row][:, present],
+            out=judged,
+            where=judged_runs[row][:, present] > 0,
+        )
+        errors = np.abs(judged - label_rates)
+        judged_agents = (~np.isnan(errors)).sum(axis=1)
+        mae = np.full(variants, np.nan)
+        np.divide(np.nansum(errors, axis=1), judged_agents, out=mae, where=judged_agents > 0)
+        metrics = {name: values[row] for name, values in quality.items()}
+        metrics["ranking_rho"] = _rowwise_spearman(judged, label_rates)
+        metrics["rate_mae"] = mae
+        found.append(metrics)
+    return found
 
 
 def _meta(metrics: Mapping[str, NDArray[np.float64]]) -> dict[tuple[str, str], tuple[float, int]]:
@@ -372,6 +407,10 @@ def _value(number: float) -> float | None:
     return None if math.isnan(number) else float(number)
 
 
+_BLOCK = 250
+"""Replicates whose weighted sums are computed together (bounds the memory of one product)."""
+
+
 def score_variants(
     facts: Sequence[TrajectoryFacts],
     verdicts: Mapping[str, Mapping[str, Sequence[Verdict]]],
@@ -391,17 +430,18 @@ def score_variants(
     agent_names = sorted({fact.agent for fact in facts})
     task_names = sorted({fact.task_id for fact in facts})
     data = _arrays(facts, verdicts, variants, agent_names, task_names)
-    point = _metrics(data, np.ones(len(facts)))
+    (point,) = _metrics(data, np.ones((1, len(facts))))
     point_meta = _meta(point)
     samples: dict[str, list[NDArray[np.float64]]] = defaultdict(list)
     meta_samples: dict[tuple[str, str], list[float]] = defaultdict(list)
     if facts and variants:
-        for weights in _replicate_weights(data, replicates, seed, len(task_names)):
-            metrics = _metrics(data, weights)
-            for name, values in metrics.items():
-                samples[name].append(values)
-            for key, (rho, _) in _meta(metrics).items():
-                meta_samples[key].append(rho)
+        all_weights = _replicate_weights(data, replicates, seed, len(task_names))
+        for block in range(0, replicates, _BLOCK):
+            for metrics in _metrics(data, all_weights[block : block + _BLOCK]):
+                for name, values in metrics.items():
+                    samples[name].append(values)
+                for key, (rho, _) in _meta(metrics).items():
+                    meta_samples[key].append(rho)
     variant_rows = []
     for j, variant in enumerate(variants):
         names = (*QUALITY_METRICS, *RELIABILITY_METRICS)
