@@ -4,9 +4,9 @@ each judge variant ranks the agents, and which quality metric predicts that.
 Owns:
 
 * ``TrajectoryFacts`` and ``trajectory_facts`` (a trajectory's task, source benchmark and agent,
-  from the dataset: ``metadata["benchmark"]`` of the trajectory or its task, else its provenance
-  format; the *agent* is the benchmark with the recorded agent and model, as the paper counts
-  a benchmark-model pair as one agent);
+  from the dataset: ``metadata["benchmark"]`` (or ``source_benchmark``) of the trajectory or its
+  task, else its provenance format; the *agent* is the benchmark with the recorded agent and
+  model, as the paper counts a benchmark-model pair as one agent);
 * ``score_variants``: for every judge variant (one report configuration), trajectory-level
   accuracy, precision, recall, F1 and balanced accuracy (``INVALID`` scored as wrong), each
   agent's success rate by the labels and by the judge, **ranking fidelity** (Spearman's rho of
@@ -98,9 +98,15 @@ def trajectory_facts(dataset: Dataset) -> list[TrajectoryFacts]:
         if trajectory.label is None:
             continue
         task = dataset.tasks[trajectory.task_id]
-        benchmark = trajectory.metadata.get("benchmark", task.metadata.get("benchmark"))
-        if not isinstance(benchmark, str) or not benchmark:
-            benchmark = trajectory.provenance.source_format
+        benchmark = next(
+            (
+                value
+                for record in (trajectory.metadata, task.metadata)
+                for key in ("benchmark", "source_benchmark")
+                if isinstance(value := record.get(key), str) and value
+            ),
+            trajectory.provenance.source_format,
+        )
         agent = f"{benchmark}/{trajectory.agent}"
         if trajectory.model and trajectory.model not in trajectory.agent:
             agent += f"/{trajectory.model}"

@@ -32,7 +32,8 @@ __all__ = [
 
 INITIAL_OBSERVATION_KEY = "initial_observation"
 """``Trajectory.metadata`` key of the screen before the first action (an ``Observation`` as a
-JSON object), for sources that record it."""
+JSON object), for sources that record it. The mobile suite's recorder writes the same screen as
+two keys, ``initial_screenshot`` and ``initial_ui_elements``; both forms are read."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,14 @@ def trajectory_frames(trajectory: Trajectory) -> list[Frame]:
     frames: list[Frame] = []
     steps = trajectory.steps
     initial = trajectory.metadata.get(INITIAL_OBSERVATION_KEY)
+    shot, elements = (
+        trajectory.metadata.get(k) for k in ("initial_screenshot", "initial_ui_elements")
+    )
+    if not isinstance(initial, dict) and (isinstance(shot, str) or isinstance(elements, str)):
+        initial = {
+            "screenshot": shot if isinstance(shot, str) else None,
+            "accessibility_tree": elements if isinstance(elements, str) else None,
+        }
     if isinstance(initial, dict):
         first = steps[0] if steps else None
         frames.append(

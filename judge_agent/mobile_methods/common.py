@@ -11,7 +11,7 @@ Prompt wording lives in ``prompts/methods/``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from PIL import Image
@@ -83,16 +83,37 @@ def step_line(step: int, action: object) -> str:
     return f"{summarize_action(action, 300).removeprefix('android ')}"  # type: ignore[arg-type]
 
 
+_TELLING = ("text", "content_description", "content-desc", "hint_text")
+_INTERACTIVE = (
+    "is_clickable",
+    "clickable",
+    "is_checked",
+    "checked",
+    "is_selected",
+    "selected",
+    "is_editable",
+    "is_focused",
+    "focused",
+)
+
+
+def _telling(fields: Mapping[str, object]) -> bool:
+    """Whether an element shows text or a description, or can be acted on."""
+    if any(isinstance(fields.get(key), str) and str(fields[key]).strip() for key in _TELLING):
+        return True
+    return any(fields.get(key) in (True, "true") for key in _INTERACTIVE)
+
+
 def ui_list(text: str | None, limit: int = 80) -> str | None:
-    """A UI element list cleaned to one short line per element (elements that show no text,
-    description or interactivity left out); the raw text when it is in no known form."""
+    """A UI element list cleaned to one short line per element, leaving out elements that show
+    no text or description and cannot be acted on (layout containers); the raw text when it is
+    in no known form; None when nothing is left."""
     elements = parse_ui_elements(text)
     if not elements:
         return text.strip() if text and text.strip() else None
-    lines = [element_line(element) for element in elements]
-    kept = [line for line in lines if " " in line][:limit]
-    if len(kept) < len([line for line in lines if " " in line]):
-        kept.append(f"... ({len(lines) - limit} more elements)")
+    kept = [element_line(element) for element in elements if _telling(element.fields)]
+    if len(kept) > limit:
+        kept = [*kept[:limit], f"... ({len(kept) - limit} more elements)"]
     return "\n".join(kept) if kept else None
 
 

@@ -16,6 +16,7 @@ from judge_agent.mobile_methods import a3_essential
 from judge_agent.mobile_methods.a3_essential import windows
 from judge_agent.mobile_methods.agent_reward_bench import parse_four_answers
 from judge_agent.mobile_methods.android_arena import within_budget
+from judge_agent.mobile_methods.common import ui_list
 from judge_agent.mobile_methods.markers import draw_action
 from judge_agent.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
 from judge_agent.modes import check_method_options, select_modes
@@ -402,3 +403,17 @@ def test_subject_is_only_given_to_method_modes(make: Maker) -> None:
     )
     assert opening.purpose == "opening"
     assert JudgeSubject(task, trajectory, Path(".")).options == {}
+
+
+def test_cleaned_element_lists_leave_out_layout_containers() -> None:
+    xml = (
+        '<hierarchy><node class="android.widget.FrameLayout" bounds="[0,0][720,1280]">'
+        '<node text="Save" class="android.widget.Button" clickable="true" bounds="[1,2][3,4]"/>'
+        '<node content-desc="Back" class="android.widget.ImageButton" bounds="[1,2][3,4]"/>'
+        '<node class="android.widget.Switch" checked="true" bounds="[1,2][3,4]"/>'
+        "</node></hierarchy>"
+    )
+    assert ui_list(xml) == (
+        '[1] text="Save" Button clickable\n[2] content_desc="Back" ImageButton\n[3] Switch checked'
+    )
+    assert ui_list("free text the agent saw") == "free text the agent saw"
