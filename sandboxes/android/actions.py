@@ -193,6 +193,40 @@ def _typing(text: str) -> list[DeviceOperation]:
     return operations
 
 
+_KEYS: dict[str, Key] = {
+    "navigate_home": "home",
+    "navigate_back": "back",
+    "keyboard_enter": "enter",
+}
+"""Actions that are one key press."""
+
+
+def _touch(
+    action: AndroidAction, elements: Sequence[UIElement], screen: tuple[int, int]
+) -> list[DeviceOperation]:
+    """click, double_tap and long_press at their target."""
+    x, y = _target(action, elements, screen)
+    if action.action_type == "double_tap":
+        return [Tap(x, y), Tap(x, y)]
+    if action.action_type == "long_press":
+        return [LongPress(x, y)]
+    return [Tap(x, y)]
+
+
+def _input_text(
+    action: AndroidAction, elements: Sequence[UIElement], screen: tuple[int, int]
+) -> list[DeviceOperation]:
+    """Tap the target (when there is one), clear it when asked, type, press Enter."""
+    operations: list[DeviceOperation] = []
+    if action.index is not None or action.x is not None:
+        operations.append(Tap(*_target(action, elements, screen)))
+    if action.clear_text:
+        operations.append(ClearText())
+    operations.extend(_typing(action.text or ""))
+    operations.append(PressKey("enter"))  # AndroidWorld submits what it typed
+    return operations
+
+
 def plan_action(
     action: AndroidAction, elements: Sequence[UIElement], screen: tuple[int, int]
 ) -> list[DeviceOperation]:
@@ -203,41 +237,24 @@ def plan_action(
     targets that do not exist raise ``ActionError``.
     """
     kind = action.action_type
-    if kind == "click":
-        x, y = _target(action, elements, screen)
-        return [Tap(x, y)]
-    if kind == "double_tap":
-        x, y = _target(action, elements, screen)
-        return [Tap(x, y), Tap(x, y)]
-    if kind == "long_press":
-        x, y = _target(action, elements, screen)
-        return [LongPress(x, y)]
+    if kind in ("click", "double_tap", "long_press"):
+        return _touch(action, elements, screen)
     if kind == "input_text":
-        operations: list[DeviceOperation] = []
-        if action.index is not None or action.x is not None:
-            x, y = _target(action, elements, screen)
-            operations.append(Tap(x, y))
-        if action.clear_text:
-            operations.append(ClearText())
-        operations.extend(_typing(action.text or ""))
-        operations.append(PressKey("enter"))  # AndroidWorld submits what it typed
-        return operations
+        return _input_text(action, elements, screen)
     if kind in ("scroll", "swipe"):
         assert action.direction is not None  # checked by the action model
         finger = _OPPOSITE[action.direction] if kind == "scroll" else action.direction
         return [_finger_path(_region(action, elements, screen), finger)]
-    if kind == "navigate_home":
-        return [PressKey("home")]
-    if kind == "navigate_back":
-        return [PressKey("back")]
-    if kind == "keyboard_enter":
-        return [PressKey("enter")]
-    if kind == "open_app":
-        return [LaunchApp(action.app_name or "")]
-    if kind == "wait":
-        return [Wait()]
-    if kind in ("status", "answer"):
-        return []
+    if kind in _KEYS:
+        return [PressKey(_KEYS[kind])]
+    simple: dict[str, list[DeviceOperation]] = {
+        "open_app": [LaunchApp(action.app_name or "")],
+        "wait": [Wait()],
+        "status": [],
+        "answer": [],
+    }
+    if kind in simple:
+        return simple[kind]
     raise ActionError(f"action type {kind!r} has no meaning on a device")
 
 

@@ -47,8 +47,8 @@ from sandboxes.base import SandboxError
 from sandboxes.runs import current_run, track_process, untrack_process
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Page, Playwright, Route
     from playwright.async_api import Browser as PlaywrightBrowser
+    from playwright.async_api import BrowserContext, Page, Playwright, Route
 
 __all__ = [
     "APP_DOMAIN",
@@ -81,85 +81,17 @@ USER_AGENT = (
 _STORAGE_PAGE = "/__agentjudge_storage__"
 """A blank page every origin serves, where app data is read and written."""
 
-_READ_ONLY_SCRIPT = """(() => {
-  const refuse = () => { throw new DOMException("this device is a read-only view", "SecurityError"); };
-  for (const name of ["setItem", "removeItem", "clear"]) {
-    Object.defineProperty(Storage.prototype, name, { value: refuse, configurable: false });
-  }
-})();"""
-"""Run before every page of a read-only device: app data cannot be changed."""
+_SCRIPTS = Path(__file__).parent
 
-_DUMP_SCRIPT = """() => {
-  const ratio = window.devicePixelRatio;
-  const width = window.innerWidth, height = window.innerHeight;
-  const app = location.hostname.split(".")[0];
-  const pkg = document.documentElement.dataset.package || ("com.agentjudge." + app);
-  const nodes = [];
-  const active = document.activeElement;
-  const clickable = el => el.matches("button, a[href], input, select, textarea, label, [role=button], [role=switch], [role=tab], [onclick], [data-clickable]")
-    || getComputedStyle(el).cursor === "pointer";
-  const classOf = el => {
-    const tag = el.tagName.toLowerCase();
-    const type = (el.getAttribute("type") || "").toLowerCase();
-    if (el.getAttribute("role") === "switch") return "android.widget.Switch";
-    if (tag === "input" && type === "checkbox") return "android.widget.CheckBox";
-    if (tag === "input" && type === "radio") return "android.widget.RadioButton";
-    if (tag === "textarea" || (tag === "input" && !["button", "submit", "checkbox", "radio", "range"].includes(type))) return "android.widget.EditText";
-    if (tag === "select") return "android.widget.Spinner";
-    if (tag === "img") return "android.widget.ImageView";
-    if (tag === "button" || tag === "a" || (tag === "input" && (type === "button" || type === "submit")) || el.getAttribute("role") === "button") return "android.widget.Button";
-    return null;
-  };
-  const ownText = el => Array.from(el.childNodes).filter(n => n.nodeType === 3).map(n => n.textContent.trim()).filter(Boolean).join(" ");
-  const scrollable = el => {
-    const style = getComputedStyle(el);
-    return /(auto|scroll)/.test(style.overflowY + style.overflowX) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
-  };
-  const clip = r => [Math.max(0, r.left), Math.max(0, r.top), Math.min(width, r.right), Math.min(height, r.bottom)];
-  const walk = (el, depth) => {
-    const style = getComputedStyle(el);
-    if (style.display === "none" || style.visibility === "hidden" || el.getAttribute("aria-hidden") === "true") return;
-    const box = clip(el.getBoundingClientRect());
-    if (box[2] <= box[0] || box[3] <= box[1]) return;
-    const known = classOf(el);
-    const tag = el.tagName.toLowerCase();
-    const isInput = tag === "input" || tag === "textarea";
-    const leaf = known !== null && tag !== "label";
-    const type = (el.getAttribute("type") || "").toLowerCase();
-    const checkable = el.getAttribute("role") === "switch" || type === "checkbox" || type === "radio";
-    const checked = checkable && (el.checked === true || el.getAttribute("aria-checked") === "true");
-    let text = leaf ? (isInput ? (type === "checkbox" || type === "radio" ? "" : el.value) : (tag === "select" ? (el.selectedOptions[0] || {}).text || "" : el.innerText.trim())) : ownText(el);
-    const scrolls = scrollable(el);
-    let cls = known || (scrolls ? "android.widget.ScrollView" : (text ? "android.widget.TextView" : "android.view.ViewGroup"));
-    nodes.push({
-      depth, cls, text: (text || "").replace(/\\s+/g, " ").slice(0, 500),
-      rid: el.id ? pkg + ":id/" + el.id : "",
-      desc: el.getAttribute("aria-label") || el.getAttribute("alt") || "",
-      hint: el.getAttribute("placeholder") || "",
-      pkg,
-      box: box.map(v => Math.round(v * ratio)),
-      flags: {
-        checkable, checked,
-        clickable: clickable(el) && !checkable ? true : checkable,
-        enabled: !el.disabled,
-        focusable: isInput || tag === "select" || tag === "button" || tag === "a",
-        focused: el === active,
-        scrollable: scrolls,
-        "long-clickable": el.hasAttribute("data-long-press"),
-        password: type === "password",
-        selected: el.getAttribute("aria-selected") === "true",
-      },
-    });
-    if (leaf) return;
-    for (const child of el.children) walk(child, depth + 1);
-  };
-  const root = document.scrollingElement || document.documentElement;
-  nodes.push({depth: 1, cls: "android.widget.FrameLayout", text: "", rid: "", desc: "", hint: "", pkg,
-    box: [0, 0, Math.round(width * ratio), Math.round(height * ratio)],
-    flags: {enabled: true, scrollable: root.scrollHeight > height + 1}});
-  if (document.body) walk(document.body, 2);
-  return nodes;
-}"""
+
+def _script(name: str) -> str:
+    return (_SCRIPTS / name).read_text(encoding="utf-8")
+
+
+_WRITE_STORAGE = (
+    "values => { for (const [k, v] of Object.entries(values)) localStorage.setItem(k, v); }"
+)
+_READ_STORAGE = "() => Object.fromEntries(Object.entries(localStorage))"
 
 
 def app_origin(app_id: str) -> str:
@@ -196,7 +128,8 @@ def installed_apps(apps_dir: Path) -> dict[str, InstalledApp]:
             try:
                 name = str(json.loads(manifest.read_text(encoding="utf-8"))["name"])
             except (ValueError, KeyError, TypeError) as error:
-                raise SandboxError(f"{manifest}: needs a JSON object with a name: {error}") from None
+                problem = f"{manifest}: needs a JSON object with a name: {error}"
+                raise SandboxError(problem) from None
         apps[folder.name] = InstalledApp(folder.name, name, folder)
     return apps
 
@@ -341,9 +274,9 @@ class WebDevice(Device):
         )
         await self._context.route("**/*", self._serve)
         for app_id, values in state.storage.items():
-            await self._with_origin(app_id, "values => { for (const [k, v] of Object.entries(values)) localStorage.setItem(k, v); }", values)
+            await self._with_origin(app_id, _WRITE_STORAGE, values)
         if self.read_only:
-            await self._context.add_init_script(_READ_ONLY_SCRIPT)
+            await self._context.add_init_script(_script("read_only.js"))
         self._page = await self._context.new_page()
         await self._goto(state.url)
 
@@ -358,7 +291,7 @@ class WebDevice(Device):
         """Every app's data and the page on screen, now."""
         storage: dict[str, dict[str, str]] = {}
         for app_id in self.apps:
-            values = await self._with_origin(app_id, "() => Object.fromEntries(Object.entries(localStorage))", None)
+            values = await self._with_origin(app_id, _READ_STORAGE, None)
             if values:
                 storage[app_id] = {str(key): str(value) for key, value in values.items()}
         return WebDeviceState(storage=storage, url=self.page.url)
@@ -426,7 +359,7 @@ class WebDevice(Device):
 
     async def hierarchy(self) -> str:
         """The page's visible elements as uiautomator XML, validated like a device's dump."""
-        nodes: list[dict[str, Any]] = await self.page.evaluate(_DUMP_SCRIPT)
+        nodes: list[dict[str, Any]] = await self.page.evaluate(_script("dump_page.js"))
         elements = [
             UIElement(
                 class_name=node["cls"],
@@ -512,9 +445,10 @@ class WebDevice(Device):
         session = await self._session()
         point = {"x": operation.x / PIXEL_RATIO, "y": operation.y / PIXEL_RATIO}
         try:
-            await session.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+            touch = "Input.dispatchTouchEvent"
+            await session.send(touch, {"type": "touchStart", "touchPoints": [point]})
             await asyncio.sleep(operation.milliseconds / 1000)
-            await session.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            await session.send(touch, {"type": "touchEnd", "touchPoints": []})
         finally:
             await session.detach()
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Sequence
+from xml.etree import ElementTree
 
 from pydantic import BaseModel, ConfigDict, Field
 
