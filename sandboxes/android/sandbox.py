@@ -299,3 +299,31 @@ async def collect_emulator_snapshots(serial: str) -> list[str]:
         await console.delete(name)
         removed.append(f"emulator snapshot {name} on {serial}")
     return removed
+
+
+# -- both ------------------------------------------------------------------------------------
+
+
+class AutoProvider(SandboxProvider):
+    """Each task on the backend its snapshot needs: web snapshots (``path``) in Chromium,
+    emulator snapshots (``snapshot_name`` only) on the adb device, when one is configured."""
+
+    kind: ClassVar[str] = "android"
+    backend: ClassVar[str] = "auto"
+
+    def __init__(self, chromium: ChromiumProvider, adb: AdbProvider | None) -> None:
+        self.chromium = chromium
+        self.adb = adb
+
+    async def create(self, task: Task, task_dir: Path) -> Sandbox:
+        snapshot = _app_snapshot(task)
+        if snapshot.path is None and self.adb is not None:
+            return await self.adb.create(task, task_dir)
+        return await self.chromium.create(task, task_dir)
+
+    async def aclose(self) -> None:
+        try:
+            await self.chromium.aclose()
+        finally:
+            if self.adb is not None:
+                await self.adb.aclose()
