@@ -138,7 +138,7 @@ def _home_page(apps: dict[str, InstalledApp]) -> str:
     """The launcher: one big button per app, in a grid, like a phone's home screen."""
     icons = "\n".join(
         f'<a class="icon" id="app-{app.app_id}" href="{app_origin(app.app_id)}/">'
-        f'<span class="glyph" aria-hidden="true">{html.escape(app.name[:1])}</span>'
+        f'<span class="glyph" data-letter="{html.escape(app.name[:1])}"></span>'
         f'<span class="label">{html.escape(app.name)}</span></a>'
         for app in apps.values()
     )
@@ -151,6 +151,7 @@ body {{ margin: 0; font-family: sans-serif; background: #1d3557; color: white; }
   text-decoration: none; font-size: 13px; }}
 .glyph {{ width: 56px; height: 56px; border-radius: 16px; background: #457b9d; display: flex;
   align-items: center; justify-content: center; font-size: 26px; margin-bottom: 6px; }}
+.glyph::before {{ content: attr(data-letter); }}
 </style></head><body><div class="grid">{icons}</div></body></html>"""
 
 
@@ -431,8 +432,8 @@ class WebDevice(Device):
             handled = await page.evaluate(
                 "() => typeof window.onDeviceBack === 'function' ? !!window.onDeviceBack() : false"
             )
-            if not handled:
-                await page.go_back(wait_until="load")
+            if not handled and await page.go_back(wait_until="load") is None:
+                await self._goto(f"{app_origin(HOME_APP)}/")  # nothing to go back to
         else:
             await page.keyboard.press("Enter")
 

@@ -218,8 +218,9 @@ def ui_elements(nodes: Iterable[UIElement]) -> list[UIElement]:
 
 
 def render_elements(elements: Sequence[UIElement]) -> str:
-    """One line per element, ``UI element <i>: {...}``, with only the attributes that say
-    something (text, description, class, resource id, bounds, the flags that are set)."""
+    """One line per element, ``UI element <i>: {...}`` (AndroidWorld's wording of its element
+    list), with only the attributes that say something: text, description, hint, class,
+    resource name, ``bbox_pixels`` (left, top, right, bottom) and the flags that are set."""
     lines = []
     for index, element in enumerate(elements):
         fields: dict[str, object] = {"index": index}
@@ -232,7 +233,8 @@ def render_elements(elements: Sequence[UIElement]) -> str:
         fields["class_name"] = element.class_name
         if element.resource_id:
             fields["resource_name"] = element.resource_id
-        fields["bounds"] = element.bounds.text()
+        bounds = element.bounds
+        fields["bbox_pixels"] = [bounds.left, bounds.top, bounds.right, bounds.bottom]
         for name in ("clickable", "long-clickable", "scrollable", "checkable", "checked"):
             if element.flag(name):
                 fields[f"is_{name.replace('-', '_')}"] = True
