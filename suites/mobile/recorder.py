@@ -38,8 +38,10 @@ def split_answer(result: types.CallToolResult) -> tuple[str, str, bytes | None]:
     image = next((b for b in result.content if isinstance(b, types.ImageContent)), None)
     listing = text.split(LISTING_MARK, 1)[1] if LISTING_MARK in text else ""
     listing = listing.split("\n\nScreenshot attached", 1)[0]
-    return text.splitlines()[0] if text else "", listing, (
-        base64.b64decode(image.data) if image is not None else None
+    return (
+        text.splitlines()[0] if text else "",
+        listing,
+        (base64.b64decode(image.data) if image is not None else None),
     )
 
 
@@ -78,8 +80,8 @@ async def record_moves(
         arguments = action.model_dump(exclude={"type", "action_type", "extra"}, exclude_none=True)
         result = await client.call_tool(action.action_type, arguments)
         if result.is_error:
-            _, error, _ = split_answer(result)
-            raise RecordingError(f"step {number} ({move.reasoning}): {result.content}")
+            said, _, _ = split_answer(result)
+            raise RecordingError(f"step {number} ({move.reasoning}): {said}")
         said, listing, image = split_answer(result)
         _save(folder, number, image, await device.hierarchy())
         begun, clock = clock, clock + timedelta(seconds=STEP_SECONDS)

@@ -78,7 +78,7 @@ class Move:
         index = None
         if self.target is not None:
             index = find_element(parse_listing(listing), self.target, self.by)
-        return AndroidAction(action_type=self.action, index=index, **self.fields)  # type: ignore[arg-type]
+        return AndroidAction(action_type=self.action, index=index, **self.fields)
 
 
 def tap(reasoning: str, target: str, by: Literal["id", "text", "desc"] = "id") -> Move:

@@ -37,7 +37,7 @@ SHOP_DEFAULT: dict[str, Any] = {"cart": [], "orders": [], "next_order": 1001}
 
 CAREFUL, STEADY, HASTY = "scripted-careful", "scripted-steady", "scripted-hasty"
 
-THREE_NOTES = {
+THREE_NOTES: dict[str, Any] = {
     "notes": [
         {"id": 1, "title": "Old ideas", "body": "a podcast about teapots", "pinned": False},
         {"id": 2, "title": "Trip packing list", "body": "passport, charger", "pinned": False},
@@ -45,7 +45,7 @@ THREE_NOTES = {
     ],
     "next_id": 4,
 }
-TWO_CONTACTS = {
+TWO_CONTACTS: dict[str, Any] = {
     "contacts": [
         {
             "id": 1,
