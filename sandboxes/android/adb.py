@@ -49,6 +49,9 @@ DUMP_PATH = "/sdcard/agentjudge_window_dump.xml"
 DUMP_ATTEMPTS = 3
 """Dumps tried before giving up on a screen."""
 
+ADB_PORT = 5037
+"""The adb server's port on 127.0.0.1."""
+
 COMMAND_TIMEOUT = 30.0
 """Seconds one adb shell command may take."""
 
@@ -134,11 +137,26 @@ class AdbDevice(Device):
         self._size: tuple[int, int] | None = None
 
     async def connect(self) -> None:
-        """Find the device on the local adb server; ``SandboxError`` when it is not attached."""
+        """Find the device on the local adb server; ``SandboxError`` when no server listens on
+        127.0.0.1:5037 (the runtime does not start one: it would outlive the run) or the
+        device is not attached."""
         import adbutils
 
+        try:
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", ADB_PORT), COMMAND_TIMEOUT
+            )
+        except (OSError, TimeoutError):
+            raise SandboxError(
+                f"no adb server on 127.0.0.1:{ADB_PORT}: start it with `adb start-server` "
+                f"(device {self.serial!r} is looked up there)"
+            ) from None
+        writer.close()
+
         def find() -> Any:
-            client = adbutils.AdbClient(host="127.0.0.1", port=5037, socket_timeout=COMMAND_TIMEOUT)
+            client = adbutils.AdbClient(
+                host="127.0.0.1", port=ADB_PORT, socket_timeout=COMMAND_TIMEOUT
+            )
             serials = [item.serial for item in client.device_list()]
             if self.serial not in serials:
                 attached = ", ".join(serials) or "none"
@@ -148,7 +166,7 @@ class AdbDevice(Device):
         try:
             self._device = await asyncio.wait_for(asyncio.to_thread(find), COMMAND_TIMEOUT)
         except (OSError, adbutils.AdbError) as error:
-            raise SandboxError(f"adb server on 127.0.0.1:5037 not reachable: {error}") from None
+            raise SandboxError(f"adb server on 127.0.0.1:{ADB_PORT} not usable: {error}") from None
 
     async def _call(self, work: Callable[[], T]) -> T:
         if self._device is None:
