@@ -22,6 +22,7 @@ import json
 import mimetypes
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -179,8 +180,9 @@ class PhoneBrowser:
         kills them if this run dies, and Chromium's profile lives in the run's scratch folder."""
         from playwright.async_api import async_playwright
 
-        profile_root = current_run().directory() / current_run().new_name("chromium")
-        profile_root.mkdir(mode=0o700)
+        # Short on purpose: Chromium's singleton socket lives below it, and a socket path may
+        # not exceed 107 bytes.
+        profile_root = Path(tempfile.mkdtemp(prefix="c", dir=current_run().directory()))
         before = {child.pid for child in psutil.Process().children(recursive=True)}
         # The driver makes Chromium's temporary profile under its TMPDIR: point it at the run's
         # folder, so the profile of a killed run is collected with that folder.
