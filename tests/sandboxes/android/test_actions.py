@@ -58,7 +58,7 @@ def test_coordinates_are_used_as_given_and_checked_against_the_screen() -> None:
 
 def test_an_index_past_the_list_names_the_valid_range() -> None:
     with pytest.raises(
-        ActionError, match="no UI element 7 on this screen .it has 3: indexes 0 to 2"
+        ActionError, match=r"no UI element 7 on this screen \(it has 3: indexes 0 to 2"
     ):
         plan(action_type="click", index=7)
 

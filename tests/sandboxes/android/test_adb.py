@@ -92,7 +92,8 @@ async def test_live_device_screenshot_dump_and_home() -> None:
     device = AdbDevice(SERIAL)
     await device.connect()
     width, height = await device.screen_size()
-    assert width > 0 and height > 0
+    assert width > 0
+    assert height > 0
     png = await device.screenshot()
     assert png.startswith(b"\x89PNG")
     await perform_action(device, AndroidAction(action_type="navigate_home"))

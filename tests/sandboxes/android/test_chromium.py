@@ -77,7 +77,8 @@ async def test_the_home_screen_lists_the_apps_and_a_tap_opens_one(browser: Phone
         assert {"Old ideas", "Trip packing list", "Meeting notes"} <= set(shown)
         nodes = parse_hierarchy(await device.hierarchy())
         assert nodes[0].class_name == "android.widget.FrameLayout"
-        assert nodes[0].bounds.right == 720 and nodes[0].bounds.bottom == 1480
+        assert nodes[0].bounds.right == 720
+        assert nodes[0].bounds.bottom == 1480
         assert any(n.resource_id == "com.agentjudge.notes:id/new-note" for n in nodes)
     finally:
         await device.close()
@@ -143,8 +144,10 @@ async def test_nothing_leaves_the_phone(browser: PhoneBrowser) -> None:
         outcome = await device.page.evaluate(
             """async () => {
                 const tries = {};
-                for (const url of ["http://example.com/", "https://127.0.0.1:9/x", "file:///etc/passwd"]) {
-                    try { await fetch(url); tries[url] = "fetched"; } catch (e) { tries[url] = "refused"; }
+                const urls = ["http://example.com/", "https://127.0.0.1:9/x", "file:///etc/passwd"];
+                for (const url of urls) {
+                    try { await fetch(url); tries[url] = "fetched"; }
+                    catch (e) { tries[url] = "refused"; }
                 }
                 return tries;
             }"""
@@ -198,11 +201,13 @@ async def test_frozen_phones_hand_out_private_clones() -> None:
         first = await snapshot.clone(writable=True)
         second = await snapshot.clone(writable=True)
         view = await snapshot.clone(writable=False)
-        assert view.read_only and not first.read_only
+        assert view.read_only
+        assert not first.read_only
         for clone in (first, second, view):
             assert isinstance(clone.device, WebDevice)
             assert (await clone.device.state()).storage["notes"]["marker"] == "replayed"
-        assert isinstance(first.device, WebDevice) and isinstance(second.device, WebDevice)
+        assert isinstance(first.device, WebDevice)
+        assert isinstance(second.device, WebDevice)
         await first.device.page.evaluate("() => localStorage.setItem('marker', 'judge 1')")
         assert (await second.device.state()).storage["notes"]["marker"] == "replayed"
         with pytest.raises(SandboxError, match="read-only view cannot be frozen"):
@@ -227,7 +232,7 @@ async def test_an_emulator_snapshot_needs_a_device() -> None:
     task = mini.tasks["android-markor-shopping-note"]
     provider = ChromiumProvider(chromium_executable(None))
     async with provider:
-        with pytest.raises(SandboxError, match="markor_empty_notebook.*ANDROID_SERIAL"):
+        with pytest.raises(SandboxError, match=r"markor_empty_notebook.*ANDROID_SERIAL"):
             await provider.create(task, mini.task_dir(task.id))
 
 
@@ -257,7 +262,8 @@ async def test_a_killed_runs_chromium_and_profile_are_collected() -> None:
         assert process.stdout is not None
         started = json.loads(await asyncio.to_thread(process.stdout.readline))
         pids, folder = started["pids"], Path(started["folder"])
-        assert pids and all(psutil.pid_exists(pid) for pid in pids)
+        assert pids
+        assert all(psutil.pid_exists(pid) for pid in pids)
         assert any(folder.glob("c*/*"))  # the profile is in the run's folder
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -18,33 +18,42 @@ from sandboxes.android.hierarchy import (
 )
 
 DUMP = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">
-<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="net.gsantner.markor"
- content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false"
+<node index="0" text="" resource-id="" class="android.widget.FrameLayout"
+ package="net.gsantner.markor"
+ content-desc="" checkable="false" checked="false" clickable="false" enabled="true"
+  focusable="false"
  focused="false" scrollable="false" long-clickable="false" password="false" selected="false"
  bounds="[0,0][1080,2400]">
   <node index="0" text="Markor" resource-id="net.gsantner.markor:id/toolbar_title"
-   class="android.widget.TextView" package="net.gsantner.markor" content-desc="" checkable="false"
+   class="android.widget.TextView" package="net.gsantner.markor" content-desc=""
+    checkable="false"
    checked="false" clickable="false" enabled="true" focusable="false" focused="false"
    scrollable="false" long-clickable="false" password="false" selected="false"
    bounds="[42,96][300,170]" />
-  <node index="1" text="" resource-id="" class="android.widget.LinearLayout" package="net.gsantner.markor"
+  <node index="1" text="" resource-id="" class="android.widget.LinearLayout"
+   package="net.gsantner.markor"
    content-desc="" checkable="false" checked="false" clickable="false" enabled="true"
    focusable="false" focused="false" scrollable="false" long-clickable="false" password="false"
    selected="false" bounds="[0,200][1080,2000]">
-    <node index="0" text="" resource-id="net.gsantner.markor:id/fab" class="android.widget.ImageButton"
+    <node index="0" text="" resource-id="net.gsantner.markor:id/fab"
+     class="android.widget.ImageButton"
      package="net.gsantner.markor" content-desc="Create a new file or folder" checkable="false"
      checked="false" clickable="true" enabled="true" focusable="true" focused="false"
      scrollable="false" long-clickable="true" password="false" selected="false"
      bounds="[880,1850][1021,1991]" />
-    <node index="1" text="" resource-id="" class="android.widget.EditText" package="net.gsantner.markor"
-     content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true"
+    <node index="1" text="" resource-id="" class="android.widget.EditText"
+     package="net.gsantner.markor"
+     content-desc="" checkable="false" checked="false" clickable="true" enabled="true"
+      focusable="true"
      focused="true" scrollable="false" long-clickable="false" password="false" selected="false"
      bounds="[84,812][996,920]" hint="Name" />
     <node index="2" text="hidden" resource-id="" class="android.widget.TextView" package="p"
      content-desc="" clickable="false" bounds="[10,10][10,50]" />
   </node>
-  <node index="2" text="" resource-id="" class="android.widget.Switch" package="com.android.settings"
-   content-desc="" checkable="true" checked="true" clickable="true" enabled="false" focusable="true"
+  <node index="2" text="" resource-id="" class="android.widget.Switch"
+   package="com.android.settings"
+   content-desc="" checkable="true" checked="true" clickable="true" enabled="false"
+    focusable="true"
    focused="false" scrollable="false" long-clickable="false" password="false" selected="false"
    bounds="[900,2100][1040,2180]" />
 </node>
@@ -68,9 +77,14 @@ def test_a_dump_parses_into_nodes_in_document_order() -> None:
     assert fab.resource_id == "net.gsantner.markor:id/fab"
     assert fab.bounds == Bounds(left=880, top=1850, right=1021, bottom=1991)
     assert fab.bounds.centre == (950, 1920)  # (880 + 1021) // 2, (1850 + 1991) // 2
-    assert fab.flag("clickable") and fab.flag("long-clickable") and not fab.flag("checked")
-    assert nodes[4].hint == "Name" and nodes[4].editable and nodes[4].flag("focused")
-    assert nodes[6].flag("checked") and not nodes[6].flags["enabled"]
+    assert fab.flag("clickable")
+    assert fab.flag("long-clickable")
+    assert not fab.flag("checked")
+    assert nodes[4].hint == "Name"
+    assert nodes[4].editable
+    assert nodes[4].flag("focused")
+    assert nodes[6].flag("checked")
+    assert not nodes[6].flags["enabled"]
 
 
 @pytest.mark.parametrize(
@@ -103,9 +117,11 @@ def test_export_round_trips_structure_and_attributes() -> None:
     again = parse_hierarchy(hierarchy_xml(nodes))
     # Nodes that carry every attribute come back equal; the one written with only ``clickable``
     # comes back with the others spelled out (enabled by default, the rest false).
-    assert again[:5] == nodes[:5] and again[6] == nodes[6]
+    assert again[:5] == nodes[:5]
+    assert again[6] == nodes[6]
     assert again[5].model_copy(update={"flags": nodes[5].flags}) == nodes[5]
-    assert again[5].flags["enabled"] and not again[5].flags["scrollable"]
+    assert again[5].flags["enabled"]
+    assert not again[5].flags["scrollable"]
     assert parse_hierarchy(hierarchy_xml(again)) == again
     assert hierarchy_xml(nodes).startswith("<?xml version='1.0' encoding='UTF-8'")
 
@@ -151,6 +167,8 @@ def test_rendered_elements_say_what_is_set() -> None:
         "is_long_clickable": True,
     }
     field = json.loads(lines[2].split(": ", 1)[1])
-    assert field["hint_text"] == "Name" and field["is_editable"] is True
+    assert field["hint_text"] == "Name"
+    assert field["is_editable"] is True
     switch = json.loads(lines[3].split(": ", 1)[1])
-    assert switch["is_checked"] is True and switch["is_enabled"] is False
+    assert switch["is_checked"] is True
+    assert switch["is_enabled"] is False
