@@ -10,8 +10,9 @@ import signal
 import struct
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -27,9 +28,9 @@ from sandboxes.android.chromium import (
     chromium_executable,
 )
 from sandboxes.android.device import perform_action
-from sandboxes.android.hierarchy import parse_hierarchy
-from sandboxes.android.sandbox import ChromiumProvider, read_web_snapshot
-from sandboxes.base import SandboxError
+from sandboxes.android.hierarchy import UIElement, parse_hierarchy
+from sandboxes.android.sandbox import AndroidSandbox, ChromiumProvider, read_web_snapshot
+from sandboxes.base import Sandbox, SandboxError
 
 REPO = Path(__file__).resolve().parents[3]
 MOBILE = REPO / "datasets" / "mobile"
@@ -51,12 +52,19 @@ def png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-def index_of(elements: list[object], text: str) -> int:
-    return next(i for i, element in enumerate(elements) if getattr(element, "text", "") == text)
+def index_of(elements: Sequence[UIElement], text: str) -> int:
+    return next(i for i, element in enumerate(elements) if element.text == text)
 
 
-async def notes_state(device: WebDevice) -> dict[str, object]:
-    return json.loads((await device.state()).storage["notes"]["state"])
+async def notes_state(device: WebDevice) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads((await device.state()).storage["notes"]["state"])
+    return state
+
+
+def phone(sandbox: Sandbox) -> WebDevice:
+    assert isinstance(sandbox, AndroidSandbox)
+    assert isinstance(sandbox.device, WebDevice)
+    return sandbox.device
 
 
 async def test_the_home_screen_lists_the_apps_and_a_tap_opens_one(browser: PhoneBrowser) -> None:
@@ -104,7 +112,7 @@ async def test_typing_and_saving_change_the_apps_own_data(browser: PhoneBrowser)
             device, AndroidAction(action_type="click", index=index_of(elements, "Save"))
         )
         notes = await notes_state(device)
-        assert [n["title"] for n in notes["notes"]][-1] == "Tea & cake"  # type: ignore[index]
+        assert [n["title"] for n in notes["notes"]][-1] == "Tea & cake"
         # Back leaves the app: the home screen again (nothing earlier in this phone's history).
         await perform_action(device, AndroidAction(action_type="navigate_back"))
         await perform_action(device, AndroidAction(action_type="navigate_back"))
@@ -193,8 +201,7 @@ async def test_frozen_phones_hand_out_private_clones() -> None:
     provider = ChromiumProvider(chromium_executable(None))
     async with provider:
         sandbox = await provider.create(task, mobile.task_dir(task.id))
-        device = sandbox.device
-        assert isinstance(device, WebDevice)
+        device = phone(sandbox)
         await perform_action(device, AndroidAction(action_type="open_app", app_name="Notes"))
         await device.page.evaluate("() => localStorage.setItem('marker', 'replayed')")
         snapshot = await sandbox.freeze()
@@ -204,27 +211,25 @@ async def test_frozen_phones_hand_out_private_clones() -> None:
         assert view.read_only
         assert not first.read_only
         for clone in (first, second, view):
-            assert isinstance(clone.device, WebDevice)
-            assert (await clone.device.state()).storage["notes"]["marker"] == "replayed"
-        assert isinstance(first.device, WebDevice)
-        assert isinstance(second.device, WebDevice)
-        await first.device.page.evaluate("() => localStorage.setItem('marker', 'judge 1')")
-        assert (await second.device.state()).storage["notes"]["marker"] == "replayed"
+            assert (await phone(clone).state()).storage["notes"]["marker"] == "replayed"
+        await phone(first).page.evaluate("() => localStorage.setItem('marker', 'judge 1')")
+        assert (await phone(second).state()).storage["notes"]["marker"] == "replayed"
         with pytest.raises(SandboxError, match="read-only view cannot be frozen"):
             await view.freeze()
         third = await snapshot.clone()
-        assert isinstance(third.device, WebDevice)
-        assert (await third.device.state()).storage["notes"]["marker"] == "replayed"
-        pids = list(provider._browser._pids) if provider._browser else []
+        assert (await phone(third).state()).storage["notes"]["marker"] == "replayed"
+        assert provider._browser is not None
+        pids = list(provider._browser._pids)
         assert pids
     # Closing the provider closed every phone and the browser.
     assert not provider.sandboxes
     await asyncio.sleep(0.5)
-    assert not [
+    alive = [
         pid
         for pid in pids
         if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     ]
+    assert not alive
 
 
 async def test_an_emulator_snapshot_needs_a_device() -> None:
