@@ -204,3 +204,50 @@ def test_datasets_without_benchmarks_get_no_ranking_tables(tmp_path: Path) -> No
     ds = Path(__file__).resolve().parents[2] / "datasets" / "ds"
     assert write_agent_ranking(tmp_path, [], ds, replicates=10) is None
     assert not (tmp_path / MARKDOWN_FILE).exists()
+
+
+def test_a_scripted_run_of_every_method_gives_the_ranking_tables_marked_scripted(
+    imported: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner(env={"COLUMNS": "200", "JUDGE_MODEL": ""})
+    result = runner.invoke(
+        app,
+        [
+            "judge",
+            str(imported),
+            "--mode",
+            "mobile-methods",
+            "--model",
+            "mock/coin",
+            "--output",
+            str(tmp_path / "judge"),
+            "--replay-output",
+            str(tmp_path / "replay"),
+        ],
+    )
+    # The imported tasks start from an external state: no replay (reported), judged from
+    # the recorded trajectory.
+    assert "cannot start from a external state" in result.output
+    text = (tmp_path / "judge" / MARKDOWN_FILE).read_text(encoding="utf-8")
+    assert text.count("SCRIPTED") == 1
+    for mode in (
+        "spa-bench",
+        "a3-final",
+        "a3-essential",
+        "androidarena",
+        "agentrewardbench",
+        "mobile-baseline",
+    ):
+        assert f"| {mode} mock/coin (scripted) | 10 | 0 |" in text, mode
+    assert "## Meta-correlation across variants" in result.output
+    scores = MobileScores.model_validate_json(
+        (tmp_path / "judge" / JSON_FILE).read_text(encoding="utf-8")
+    )
+    assert scores.scripted
+    assert {row.quality for row in scores.meta} == {
+        "accuracy",
+        "precision",
+        "recall",
+        "f1",
+        "balanced_accuracy",
+    }
