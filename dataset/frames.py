@@ -164,7 +164,10 @@ def parse_ui_elements(text: str | None) -> list[UiElement]:
 
 
 def _xml_elements(text: str) -> list[UiElement]:
-    """uiautomator dump nodes in document order, numbered from 0."""
+    """uiautomator dump nodes in document order, numbered from 0. Dumps come with datasets
+    (untrusted): one that declares a document type or entities is not read."""
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        return []
     try:
         root = ElementTree.fromstring(text)
     except ElementTree.ParseError:

@@ -53,4 +53,6 @@ def test_element_lists_in_both_forms() -> None:
     (ok,) = parse_ui_elements(lines)
     assert (ok.index, ok.bounds) == (3, (1, 2, 3, 4))
     assert parse_ui_elements("<broken") == []
+    laughs = '<!DOCTYPE h [<!ENTITY a "aaaa">]><hierarchy><node text="&a;"/></hierarchy>'
+    assert parse_ui_elements(laughs) == []
     assert parse_ui_elements(None) == []

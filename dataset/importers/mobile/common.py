@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
 import shutil
 from collections.abc import Iterable, Sequence
@@ -166,12 +167,29 @@ def _task_id(run: SourceRun) -> str:
     return safe_id(f"{run.benchmark}--{run.task_name}")
 
 
-def _trajectory_id(run: SourceRun, taken: set[str]) -> str:
+def _trajectory_id(run: SourceRun, taken: set[str], earlier: dict[str, tuple[str, str]]) -> str:
+    """A fresh id; an id an earlier import gave to another run is taken, while the same run
+    imported again keeps its id (and is overwritten)."""
     base = safe_id(f"{_task_id(run)}--{run.agent}" + (f"--{run.model}" if run.model else ""), 170)
     candidate, number = base, 2
-    while candidate in taken:
+    mine = (run.source_format, run.source_key)
+    while candidate in taken or earlier.get(candidate, mine) != mine:
         candidate, number = f"{base}--{number}", number + 1
     return candidate
+
+
+def _earlier_runs(destination: Path) -> dict[str, tuple[str, str]]:
+    """The trajectories already in ``destination``: id -> (source format, source key)."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in (destination / TRAJECTORIES_DIR).glob("*.json"):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            provenance = record.get("provenance", {})
+            key = str(provenance.get("details", {}).get("source_key", path.stem))
+            found[path.stem] = (str(provenance.get("source_format", "native")), key)
+        except (OSError, ValueError, AttributeError):
+            found[path.stem] = ("unreadable", path.stem)
+    return found
 
 
 def _convert(
@@ -258,8 +276,9 @@ def write_runs(
             ),
         )
     matched: set[str] = set()
+    earlier = _earlier_runs(destination)
     for run in runs:
-        trajectory_id = _trajectory_id(run, used)
+        trajectory_id = _trajectory_id(run, used, earlier)
         key = run.source_key if run.source_key in votes else trajectory_id
         run_votes = votes.get(key)
         if run_votes is not None:

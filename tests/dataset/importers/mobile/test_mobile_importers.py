@@ -339,3 +339,20 @@ def test_call_strings(text: str, expected: dict[str, object]) -> None:
     action = android_action_from_text(text)
     for key, value in expected.items():
         assert getattr(action, key) == value
+
+
+def test_a_second_import_never_overwrites_another_runs_trajectory(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    record = {"goal": "g", "agent": "m3a", "step_data": [{"action": {"action_type": "wait"}}]}
+    write(first / "ep.json", {**record, "is_successful": 1})
+    write(second / "other.json", {**record, "is_successful": 0})
+    import_mobile("androidworld", [first], tmp_path / "out")
+    import_mobile("androidworld", [first], tmp_path / "out")  # the same run again: same id
+    import_mobile("androidworld", [second], tmp_path / "out")
+    data = load_dataset(tmp_path / "out")
+    assert sorted(data.trajectories) == ["androidworld--g--m3a", "androidworld--g--m3a--2"]
+    outcomes = {t.provenance.details["source_key"]: t.label for t in data.trajectories.values()}
+    assert outcomes["ep"] is not None
+    assert outcomes["ep"].value == "PASS"
+    assert outcomes["other"] is not None
+    assert outcomes["other"].value == "FAIL"
