@@ -251,6 +251,65 @@ def import_mcpmark_command(
         raise typer.Exit(1)
 
 
+@app.command("import-mobile")
+def import_mobile_command(
+    source_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="androidworld (episode JSON), spa-bench (log.json + <n>.png), "
+            "a3 (histories/*.json) "
+            "or agentrewardbench (cleaned/<benchmark>/<agent>/<exp>/<task>.json).",
+        ),
+    ],
+    sources: Annotated[list[Path], typer.Argument(help="Source files or folders.")],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            help="Annotators' votes (CSV: trajectory,annotator,label; or JSON lines): the "
+            "majority becomes the label (source vote), every vote is kept."
+        ),
+    ] = None,
+) -> None:
+    """Convert Android trajectories (AndroidWorld, SPA-Bench, A3) and AgentRewardBench web
+    trajectories into the unified dataset format, recording the source benchmark and agent.
+
+    A run that cannot be read is reported with its file and field; the others still land. Exits
+    1 if nothing was imported or the written dataset has errors, 2 if a source is missing.
+    """
+    from dataset.importers.mobile import FORMATS, import_mobile
+
+    if source_format not in FORMATS:
+        raise fail(f"--format {source_format!r}: use one of {', '.join(FORMATS)}")
+    for source in sources:
+        if not source.exists():
+            raise fail(f"{source}: no such file or folder")
+    if labels is not None and not labels.is_file():
+        raise fail(f"{labels}: the labels file does not exist")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    summary = import_mobile(source_format, sources, destination, labels=labels)
+    seconds = time.perf_counter() - started
+    import_errors, _ = print_problems(summary.problems)
+    benchmarks = ", ".join(
+        f"{name} {count}" for name, count in sorted(summary.by_benchmark.items())
+    )
+    console.print(
+        f"imported {len(summary.trajectories)} trajectory(ies) of {len(summary.tasks)} task(s) "
+        f"into {destination} in {seconds:.1f} s ({benchmarks or 'none'}); "
+        f"{summary.labelled_by_vote} labelled by vote",
+        markup=False,
+    )
+    if not summary.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
 @app.command("schema")
 def schema(
     record: Annotated[

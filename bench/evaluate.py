@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
+from bench.agent_ranking import write_agent_ranking
 from bench.baselines import baseline_predictions
 from bench.grid import GridError, expand_grid, load_grid
 from bench.grid_runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
@@ -520,4 +521,5 @@ def report_folder(
         replicates=replicates,
     )
     files = write_report(report, output or folder)
+    write_agent_ranking(output or folder, predictions, Path(dataset), replicates=replicates)
     return report, files

@@ -36,14 +36,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
-from judge_agent.modes import ModeName, judge_mode
+from judge_agent.modes import ModeName, check_method_options, judge_mode, method_options_for
 from judge_agent.pricing import total_cost
 from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
@@ -122,10 +122,18 @@ class GridSpec(BaseModel):
     """Model call settings."""
     screenshots: str = "last"
     """Screenshots in the prompt."""
+    method_options: dict[str, str] = Field(default_factory=dict)
+    """Switches of the judge method modes (``screenshots=24``, ``ui=on``); each mode gets those
+    it takes (``judge_agent.modes.method_options_for``)."""
     judge_access: JudgeAccess = "writable"
     """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
     included; the frozen state and other judges never see them). ``read-only``: judges share the
     snapshot's read-only view and get only the reading tools."""
+
+    @model_validator(mode="after")
+    def _switches_fit_modes(self) -> GridSpec:
+        check_method_options(self.modes, self.method_options)
+        return self
 
     @property
     def variant(self) -> str:
@@ -140,6 +148,9 @@ class GridSpec(BaseModel):
             parts.append(f"screenshots={self.screenshots}")
         if self.judge_access != "writable":
             parts.append(f"access={self.judge_access}")
+        if self.method_options:
+            switches = ",".join(f"{k}={v}" for k, v in sorted(self.method_options.items()))
+            parts.append(f"options={switches}")
         return " ".join(parts)
 
 
@@ -304,6 +315,7 @@ class _Grid:
             generate=arm.grid.generate,
             screenshots=arm.grid.screenshots,
             notes_template=environment_notes(planned.task),
+            method_options=method_options_for(planned.mode, arm.grid.method_options),
         )
         log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
         started = time.monotonic()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from dataset.actions import AndroidAction, Computer13Action, PyAutoGuiAction
 from dataset.models import InitialState, Task, Trajectory
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
@@ -123,6 +124,16 @@ class EnvironmentKind(ABC):
         ``arguments`` already hold the sandbox's root in place of ``${SANDBOX_ROOT}``. Bad
         arguments raise ``mcp_servers.results.ToolArgumentError``; tool errors are results.
         """
+
+    async def execute_action(
+        self, sandbox: Sandbox, action: Computer13Action | PyAutoGuiAction | AndroidAction
+    ) -> ToolResult | None:
+        """How replay carries out a recorded action that is not a tool call (a desktop or device
+        action) on ``sandbox``. The result's text is what replay compares with the step's
+        recorded observation (its accessibility tree or element list); ``wrote`` says whether
+        the action could change state. Bad actions raise ``ToolArgumentError``. The default,
+        None, means this kind cannot replay such actions (the step fails)."""
+        return None
 
     def sandbox_root(self, sandbox: Sandbox) -> str:
         """What ``${SANDBOX_ROOT}`` stands for in this sandbox ("" when recordings of this kind

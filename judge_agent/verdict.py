@@ -58,6 +58,10 @@ class Verdict(BaseModel):
     reasoning: str | None = None
     """The judge's explanation."""
 
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """Further answers the judge method gave besides the verdict (AgentRewardBench-style side
+    effects, optimality and looping; essential states and which window showed each), by name."""
+
     tool_calls: list[JudgeToolCall] = Field(default_factory=list)
     """Every tool call the judge made, in order."""
 

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from judge_agent.model import ToolInfo
 
@@ -116,6 +116,10 @@ class ParsedVerdict(BaseModel):
     format: str
     """Where the verdict came from: ``submit_verdict``, ``result``, ``verdict``, ``judgement``,
     ``response``, ``final_answer``, ``tag`` or ``bare``."""
+
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """Further answers a judge method asks for besides the verdict (e.g. side effects,
+    optimality and looping), by name; empty for most modes."""
 
 
 # --- confidence -----------------------------------------------------------------------------

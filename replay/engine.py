@@ -71,13 +71,7 @@ async def replay_step(
     position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
     action = step.action
     if not isinstance(action, ToolCallAction):
-        return StepFidelity(
-            index=step.index,
-            tool=action.type,
-            status="failed",
-            message=f"{position}: a {action.type} action cannot be replayed in a {kind.name}"
-            " sandbox",
-        )
+        return await replay_action(kind, sandbox, step, position)
     spec = kind.tool_spec(action.name)
     writes = spec is not None and spec.writes  # every SQL text tool may write
 
@@ -134,6 +128,62 @@ async def replay_step(
         )
     else:
         outcome.status = "match"
+    return outcome
+
+
+async def replay_action(
+    kind: EnvironmentKind, sandbox: Sandbox, step: Step, position: str
+) -> StepFidelity:
+    """Carry out a recorded action that is not a tool call through the kind's
+    ``execute_action``, and compare the screen's text afterwards with the step's recorded
+    accessibility tree (element list) when there is one."""
+    action = step.action
+    assert not isinstance(action, ToolCallAction)
+    name = getattr(action, "action_type", action.type)
+    try:
+        result = await kind.execute_action(sandbox, action)
+    except ToolArgumentError as error:
+        return StepFidelity(
+            index=step.index, tool=name, status="failed", message=f"{position}: {error}"
+        )
+    except Exception as error:  # a broken sandbox must fail this step, not the whole run
+        return StepFidelity(
+            index=step.index,
+            tool=name,
+            status="failed",
+            message=f"{position}: the action could not run: {type(error).__name__}: {error}",
+        )
+    if result is None:
+        return StepFidelity(
+            index=step.index,
+            tool=name,
+            status="failed",
+            message=f"{position}: a {action.type} action cannot be replayed in a {kind.name}"
+            " sandbox",
+        )
+    writes = bool(result.wrote)
+    if result.is_error:
+        return StepFidelity(
+            index=step.index,
+            tool=name,
+            status="failed",
+            writes=writes,
+            replayed_error=True,
+            message=f"{position}: {result.text}",
+        )
+    recorded = step.observation.accessibility_tree if step.observation else None
+    outcome = StepFidelity(index=step.index, tool=name, status="unrecorded", writes=writes)
+    if recorded is None:
+        return outcome
+    if recorded.strip() == result.text.strip():
+        outcome.status = "match"
+    else:
+        outcome.status = "diverged"
+        outcome.diff = short_diff(recorded.strip(), result.text.strip())
+        outcome.effect = "state" if writes else "presentation"
+        outcome.effect_reason = "the screen differs after an action that can change state"
+        if not writes:
+            outcome.effect_reason = "the screen differs after an action that changes nothing"
     return outcome
 
 

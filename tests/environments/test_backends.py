@@ -13,16 +13,20 @@ from tests.environments.notes_kind import NotesKind
 
 
 def test_every_kind_gets_a_backend() -> None:
-    assert BackendChoice().kinds == {"filesystem": "local", "postgres": "embedded"}
+    assert BackendChoice().kinds == {
+        "filesystem": "local",
+        "postgres": "embedded",
+        "android": "auto",
+    }
     docker = BackendChoice.for_backend("docker")
-    assert docker.kinds == {"filesystem": "docker", "postgres": "docker"}
+    assert docker.kinds == {"filesystem": "docker", "postgres": "docker", "android": "auto"}
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
-    assert external.kinds == {"filesystem": "local", "postgres": "external"}
+    assert external.kinds == {"filesystem": "local", "postgres": "external", "android": "auto"}
     assert external.dsn == "postgresql://u@h/db"
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external"
+    assert external.describe() == "local / external / auto"
     partial = BackendChoice(kinds={"postgres": "docker"})
-    assert partial.kinds == {"filesystem": "local", "postgres": "docker"}
+    assert partial.kinds == {"filesystem": "local", "postgres": "docker", "android": "auto"}
 
 
 def test_a_backend_the_kind_lacks_is_refused() -> None:

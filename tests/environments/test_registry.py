@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 
+import environments.android.kind
 import environments.filesystem
 import environments.postgres
 from agentjudge.serve_cli import served_kind
@@ -73,6 +74,7 @@ def test_served_names() -> None:
     assert served_kinds() == {
         "filesystem": environments.filesystem.KIND,
         "sql": environments.postgres.KIND,
+        "android": environments.android.kind.KIND,
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):
