@@ -17,13 +17,14 @@ inside it. Non-default axes become the run's ``variant`` so they never share a k
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from bench.grid_runner import GridSpec, JudgeAccess
+from bench.grid_runner import GridSpec, ItemJudging, JudgeAccess
 from judge_agent.conversation import JudgeLimits
 from judge_agent.modes import ModeName
 
@@ -38,6 +39,10 @@ def _not_set() -> list[Any]:
 
 class GridError(ValueError):
     """A grid file that cannot be used; the message names the file and the field."""
+
+
+def _each_alone() -> list[ItemJudging]:
+    return ["each"]
 
 
 class GridFile(BaseModel):
@@ -64,6 +69,9 @@ class GridFile(BaseModel):
     """Limits besides the turn budget (``turn_limit`` is ignored: ``turns`` sets it)."""
     judge_access: JudgeAccess | None = None
     """``writable`` (private clones) or ``read-only`` (shared view, reading tools)."""
+    items: list[ItemJudging] = Field(default_factory=_each_alone, min_length=1)
+    """How search answers' claims are judged: ``each`` in a run of its own, or ``together`` in
+    one run with a verdict per claim; both is an ablation axis."""
 
 
 def load_grid(path: Path) -> GridFile:
@@ -101,31 +109,33 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
     efforts = grid.reasoning_efforts if "reasoning_efforts" in given else [None]
     budgets = grid.thinking_budgets if "thinking_budgets" in given else [None]
     observations = grid.observations if "observations" in given else [base.screenshots]
+    item_judging = grid.items if "items" in given else [base.items]
     arms: list[tuple[str, GridSpec]] = []
     for model in grid.models or models:
-        for effort in efforts:
-            for budget in budgets:
-                for observation in observations:
-                    generate = base.generate.model_copy(
+        for effort, budget, observation, items in itertools.product(
+            efforts, budgets, observations, item_judging
+        ):
+            generate = base.generate.model_copy(
+                update={
+                    "reasoning_effort": effort or base.generate.reasoning_effort,
+                    "thinking_budget": budget or base.generate.thinking_budget,
+                }
+            )
+            arms.append(
+                (
+                    model,
+                    base.model_copy(
                         update={
-                            "reasoning_effort": effort or base.generate.reasoning_effort,
-                            "thinking_budget": budget or base.generate.thinking_budget,
+                            "modes": modes,
+                            "turns": turns,
+                            "runs": runs,
+                            "limits": limits,
+                            "judge_access": access,
+                            "generate": generate,
+                            "screenshots": observation,
+                            "items": items,
                         }
-                    )
-                    arms.append(
-                        (
-                            model,
-                            base.model_copy(
-                                update={
-                                    "modes": modes,
-                                    "turns": turns,
-                                    "runs": runs,
-                                    "limits": limits,
-                                    "judge_access": access,
-                                    "generate": generate,
-                                    "screenshots": observation,
-                                }
-                            ),
-                        )
-                    )
+                    ),
+                )
+            )
     return arms
