@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field
 
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
-from sandboxes.browser.session import BrowserSession
+from sandboxes.browser.session import ACTION_TIMEOUT_MS, BrowserSession
 
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page
@@ -262,16 +262,38 @@ async def snapshot(session: BrowserSession, arguments: NoArguments) -> ToolResul
 async def click(session: BrowserSession, arguments: ClickArguments) -> ToolResult:
     target = await element(session, arguments.ref, arguments.element)
     modifiers: Any = arguments.modifiers or None
+    new_tab = arguments.button == "middle" or bool(
+        {"Control", "ControlOrMeta", "Meta", "Shift"} & set(arguments.modifiers)
+    )
     try:
-        if arguments.doubleClick:
-            await target.dblclick(button=arguments.button, modifiers=modifiers)
+        new_tab = new_tab or bool(await target.evaluate(_OPENS_TAB, timeout=ACTION_TIMEOUT_MS))
+        if new_tab:
+            async with session.context.expect_page(timeout=ACTION_TIMEOUT_MS) as opened:
+                await _press(target, arguments, modifiers)
+            await _settle(await opened.value)
         else:
-            await target.click(button=arguments.button, modifiers=modifiers)
+            await _press(target, arguments, modifiers)
     except Exception as error:
         raise BrowserToolError(f"clicking {arguments.ref} failed: {_first_line(error)}") from None
     await _settle(session.page)
     verb = "Double-clicked" if arguments.doubleClick else "Clicked"
     return _done(f"{verb} {_named(arguments)}", await page_state(session))
+
+
+_OPENS_TAB = """element => {
+    const link = element.closest('a[href][target], area[href][target]');
+    const form = element.closest('form[target]');
+    const target = (link || form)?.target?.toLowerCase() ?? '';
+    return target !== '' && !['_self', '_top', '_parent'].includes(target);
+}"""
+"""Whether clicking the element opens a new tab (a link or form with a target)."""
+
+
+async def _press(target: Locator, arguments: ClickArguments, modifiers: Any) -> None:
+    if arguments.doubleClick:
+        await target.dblclick(button=arguments.button, modifiers=modifiers)
+    else:
+        await target.click(button=arguments.button, modifiers=modifiers)
 
 
 async def type_text(session: BrowserSession, arguments: TypeArguments) -> ToolResult:

@@ -140,7 +140,7 @@ class ChromiumProcess:
                 executable_path=executable,
                 headless=True,
                 args=list(ISOLATION_ARGS),
-                env={**_browser_environment(), "TMPDIR": str(folder), "HOME": str(folder)},
+                env={**_browser_environment(), "HOME": str(folder)},
             )
         except PlaywrightError as error:
             await playwright.stop()
