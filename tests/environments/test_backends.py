@@ -13,16 +13,21 @@ from tests.environments.notes_kind import NotesKind
 
 
 def test_every_kind_gets_a_backend() -> None:
-    assert BackendChoice().kinds == {"filesystem": "local", "postgres": "embedded"}
+    assert BackendChoice().kinds == {
+        "filesystem": "local",
+        "postgres": "embedded",
+        "browser": "local",
+    }
     docker = BackendChoice.for_backend("docker")
-    assert docker.kinds == {"filesystem": "docker", "postgres": "docker"}
+    # The browser has one backend: it runs on the host whatever --backend says.
+    assert docker.kinds == {"filesystem": "docker", "postgres": "docker", "browser": "local"}
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
-    assert external.kinds == {"filesystem": "local", "postgres": "external"}
+    assert external.kinds == {"filesystem": "local", "postgres": "external", "browser": "local"}
     assert external.dsn == "postgresql://u@h/db"
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external"
+    assert external.describe() == "local / external / local"
     partial = BackendChoice(kinds={"postgres": "docker"})
-    assert partial.kinds == {"filesystem": "local", "postgres": "docker"}
+    assert partial.kinds == {"filesystem": "local", "postgres": "docker", "browser": "local"}
 
 
 def test_a_backend_the_kind_lacks_is_refused() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 
+import environments.browser
 import environments.filesystem
 import environments.postgres
 from agentjudge.serve_cli import served_kind
@@ -66,6 +67,7 @@ def test_kind_for_task_follows_domain_and_subdomain() -> None:
     assert found["pg-active-customers-view"] is environments.postgres.KIND
     for task_id in ("word-memo-q4-update", "android-markor-shopping-note"):
         assert found[task_id] is None
+    # A live-web search task (no page archive) has nothing to replay into.
     assert found["search-python3-release-dates"] is None
 
 
@@ -73,6 +75,7 @@ def test_served_names() -> None:
     assert served_kinds() == {
         "filesystem": environments.filesystem.KIND,
         "sql": environments.postgres.KIND,
+        "browser": environments.browser.KIND,
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):
