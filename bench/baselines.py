@@ -9,7 +9,8 @@
 * ``self-report``: believes the agent: PASS when its final message claims success
   (``dataset.claims.claims_success``).
 * ``verifier``: the task's own verifier run on the replayed final state: the rule-based upper
-  bound. A trajectory without a verifier result (no verifier, replay failed) gets ``INVALID``.
+  bound. A trajectory without a verifier result (no verifier, replay failed) gets ``INVALID``;
+  the row is left out when no task of the run has a verifier.
 * ``cited-sources`` (only when some trajectory has single-item claims): PASS when the claim cites
   at least one source and the agent opened every source it cites (``dataset.urls``); a claim
   citing a page the agent never loaded is likely made up.
@@ -216,9 +217,12 @@ def _self_report(inputs: BaselineInputs) -> BaselineRule:
 
 @baseline("verifier")
 def _verifier(inputs: BaselineInputs) -> BaselineRule | None:
-    """The task's verifier on the replayed final state; left out without replay reports."""
+    """The task's verifier on the replayed final state; left out without replay reports, and
+    when no judged trajectory's task has a verifier (a search dataset: nothing to run)."""
     reports = inputs.replay_reports
     if reports is None:
+        return None
+    if not any(inputs.tasks[t.task_id].verifier is not None for t in inputs.labelled):
         return None
     return lambda trajectory, task: _verifier_answer(reports.get(trajectory.id))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from dataset.models import ClaimItem, Label, PageArchiveState, Task, Trajectory
+from dataset.models import ClaimItem, Label, LabelValue, PageArchiveState, Task, Trajectory
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from mcp_servers.browser.server import browser_server
 from sandboxes.browser.sandbox import BrowserProvider
@@ -67,7 +67,7 @@ def page_texts() -> dict[str, str]:
     return texts
 
 
-def label_claim(claim: Claim, texts: dict[str, str]) -> tuple[str, str]:
+def label_claim(claim: Claim, texts: dict[str, str]) -> tuple[LabelValue, str]:
     """The claim's label and why, against the world and the archived pages."""
     for source in claim.sources:
         if source not in texts:
@@ -134,7 +134,7 @@ async def record_run(
         item_id = f"c{number}"
         checks[item_id] = reason
         items.append(
-            ClaimItem(id=item_id, text=claim.text, label=label, sources=list(claim.sources))  # type: ignore[arg-type]
+            ClaimItem(id=item_id, text=claim.text, label=label, sources=list(claim.sources))
         )
     passed = all(item.label == "PASS" for item in items)
     trajectory_id = f"{task.id}--{policy.name}"
