@@ -151,7 +151,7 @@ async def record_run(
         agent=policy.agent,
         steps=session.steps,
         final_response=final_response(task, claims),
-        label=Label(value="PASS" if passed else "FAIL", source="verifier"),
+        label=Label(value="PASS" if passed else "FAIL", source="ground-truth"),
         items=items,
         stop_reason="completed",
         turn_count=len(session.steps) + 1,
