@@ -47,6 +47,12 @@ async def _local(choice: BackendChoice) -> SandboxProvider:
     return BrowserProvider()  # the browser itself starts with the first sandbox
 
 
+async def _browser_leftovers() -> list[str]:
+    from sandboxes.browser.leftovers import collect_browser_leftovers
+
+    return await collect_browser_leftovers()
+
+
 async def _directories() -> list[str]:
     from sandboxes.filesystem.local import collect_local_leftovers
 
@@ -112,9 +118,13 @@ class BrowserKind(EnvironmentKind):
         return browser_server(as_browser_sandbox(sandbox).session)
 
     def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
-        """The run folders of dead runs (browser profiles live there); their browser processes
-        are killed first by the shared process collector (``environments.leftovers``)."""
-        return (LeftoverSource("directories", _directories, order=900),)
+        """Chromium's single-instance folders of dead runs, then the run folders (browser
+        profiles live there); their browser processes are killed first by the shared process
+        collector (``environments.leftovers``)."""
+        return (
+            LeftoverSource("browser sockets", _browser_leftovers, order=800),
+            LeftoverSource("directories", _directories, order=900),
+        )
 
 
 KIND = BrowserKind()
