@@ -145,6 +145,7 @@ async def test_a_tampered_observation_diverges(tmp_path: Path) -> None:
     steps = list(trajectory.steps)
     clicked = steps[4]
     assert clicked.observation is not None
+    assert clicked.observation.text is not None
     forged = clicked.observation.text.replace("522,250", "480,000")
     steps[4] = clicked.model_copy(update={"observation": Observation(text=forged)})
     tampered = trajectory.model_copy(update={"steps": steps})
