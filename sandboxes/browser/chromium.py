@@ -64,6 +64,15 @@ ISOLATION_ARGS = (
 )
 """Launch flags that keep the browser off the network (see the module docstring)."""
 
+RECORDING_ARGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--mute-audio",
+)
+"""Launch flags of a recording browser: it reaches the sites it records, nothing more chatty."""
+
 _start_lock = asyncio.Lock()
 """Serialises starts: the driver is recognised as the child process that appeared during one."""
 
@@ -121,9 +130,10 @@ class ChromiumProcess:
         self._closed = False
 
     @classmethod
-    async def start(cls) -> ChromiumProcess:
-        """Start the driver and the browser; the browser's temporary files go to a fresh folder
-        of the run's scratch space."""
+    async def start(cls, *, offline: bool = True) -> ChromiumProcess:
+        """Start the driver and the browser; its profile and home go to a fresh folder of the
+        run's scratch space. ``offline=False`` leaves out the network walls (``ISOLATION_ARGS``):
+        only for recording pages from the live web (``sandboxes.browser.recording``)."""
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
 
@@ -155,7 +165,7 @@ class ChromiumProcess:
             browser = await playwright.chromium.launch(
                 executable_path=executable,
                 headless=True,
-                args=list(ISOLATION_ARGS),
+                args=list(ISOLATION_ARGS if offline else RECORDING_ARGS),
                 env={
                     **_browser_environment(),
                     "HOME": str(folder),
