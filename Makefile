@@ -24,7 +24,7 @@ GRID ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-browser images gc suite clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,7 @@ replay: $(RUNTIME_STAMP)
 judge: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),)
 
-perf: perf-sandboxes perf-mcp perf-judge
+perf: perf-sandboxes perf-mcp perf-judge perf-browser
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
@@ -69,6 +69,9 @@ perf-mcp: $(DEV_STAMP)
 
 perf-judge: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_judge
+
+perf-browser: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_browser
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images
