@@ -106,10 +106,13 @@ class BrowserKind(EnvironmentKind):
         self, sandbox: Sandbox, *, writable: bool
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The browser server over the sandbox's own context (every judge has its own; the
-        tools are the same either way, since nothing a judge does reaches the archive)."""
+        tools are the same either way, since nothing a judge does reaches the archive); long
+        pages summarised by the judge's model when ``AGENTJUDGE_BROWSER_SUMMARIES`` is on."""
         from mcp_servers.browser.server import browser_server
+        from settings import get_settings
 
-        yield [browser_server(as_browser_sandbox(sandbox).session)]
+        session = as_browser_sandbox(sandbox).session
+        yield [browser_server(session, summarise_pages=get_settings().browser_summaries)]
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The browser server, as search agents had it (suites record through it)."""

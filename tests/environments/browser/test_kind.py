@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp import types as mcp_types
 
@@ -178,3 +179,18 @@ async def test_agentjudge_serve_browser(tmp_path: Path) -> None:
         assert "browser_snapshot" in {tool.name for tool in listed.tools}
         seen = _text(await client.call_tool("browser_snapshot", {}))
         assert f"- URL: {LYON}" in seen
+
+
+async def test_page_summaries_follow_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _dataset(tmp_path / "dataset")
+    async with ProviderSet(BackendChoice()) as providers:
+        provider = await providers.get(KIND.name)
+        sandbox = await provider.create(_task(), root / "tasks" / TASK_ID)
+        async with sandbox:
+            async with KIND.judge_servers(sandbox, writable=False) as servers:
+                assert servers[0].context.summarise_pages is False
+            monkeypatch.setenv("AGENTJUDGE_BROWSER_SUMMARIES", "1")
+            async with KIND.judge_servers(sandbox, writable=False) as servers:
+                assert servers[0].context.summarise_pages is True
