@@ -370,7 +370,8 @@ class _Grid:
         async with environments.servers(planned) as (servers, kind):
             # With page summaries on, servers may ask the judge's own model to write them.
             sampler = ModelSampler(model) if get_settings().browser_summaries else None
-            toolbox = await Toolbox.open(servers, sampler=sampler)
+            options = {} if sampler is None else {"sampler": sampler}
+            toolbox = await Toolbox.open(servers, **options)
             try:
                 verdict = await judge(toolbox)
             finally:
