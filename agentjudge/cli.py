@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 
 import typer
 
-from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli, settings_cli
+from agentjudge import (
+    archive_cli,
+    datasets_cli,
+    judge_cli,
+    replay_cli,
+    sandboxes_cli,
+    serve_cli,
+    settings_cli,
+)
 from agentjudge.console import console
 
 __all__ = ["app", "main"]
@@ -24,6 +32,7 @@ app.command()(replay_cli.replay)
 app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
 app.command("settings")(settings_cli.show_settings)
+app.command()(archive_cli.archive)
 
 
 @app.command()

@@ -45,12 +45,14 @@ from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
 from judge_agent.modes import ModeName, judge_mode
-from judge_agent.pricing import total_cost
+from judge_agent.pricing import add_costs, cost_usd, total_cost
 from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
+from judge_agent.sampling import ModelSampler
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
 from mcp_servers.serving import ToolServer
+from settings import get_settings
 from storage.files import write_json_atomic
 from storage.jobs import Job, ResumableJobs
 from storage.jsonl import read_jsonl
@@ -414,16 +416,34 @@ class _Grid:
         if not judge_mode(planned.mode).uses_tools:
             return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
-            toolbox = await Toolbox.open(servers)
+            # With page summaries on, servers may ask the judge's own model to write them.
+            sampler = ModelSampler(model) if get_settings().browser_summaries else None
+            options = {} if sampler is None else {"sampler": sampler}
+            toolbox = await Toolbox.open(servers, **options)
             try:
                 verdict = await judge(toolbox)
             finally:
                 await toolbox.aclose()
+        if sampler is not None and sampler.calls:
+            verdict = _with_sampling(verdict, sampler, model.name)
         return verdict, kind
 
     def cost(self) -> float | None:
         total = total_cost(self.spent)
         return None if total is None else round(total, 6)
+
+
+def _with_sampling(verdict: Verdict, sampler: ModelSampler, model: str) -> Verdict:
+    """The verdict with the tokens (and cost) of the messages servers had the model write."""
+    usage = sampler.usage
+    extra = cost_usd(model, usage)
+    return verdict.model_copy(
+        update={
+            "tokens_in": verdict.tokens_in + usage.input_tokens,
+            "tokens_out": verdict.tokens_out + usage.output_tokens,
+            "cost_usd": add_costs(verdict.cost_usd, extra),
+        }
+    )
 
 
 async def judge_dataset(

@@ -47,6 +47,12 @@ async def _local(choice: BackendChoice) -> SandboxProvider:
     return BrowserProvider()  # the browser itself starts with the first sandbox
 
 
+async def _browser_leftovers() -> list[str]:
+    from sandboxes.browser.leftovers import collect_browser_leftovers
+
+    return await collect_browser_leftovers()
+
+
 async def _directories() -> list[str]:
     from sandboxes.filesystem.local import collect_local_leftovers
 
@@ -100,10 +106,13 @@ class BrowserKind(EnvironmentKind):
         self, sandbox: Sandbox, *, writable: bool
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The browser server over the sandbox's own context (every judge has its own; the
-        tools are the same either way, since nothing a judge does reaches the archive)."""
+        tools are the same either way, since nothing a judge does reaches the archive); long
+        pages summarised by the judge's model when ``AGENTJUDGE_BROWSER_SUMMARIES`` is on."""
         from mcp_servers.browser.server import browser_server
+        from settings import get_settings
 
-        yield [browser_server(as_browser_sandbox(sandbox).session)]
+        session = as_browser_sandbox(sandbox).session
+        yield [browser_server(session, summarise_pages=get_settings().browser_summaries)]
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The browser server, as search agents had it (suites record through it)."""
@@ -112,9 +121,13 @@ class BrowserKind(EnvironmentKind):
         return browser_server(as_browser_sandbox(sandbox).session)
 
     def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
-        """The run folders of dead runs (browser profiles live there); their browser processes
-        are killed first by the shared process collector (``environments.leftovers``)."""
-        return (LeftoverSource("directories", _directories, order=900),)
+        """Chromium's single-instance folders of dead runs, then the run folders (browser
+        profiles live there); their browser processes are killed first by the shared process
+        collector (``environments.leftovers``)."""
+        return (
+            LeftoverSource("browser sockets", _browser_leftovers, order=800),
+            LeftoverSource("directories", _directories, order=900),
+        )
 
 
 KIND = BrowserKind()

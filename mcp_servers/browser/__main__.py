@@ -25,10 +25,15 @@ def _parser() -> argparse.ArgumentParser:
         "--archive", type=Path, required=True, help="a .warc/.warc.gz file or a page folder"
     )
     parser.add_argument("--start-url", help="the page to open first")
+    parser.add_argument(
+        "--summarise-pages",
+        action="store_true",
+        help="have the client's model summarise long page snapshots (MCP sampling)",
+    )
     return parser
 
 
-async def _serve(archive_path: Path, start_url: str | None) -> None:
+async def _serve(archive_path: Path, start_url: str | None, summarise: bool) -> None:
     from sandboxes.base import SandboxError
     from sandboxes.browser.archive import ArchiveError
     from sandboxes.browser.sandbox import BrowserProvider
@@ -47,13 +52,13 @@ async def _serve(archive_path: Path, start_url: str | None) -> None:
                 f"serving the browser over {archive_path} ({len(archive)} pages) on stdio",
                 file=sys.stderr,
             )
-            await serve_stdio(browser_server(sandbox.session).server())
+            await serve_stdio(browser_server(sandbox.session, summarise_pages=summarise).server())
 
 
 def main(argv: list[str] | None = None) -> None:
     arguments = _parser().parse_args(argv)
     try:
-        asyncio.run(_serve(arguments.archive, arguments.start_url))
+        asyncio.run(_serve(arguments.archive, arguments.start_url, arguments.summarise_pages))
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -1,7 +1,7 @@
 """The browser MCP server: the browser tools bound to one ``BrowserSession``.
 
-Owns the server's name and the instructions a client receives; the tools are ``tools``', the
-protocol ``mcp_servers.serving``'s.
+Owns the server's name, the instructions a client receives and the summarisation switch; the
+tools are ``tools``', summaries ``summaries``', the protocol ``mcp_servers.serving``'s.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ INSTRUCTIONS = (
 )
 
 
-def browser_server(session: BrowserSession) -> ToolServer[BrowserSession]:
-    """A server with the browser tools over ``session``."""
+def browser_server(
+    session: BrowserSession, *, summarise_pages: bool = False
+) -> ToolServer[BrowserSession]:
+    """A server with the browser tools over ``session``; with ``summarise_pages``, long page
+    snapshots are summarised by the client's model (``summaries``)."""
+    session.summarise_pages = summarise_pages
     return ToolServer(
         SERVER_NAME,
         BROWSER_TOOLS,

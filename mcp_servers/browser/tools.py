@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field
 
+from mcp_servers.browser.summaries import summarise_snapshot
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
 from sandboxes.browser.session import ACTION_TIMEOUT_MS, BrowserSession
 
@@ -172,7 +173,11 @@ async def page_state(session: BrowserSession, *, snapshot: bool = True) -> str:
         lines.append("### Tabs")
         lines.extend([await _tab_line(session, index) for index in range(len(session.tabs))])
     if snapshot:
-        lines += ["### Snapshot", "```yaml", await page_snapshot(page), "```"]
+        shown, summary_note = await summarise_snapshot(
+            session, page.url, await _title(page), await page_snapshot(page)
+        )
+        heading = "### Snapshot" + (f" ({summary_note})" if summary_note else "")
+        lines += [heading, "```yaml", shown, "```"]
     return "\n".join(lines)
 
 

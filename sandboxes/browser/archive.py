@@ -286,6 +286,8 @@ def read_warc(path: Path) -> PageArchive:
         raise ArchiveError(f"{path}: no such archive file") from None
     except ArchiveLoadFailed as error:
         raise ArchiveError(f"{path}: not a readable WARC file: {error}") from None
+    if not archive.entries:
+        raise ArchiveError(f"{path}: no http(s) response or resource records (is it a WARC file?)")
     return archive
 
 

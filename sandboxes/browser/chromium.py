@@ -4,9 +4,10 @@ Owns starting and stopping the browser process (Debian's ``chromium`` through Pl
 ``executable_path``; Playwright's own browser downloads are never used), the launch flags that
 keep it off the network, and its bookkeeping as a run's helper processes: the Playwright driver
 and the browser are noted with ``sandboxes.runs.track_process`` (the browser leads its own
-process group, so a later ``gc`` kills it with all its renderers after a ``kill -9``), and the
-browser's profile and temporary files live in the run's scratch folder, which the directory
-collector removes.
+process group, so a later ``gc`` kills it with all its renderers after a ``kill -9``); the
+browser's profile and home live in the run's scratch folder, which the directory collector
+removes, and its temporary folder (short, for its socket) is ``/tmp/aj_<run>_browser_<n>_tmp``,
+which ``sandboxes.browser.leftovers`` removes.
 
 Network walls, from the inside out: every HTTP(S) request of every context is answered by the
 context's route (``sandboxes.browser.session``) and never continues to the network; WebSockets
@@ -38,6 +39,10 @@ INSTALL_HINT = (
     "$AGENTJUDGE_CHROMIUM at a Chromium binary"
 )
 
+SOCKET_ROOT = Path("/tmp")
+"""Where browsers get their temporary folders (``aj_<run>_browser_<n>_tmp``): a fixed, short
+path, because Chromium's single-instance socket lives there and socket paths are short."""
+
 BLACKHOLE_PROXY = "http://no-network.invalid:9"
 """The proxy every request that escaped routing would have to use; its name never resolves."""
 
@@ -58,6 +63,15 @@ ISOLATION_ARGS = (
     "--mute-audio",
 )
 """Launch flags that keep the browser off the network (see the module docstring)."""
+
+RECORDING_ARGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--mute-audio",
+)
+"""Launch flags of a recording browser: it reaches the sites it records, nothing more chatty."""
 
 _start_lock = asyncio.Lock()
 """Serialises starts: the driver is recognised as the child process that appeared during one."""
@@ -98,20 +112,28 @@ class ChromiumProcess:
     isolated browser contexts. Start with ``start``, end with ``close``."""
 
     def __init__(
-        self, playwright: Playwright, browser: Browser, folder: Path, pids: list[int]
+        self,
+        playwright: Playwright,
+        browser: Browser,
+        folder: Path,
+        socket_folder: Path,
+        pids: list[int],
     ) -> None:
         self.playwright = playwright
         self.browser = browser
         self.folder = folder
-        """The run-scratch folder holding the browser's profile and temporary files."""
+        """The run-scratch folder holding the browser's profile and home."""
+        self.socket_folder = socket_folder
+        """The browser's temporary folder under /tmp (its single-instance socket lives there)."""
         self.pids = pids
         """The driver's and the browser's process ids (tracked as the run's helpers)."""
         self._closed = False
 
     @classmethod
-    async def start(cls) -> ChromiumProcess:
-        """Start the driver and the browser; the browser's temporary files go to a fresh folder
-        of the run's scratch space."""
+    async def start(cls, *, offline: bool = True) -> ChromiumProcess:
+        """Start the driver and the browser; its profile and home go to a fresh folder of the
+        run's scratch space. ``offline=False`` leaves out the network walls (``ISOLATION_ARGS``):
+        only for recording pages from the live web (``sandboxes.browser.recording``)."""
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
 
@@ -119,6 +141,10 @@ class ChromiumProcess:
         run = current_run()
         folder = run.directory() / run.new_name("browser")
         folder.mkdir(mode=0o700)
+        # Chromium's single-instance socket needs a short path: its temporary folder is a
+        # fresh one under /tmp, named after the run so that a later gc finds it.
+        socket_folder = SOCKET_ROOT / f"{folder.name}_tmp"
+        socket_folder.mkdir(mode=0o700)
         async with _start_lock:
             before = _children()
             # The driver takes its temporary folder (where it makes the browser's profile)
@@ -139,19 +165,24 @@ class ChromiumProcess:
             browser = await playwright.chromium.launch(
                 executable_path=executable,
                 headless=True,
-                args=list(ISOLATION_ARGS),
-                env={**_browser_environment(), "HOME": str(folder)},
+                args=list(ISOLATION_ARGS if offline else RECORDING_ARGS),
+                env={
+                    **_browser_environment(),
+                    "HOME": str(folder),
+                    "TMPDIR": str(socket_folder),
+                },
             )
         except PlaywrightError as error:
             await playwright.stop()
             for pid in drivers:
                 untrack_process(pid)
             shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(socket_folder, ignore_errors=True)
             raise SandboxError(f"Chromium ({executable}) did not start: {error}") from None
         browsers = [pid for driver in drivers for pid in _browser_pids(driver)]
         for pid in browsers:
             track_process(pid)
-        return cls(playwright, browser, folder, [*drivers, *browsers])
+        return cls(playwright, browser, folder, socket_folder, [*drivers, *browsers])
 
     async def new_context(self) -> BrowserContext:
         """A fresh, empty browser context: no cookies, storage or cache shared with others;
@@ -185,6 +216,7 @@ class ChromiumProcess:
                     process.kill()
             untrack_process(pid)
         await asyncio.to_thread(shutil.rmtree, self.folder, True)
+        await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
 
 
 def _browser_environment() -> dict[str, str]:

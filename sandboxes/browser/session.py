@@ -39,6 +39,20 @@ class ArchiveTraffic:
     """Addresses not in the archive (answered with the "not in the archive" page), in order."""
 
 
+@dataclass(frozen=True)
+class PageSummary:
+    """One page the user was shown summarised instead of in full."""
+
+    url: str
+    """The page's address."""
+    snapshot_chars: int
+    """The length of the full snapshot."""
+    summary_chars: int
+    """The length of the summary shown instead."""
+    model: str
+    """The model that wrote the summary, as the client reported it."""
+
+
 class BrowserSession:
     """A browser context over one archive; pages are its tabs, ``page`` the current one."""
 
@@ -53,6 +67,11 @@ class BrowserSession:
         self.closed = False
         self.last_status: dict[int, int] = {}
         """The HTTP status of each tab's main document, by ``id(page)``."""
+        self.summarise_pages = False
+        """Whether long snapshots are summarised by the client's model (``mcp_servers.browser``
+        sets it for a judge's server; replay never does)."""
+        self.summaries: list[PageSummary] = []
+        """Every summary shown, in order."""
 
     @classmethod
     async def open(cls, context: BrowserContext, archive: PageArchive) -> BrowserSession:

@@ -14,7 +14,13 @@ from tests.environments.notes_kind import NotesKind
 def test_the_built_in_kinds_collectors_in_order() -> None:
     names = [source.name for source in leftover_sources()]
     # Docker serves both kinds and is collected once; directories go last.
-    assert names == ["processes", "docker", "embedded-postgres", "directories"]
+    assert names == [
+        "processes",
+        "docker",
+        "embedded-postgres",
+        "browser sockets",
+        "directories",
+    ]
     with_server = [source.name for source in leftover_sources("postgresql://u@h/db")]
     assert with_server[0] == "external-postgres"
 
