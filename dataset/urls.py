@@ -66,12 +66,13 @@ def cited_urls(trajectory: Trajectory) -> list[str]:
 
 
 def needed_urls(trajectories: Iterable[Trajectory], tasks: Iterable[Task] = ()) -> list[str]:
-    """Sorted addresses a judge may need: every page opened or cited, and each archived task's
-    start page."""
+    """Sorted http(s) addresses a judge may need: every page opened or cited, and each archived
+    task's start page (the list ``agentjudge archive`` reads)."""
     found: set[str] = set()
     for trajectory in trajectories:
         found.update(opened_urls(trajectory))
-        found.update(cited_urls(trajectory))
+        # A cited "source" may be a title or a note rather than an address; only addresses go.
+        found.update(url for url in cited_urls(trajectory) if _URL.fullmatch(url))
     for task in tasks:
         state = task.initial_state
         if isinstance(state, PageArchiveState) and state.start_url:

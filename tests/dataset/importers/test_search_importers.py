@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from agentjudge.cli import app
 from dataset.importers.search import URLS_FILE, import_ajbench_search, import_search_runs
 from dataset.store import load_dataset
+from sandboxes.browser.recording import read_url_list
 
 
 def _call(call_id: str, name: str, **arguments: object) -> dict[str, object]:
@@ -150,6 +151,15 @@ def test_ajbench_rows_are_grouped_into_answers_with_claims(tmp_path: Path) -> No
             "label": True,
             "urls": "http://wiki.test/Avel",
         },
+        {
+            "task_id": 7,
+            "query": "List the towns",
+            "model": "m3",
+            "response": "T",
+            "single_row": "Cael 300",
+            "label": 0,
+            "source": "the town hall's leaflet",
+        },
         {"task_id": 8, "model": "m1", "single_row": "x", "label": 1},
         {"task_id": 9, "query": "q", "model": "m1", "single_row": "y", "label": "unsure"},
     ]
@@ -158,7 +168,7 @@ def test_ajbench_rows_are_grouped_into_answers_with_claims(tmp_path: Path) -> No
     deep.write_text(json.dumps({"id": "d1", "question": "Deep q", "answer": "A", "gt": 1}) + "\n")
     destination = tmp_path / "aj"
     report = import_ajbench_search([wide, deep], destination)
-    assert sorted(p.file for p in report.problems) == [f"{wide}:4", f"{wide}:5"]
+    assert sorted(p.file for p in report.problems) == [f"{wide}:5", f"{wide}:6"]
     loaded = load_dataset(destination)
     by_agent = {t.agent: t for t in loaded.trajectories.values() if t.task_id == "wide-7"}
     m1 = by_agent["m1"]
@@ -172,6 +182,8 @@ def test_ajbench_rows_are_grouped_into_answers_with_claims(tmp_path: Path) -> No
     assert by_agent["m2"].label is not None
     assert by_agent["m2"].label.value == "PASS"
     assert loaded.tasks["wide-7"].subdomain == "wide"
+    # A source that is not an address stays on its claim but is not listed for archiving.
+    assert by_agent["m3"].items[0].sources == ["the town hall's leaflet"]
     whole = next(t for t in loaded.trajectories.values() if t.task_id == "deep-d1")
     assert whole.items == []
     assert whole.label is not None
@@ -189,6 +201,11 @@ def test_command_line_imports_and_lists_urls(tmp_path: Path) -> None:
     result = runner.invoke(app, ["datasets", "import-search", str(runs), str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "1 trajectory(ies) of 1 task(s)" in result.output
+    # The list is what `agentjudge archive` reads.
+    assert read_url_list(tmp_path / "out" / URLS_FILE) == [
+        "http://wiki.test/Examplia",
+        "http://wiki.test/Long_River",
+    ]
     listed = runner.invoke(app, ["datasets", "urls", str(tmp_path / "out")])
     assert listed.exit_code == 0
     assert listed.output.splitlines() == [
