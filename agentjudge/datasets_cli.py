@@ -270,9 +270,10 @@ def import_search_command(
     ],
     destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
     archive: Annotated[
-        str | None,
+        Path | None,
         typer.Option(
-            help="A page archive, relative to each task folder, to start the tasks from "
+            help="A page archive (a page folder or a WARC file, e.g. made by `agentjudge "
+            "archive` from urls.txt): copied into every task folder, the tasks start from it "
             "instead of the live web."
         ),
     ] = None,
@@ -284,6 +285,8 @@ def import_search_command(
     from dataset.importers.search import import_search_runs
 
     _require_files(sources)
+    if archive is not None and not archive.exists():
+        raise fail(f"{archive}: no such page archive (--archive)")
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
     started = time.perf_counter()

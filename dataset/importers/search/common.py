@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from storage.files import write_text_atomic
 __all__ = [
     "URLS_FILE",
     "ImportReport",
+    "archive_name",
     "first_of",
     "label_value",
     "read_records",
@@ -120,18 +122,37 @@ def safe_id(text: str, limit: int = 120) -> str:
     return cleaned or "x"
 
 
+def archive_name(archive: Path) -> str:
+    """The name a page archive gets inside each task folder: ``archive`` for a page folder, the
+    file's own name for a WARC file."""
+    return "archive" if archive.is_dir() else archive.name
+
+
 def write_search_dataset(
-    destination: Path, report: ImportReport, *, name: str, description: str, generator: str
+    destination: Path,
+    report: ImportReport,
+    *,
+    name: str,
+    description: str,
+    generator: str,
+    archive: Path | None = None,
 ) -> None:
     """Write the imported tasks and trajectories, the manifest (unless one exists) and
-    ``urls.txt``."""
+    ``urls.txt``; with ``archive`` (a page folder or a WARC file), a copy of it in every task
+    folder (the tasks name it as their initial state)."""
     destination.mkdir(parents=True, exist_ok=True)
     if not (destination / "dataset.json").exists():
         write_manifest(
             destination, Manifest(name=name, description=description, generator=generator)
         )
     for task in report.tasks.values():
-        write_task(destination, task)
+        folder = write_task(destination, task)
+        if archive is not None:
+            target = folder / archive_name(archive)
+            if archive.is_dir():
+                shutil.copytree(archive, target, dirs_exist_ok=True)
+            else:
+                shutil.copyfile(archive, target)
     for trajectory in report.trajectories.values():
         write_trajectory(destination, trajectory)
     report.urls = needed_urls(report.trajectories.values(), report.tasks.values())

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from dataset.actions import ToolCallAction
 from dataset.importers.search.common import (
     ImportReport,
+    archive_name,
     first_of,
     label_value,
     read_records,
@@ -239,10 +240,13 @@ def read_search_run(
 
 
 def import_search_runs(
-    sources: Sequence[Path], destination: Path, *, archive: str | None = None
+    sources: Sequence[Path], destination: Path, *, archive: Path | None = None
 ) -> ImportReport:
     """Import every run in ``sources`` (files, or folders searched for ``*.json``/``*.jsonl``)
-    into the dataset at ``destination``, with ``urls.txt``; bad runs are reported, not fatal."""
+    into the dataset at ``destination``, with ``urls.txt``; bad runs are reported, not fatal.
+    ``archive`` (a page folder or a WARC file, e.g. made by ``agentjudge archive`` from the
+    list) is copied into every task folder, and the tasks start from it instead of the live
+    web."""
     report = ImportReport()
     files: list[Path] = []
     for source in sources:
@@ -253,7 +257,9 @@ def import_search_runs(
     for path in files:
         for where, record in read_records(path, report):
             try:
-                task, trajectory = read_search_run(record, where, archive=archive)
+                task, trajectory = read_search_run(
+                    record, where, archive=archive_name(archive) if archive else None
+                )
             except RunError as error:
                 field, _, message = str(error).partition(": ")
                 report.problem(where, message or str(error), field if message else None)
@@ -274,5 +280,6 @@ def import_search_runs(
         name=destination.name,
         description="Recorded search-agent runs imported with `agentjudge datasets import-search`.",
         generator="agentjudge datasets import-search",
+        archive=archive,
     )
     return report

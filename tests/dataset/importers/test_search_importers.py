@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agentjudge.cli import app
 from dataset.importers.search import URLS_FILE, import_ajbench_search, import_search_runs
 from dataset.store import load_dataset
+from replay.runner import replay_dataset
 from sandboxes.browser.recording import read_url_list
 
 
@@ -216,3 +218,36 @@ def test_command_line_imports_and_lists_urls(tmp_path: Path) -> None:
         app, ["datasets", "import-search", str(tmp_path / "nope.json"), str(tmp_path / "x")]
     )
     assert missing.exit_code == 2
+
+
+@pytest.mark.slow
+async def test_an_imported_run_with_its_archive_replays_faithfully(tmp_path: Path) -> None:
+    # A run recorded on the search suite's archive, written out in the plain step form.
+    suite = Path(__file__).resolve().parents[3] / "datasets" / "search"
+    recorded = load_dataset(suite).trajectories["deep-ventra-hometown-mayor--careful"]
+    run = {
+        "id": "imported-run",
+        "question": "Who is the current mayor of the town where Ventra has its headquarters?",
+        "steps": [
+            {
+                "tool": step.action.name,  # type: ignore[union-attr]
+                "arguments": step.action.arguments,  # type: ignore[union-attr]
+                "output": step.observation.text if step.observation else None,
+            }
+            for step in recorded.steps
+        ],
+        "final_answer": recorded.final_response,
+        "label": "PASS",
+    }
+    runs = tmp_path / "runs.json"
+    runs.write_text(json.dumps(run))
+    archive = suite / "tasks" / recorded.task_id / "archive"
+    destination = tmp_path / "imported"
+    report = import_search_runs([runs], destination, archive=archive)
+    assert report.problems == []
+    task = next(iter(load_dataset(destination).tasks.values()))
+    assert task.initial_state.kind == "page_archive"
+    assert (destination / "tasks" / task.id / "archive" / "pages.json").is_file()
+    summary = await replay_dataset(destination, tmp_path / "replay", jobs=1)
+    assert summary.problems == []
+    assert (summary.total.trajectories, summary.total.faithful) == (1, 1)
