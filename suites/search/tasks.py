@@ -24,6 +24,7 @@ from suites.search.site import (
     town_url,
 )
 from suites.search.spec import Claim, Fact, Policy, SearchPolicy, SearchTask
+from suites.search.world import ARTICLES, FANS, KETTLES
 
 __all__ = ["SITES_NOTE", "all_tasks"]
 
@@ -536,8 +537,6 @@ def _kettle_row(slug: str, name: str, brand: str, price: str, source: str) -> Cl
 
 
 def _slug_of(name: str) -> str:
-    from suites.search.world import FANS, KETTLES
-
     for product in KETTLES + FANS:
         if product.name == name:
             return product.slug
@@ -787,8 +786,6 @@ def _news_row(slug: str, date: str, headline: str, source: str) -> Claim:
 
 
 def _article_slug(headline: str) -> str:
-    from suites.search.world import ARTICLES
-
     for article in ARTICLES:
         if article.headline == headline:
             return article.slug
@@ -796,7 +793,12 @@ def _article_slug(headline: str) -> str:
 
 
 def _news_items(page: Page) -> list[tuple[str, str]]:
-    return [tuple(item.split(": ", 1)) for item in page.list_items()]  # type: ignore[misc]
+    """The (date, headline) lines of a news list page."""
+    items = []
+    for item in page.list_items():
+        date, headline = item.split(": ", 1)
+        items.append((date, headline))
+    return items
 
 
 async def news_careful(session: BrowsingSession) -> list[Claim]:
