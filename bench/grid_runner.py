@@ -142,7 +142,7 @@ class GridSpec(BaseModel):
     items: ItemJudging = "each"
     """Trajectories with single-item claims: ``each`` claim judged in a run of its own, or all
     ``together`` in one run with a verdict per claim. Trajectories without claims are judged
-    whole either way."""
+    whole either way, and so is a labelled trajectory whose claims carry no labels."""
 
     @property
     def variant(self) -> str:
@@ -232,6 +232,16 @@ class PlannedRun:
         return focus_on_item(self.trajectory, self.item_id)
 
 
+def _judged_per_claim(trajectory: Trajectory) -> bool:
+    """Whether ``items="each"`` splits the trajectory into one run per claim: it has claims, and
+    they can be scored (some claim is labelled) or nothing can (no trajectory label either). A
+    labelled trajectory whose claims carry no labels is judged whole, claims listed together, so
+    its verdict can still be scored against its label."""
+    if not trajectory.items:
+        return False
+    return trajectory.label is None or any(item.label is not None for item in trajectory.items)
+
+
 def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> list[PlannedRun]:
     """Every run of the grid over the dataset, in a stable order (with ``items="each"``, one
     run per claim of a trajectory that has claims)."""
@@ -239,7 +249,7 @@ def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> lis
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         task = dataset.tasks[trajectory.task_id]
         subjects: list[str | None] = [None]
-        if grid.items == "each" and trajectory.items:
+        if grid.items == "each" and _judged_per_claim(trajectory):
             subjects = [item.id for item in trajectory.items]
         for mode in grid.modes:
             budgets = grid.turns if judge_mode(mode).turn_budget else (0,)

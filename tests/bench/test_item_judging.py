@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.grid_runner import VERDICTS_FILE, GridSpec, judge_dataset, read_records
+from bench.grid_runner import VERDICTS_FILE, GridSpec, judge_dataset, plan_runs, read_records
 from bench.results import predictions_from_records
 from bench.scoring import build_report
 from dataset.store import load_dataset
@@ -112,3 +112,21 @@ async def test_a_claim_left_out_together_is_invalid(tmp_path: Path) -> None:
     predictions = predictions_from_records([record])
     assert [p.verdict for p in predictions] == ["PASS", "INVALID", "INVALID", "INVALID"]
     assert predictions[1].error == "no verdict for this claim"
+
+
+def test_a_labelled_run_with_unlabelled_claims_is_judged_whole() -> None:
+    mini = load_dataset(MINI)
+    trajectory = mini.trajectories["search-python3-release-dates--pass"]
+    unlabelled = [item.model_copy(update={"label": None}) for item in trajectory.items]
+    mini.trajectories = {
+        trajectory.id: trajectory.model_copy(update={"items": unlabelled}),
+        "no-label": trajectory.model_copy(
+            update={"id": "no-label", "items": unlabelled, "label": None}
+        ),
+    }
+    planned = plan_runs(mini, GridSpec(modes=("llm",)), "mock/x")
+    by_trajectory: dict[str, list[str | None]] = {}
+    for run in planned:
+        by_trajectory.setdefault(run.trajectory.id, []).append(run.item_id)
+    # Scorable only as a whole: one run. Nothing scorable: per claim, as asked.
+    assert by_trajectory == {trajectory.id: [None], "no-label": ["c1", "c2", "c3", "c4"]}
