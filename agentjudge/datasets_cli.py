@@ -12,7 +12,9 @@ from rich.table import Table
 
 from agentjudge.console import console, print_problems
 from agentjudge.paths import fail, name_mappings, require_dataset, require_folder
+from dataset.importers.search.common import URLS_FILE, ImportReport
 from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
+from dataset.urls import needed_urls
 from settings import get_settings
 
 __all__ = ["app", "default_search_roots"]
@@ -308,6 +310,94 @@ def import_mobile_command(
     validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
     if import_errors or validation_errors:
         raise typer.Exit(1)
+
+
+def _finish_search_import(report: ImportReport, destination: Path, seconds: float) -> None:
+    """Print what a search import made and its problems; exit 1 on any error."""
+    import_errors, _ = print_problems(report.problems)
+    console.print(
+        f"imported {len(report.trajectories)} trajectory(ies) of {len(report.tasks)} task(s) "
+        f"into {destination} in {seconds:.1f} s; {len(report.urls)} page(s) a judge will need "
+        f"are listed in {destination / URLS_FILE}",
+        markup=False,
+    )
+    if not report.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
+def _require_files(sources: list[Path]) -> None:
+    for source in sources:
+        if not source.exists():
+            raise fail(f"{source}: no such file or folder")
+
+
+@app.command("import-search")
+def import_search_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(help="Recorded runs: .json/.jsonl files, or folders holding them."),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    archive: Annotated[
+        Path | None,
+        typer.Option(
+            help="A page archive (a page folder or a WARC file, e.g. made by `agentjudge "
+            "archive` from urls.txt): copied into every task folder, the tasks start from it "
+            "instead of the live web."
+        ),
+    ] = None,
+) -> None:
+    """Convert recorded search-agent runs (tool calls with URLs and a final answer, OpenAI chat
+    messages or a plain step list) into search trajectories, and list in `urls.txt` every page
+    they opened or cited (the pages to archive for offline judging). Exits 1 if a run could not
+    be imported or the written dataset has errors."""
+    from dataset.importers.search import import_search_runs
+
+    _require_files(sources)
+    if archive is not None and not archive.exists():
+        raise fail(f"{archive}: no such page archive (--archive)")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    report = import_search_runs(sources, destination, archive=archive)
+    _finish_search_import(report, destination, time.perf_counter() - started)
+
+
+@app.command("import-ajbench-search")
+def import_ajbench_search_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(help="AJ-Bench's src/data/Search files (deep_*.json/.jsonl, wide_*.jsonl)."),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+) -> None:
+    """Convert AJ-Bench's search items (answers split into labelled single rows) into search
+    trajectories whose claims are the rows, and list in `urls.txt` every source they cite.
+    Exits 1 if a record could not be imported or the written dataset has errors."""
+    from dataset.importers.search import import_ajbench_search
+
+    _require_files(sources)
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    report = import_ajbench_search(sources, destination)
+    _finish_search_import(report, destination, time.perf_counter() - started)
+
+
+@app.command("urls")
+def urls_command(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder.")],
+) -> None:
+    """Print every page the dataset's trajectories opened or cited and each archived task's
+    start page, one a line, sorted: the URL list to archive for offline judging."""
+    require_dataset(dataset)
+    loaded = load_dataset(dataset, partial=True)
+    for url in needed_urls(loaded.trajectories.values(), loaded.tasks.values()):
+        typer.echo(url)
 
 
 @app.command("schema")

@@ -329,6 +329,20 @@ def judge(
             "read-only: the shared read-only view and reading tools only."
         ),
     ] = "writable",
+    items: Annotated[
+        Literal["each", "together"],
+        typer.Option(
+            help="Search answers' claims: each judged in a run of its own (AJ-Bench), or all "
+            "together in one run with a verdict per claim."
+        ),
+    ] = "each",
+    item_scoring: Annotated[
+        Literal["trajectory", "item"],
+        typer.Option(
+            help="Score claims aggregated per trajectory (PASS when all pass; AJ-Bench) or "
+            "each claim as one prediction."
+        ),
+    ] = "trajectory",
     backend: Annotated[
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
@@ -445,6 +459,7 @@ def judge(
         screenshots=screenshots,
         judge_access=judge_access,
         method_options=switches,
+        items=items,
     )
     default_model = model or os.environ.get(MODEL_ENV) or None
     options = EvaluationOptions(
@@ -462,6 +477,7 @@ def judge(
         cache=cache,
         fresh=fresh,
         retry_invalid=retry_invalid,
+        item_scoring=item_scoring,
         wait=wait,
     )
     printer = _Printer()

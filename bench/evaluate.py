@@ -38,6 +38,7 @@ from bench.grid_runner import (
     judge_dataset,
     read_records,
 )
+from bench.item_scoring import ItemScoring
 from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
@@ -145,6 +146,9 @@ class EvaluationOptions(BaseModel):
     """Judge again the runs recorded ``INVALID`` (harness errors included)."""
     replicates: PositiveInt = 2000
     """Bootstrap replicates behind the report's confidence intervals."""
+    item_scoring: ItemScoring = "trajectory"
+    """How single-item claims (search answers) are scored: ``trajectory`` (aggregated into one
+    result per trajectory, AJ-Bench's way) or ``item`` (each claim one prediction)."""
     wait: bool = False
     """When another process writes the results (or replay) folder: wait for it to finish
     instead of stopping with ``FolderBusyError``."""
@@ -393,6 +397,7 @@ async def _evaluate_into(
         notes=replay_notes(replay_summary),
         model_configured=bool(arms),
         replicates=options.replicates,
+        item_scoring=options.item_scoring,
     )
     return EvaluationResult(
         dataset=dataset,
@@ -498,6 +503,7 @@ def report_folder(
     notes: Sequence[str] = (),
     model_configured: bool = True,
     replicates: int = 2000,
+    item_scoring: ItemScoring = "trajectory",
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
@@ -519,6 +525,7 @@ def report_folder(
         title=f"Judge evaluation: {Path(dataset).name}",
         notes=all_notes,
         replicates=replicates,
+        item_scoring=item_scoring,
     )
     files = write_report(report, output or folder)
     write_agent_ranking(output or folder, predictions, Path(dataset), replicates=replicates)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from bench.grid_runner import GridSpec, JudgeAccess
+from bench.grid_runner import GridSpec, ItemJudging, JudgeAccess
 from judge_agent.conversation import JudgeLimits
 from judge_agent.modes import ModeName, check_method_options
 
@@ -43,6 +43,10 @@ class GridError(ValueError):
 
 def _no_switches() -> list[dict[str, str | int | bool]]:
     return [{}]
+
+
+def _each_alone() -> list[ItemJudging]:
+    return ["each"]
 
 
 class GridFile(BaseModel):
@@ -74,6 +78,9 @@ class GridFile(BaseModel):
     """Limits besides the turn budget (``turn_limit`` is ignored: ``turns`` sets it)."""
     judge_access: JudgeAccess | None = None
     """``writable`` (private clones) or ``read-only`` (shared view, reading tools)."""
+    items: list[ItemJudging] = Field(default_factory=_each_alone, min_length=1)
+    """How search answers' claims are judged: ``each`` in a run of its own, or ``together`` in
+    one run with a verdict per claim; both is an ablation axis."""
 
 
 def load_grid(path: Path) -> GridFile:
@@ -125,10 +132,11 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
         if "method_options" in given
         else [base.method_options]
     )
+    item_judging = grid.items if "items" in given else [base.items]
     arms: list[tuple[str, GridSpec]] = []
     for model in grid.models or models:
-        for effort, budget, observation, switches in itertools.product(
-            efforts, budgets, observations, switch_sets
+        for effort, budget, observation, switches, items in itertools.product(
+            efforts, budgets, observations, switch_sets, item_judging
         ):
             try:
                 check_method_options(modes, switches)
@@ -149,6 +157,7 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
                 "generate": generate,
                 "screenshots": observation,
                 "method_options": switches,
+                "items": items,
             }
             arms.append((model, base.model_copy(update=update)))
     return arms

@@ -327,8 +327,9 @@ class Label(_Model):
     value: LabelValue
     """``PASS`` if the task was accomplished, else ``FAIL``."""
 
-    source: Literal["human", "verifier", "vote"]
-    """Who decided: a person, a rule-based verifier, or a vote of several judges."""
+    source: Literal["human", "verifier", "vote", "ground-truth"]
+    """Who decided: a person, a rule-based verifier, a vote of several judges, or a check of
+    each claim against the ground truth the data was generated from (a suite's world)."""
 
     verifier_output: str | None = None
     """The verifier's own output at labelling time; explains a label that later disagrees."""

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dataset.items import focused_item
 from dataset.models import Task, Trajectory
+from judge_agent.claim_verdicts import claim_verdicts
 from judge_agent.conversation import Conversation, JudgeLimits, JudgeRun, RunEndedError, final_call
 from judge_agent.model import (
     ChatMessage,
@@ -201,6 +203,7 @@ async def judge_trajectory(
         error = f"the run took longer than {settings.limits.time_limit:g} s"
     except ModelError as failure:
         parsed, reason, error = None, "error", f"model call failed: {failure}"
+    together = [] if focused_item(trajectory) is not None else trajectory.items
     verdict = Verdict(
         trajectory_id=trajectory.id,
         verdict=parsed.verdict if parsed else "INVALID",
@@ -218,6 +221,7 @@ async def judge_trajectory(
         model=model.name,
         mode=settings.mode,
         finished_at=datetime.now(UTC),
+        items=claim_verdicts(run.messages, [item.id for item in together]) if together else {},
     )
     log.write("verdict", verdict=verdict)
     return verdict

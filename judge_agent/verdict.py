@@ -86,6 +86,10 @@ class Verdict(BaseModel):
     error: str | None = None
     """The error that made the verdict ``INVALID``, if any."""
 
+    items: dict[str, VerdictValue] = Field(default_factory=dict)
+    """Per-claim verdicts by item id, when the trajectory's claims were judged together in this
+    run (``INVALID`` for a claim the judge gave no verdict on); empty otherwise."""
+
     model: str | None = None
     """The judge model as a ``provider/model`` string."""
 

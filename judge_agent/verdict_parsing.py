@@ -82,6 +82,14 @@ SUBMIT_VERDICT_TOOL = ToolInfo(
                 "type": "string",
                 "description": "The evidence that decided the verdict, in a few sentences.",
             },
+            "claims": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "enum": ["PASS", "FAIL"]},
+                "description": (
+                    "Only when the prompt lists numbered claims to judge: each claim's number "
+                    'with its own verdict, e.g. {"1": "PASS", "2": "FAIL"}.'
+                ),
+            },
         },
         "required": ["verdict", "confidence", "reasoning"],
         "additionalProperties": False,

@@ -163,7 +163,9 @@ def test_registered_modes_are_planned_by_their_turn_budget(
     for run in planned:
         by_mode.setdefault(run.mode, set()).add(run.turns)
     assert by_mode == {"llm": {0}, "agent-listed": {2, 4}, "peek": {0}}
-    assert len(planned) == len(mini.trajectories) * (1 + 2 + 1)
+    # One subject per trajectory, or per claim for those with claims (items="each").
+    subjects = sum(len(trajectory.items) or 1 for trajectory in mini.trajectories.values())
+    assert len(planned) == subjects * (1 + 2 + 1)
     assert all(f"--{run.mode}--t{run.turns}--" in run.key for run in planned)
 
 
