@@ -75,7 +75,7 @@ def slides_document(title: str, body: str) -> bytes:
     slide = presentation.slides.add_slide(presentation.slide_layouts[1])
     assert slide.shapes.title is not None
     slide.shapes.title.text = title
-    slide.placeholders[1].text = body  # type: ignore[attr-defined]
+    slide.placeholders[1].text = body
     buffer = io.BytesIO()
     presentation.save(buffer)
     return buffer.getvalue()
@@ -116,7 +116,7 @@ async def wait_for_node(desktop: DesktopSandbox, timeout: float = 30.0, **query:
 async def act(desktop: DesktopSandbox, action_type: str, **parameters: object) -> None:
     """Perform one ``computer_13`` action, failing the test when it does not run."""
     outcome = await desktop.perform(
-        Computer13Action(action_type=action_type, parameters=parameters)  # type: ignore[arg-type]
+        Computer13Action(action_type=action_type, parameters=parameters)
     )
     assert outcome.status == "done", outcome.error
 

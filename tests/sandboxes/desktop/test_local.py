@@ -111,8 +111,8 @@ async def test_screenshots_are_full_screen_pngs_and_recorded_code_runs_inside() 
         # Recorded code sees the desktop's files and user, not the host's.
         outcome = await desktop.perform(
             PyAutoGuiAction(
-                code="import os, pathlib\nprint(os.getuid(), pathlib.Path.home(), sep='|', end='|')\n"
-                "print("
+                code="import os, pathlib\n"
+                "print(os.getuid(), pathlib.Path.home(), sep='|', end='|')\nprint("
                 "sorted(os.listdir(pathlib.Path.home() / 'Documents')), "
                 f"os.path.exists({str(REPOSITORY / 'pyproject.toml')!r}), sep='|')"
             )
@@ -153,7 +153,7 @@ async def test_several_desktops_at_once_stay_apart_and_leave_nothing() -> None:
         assert not folders[0].exists()
         assert await desktops[1].client.is_up()  # the others are untouched
     assert not any(folder.exists() for folder in folders)  # the provider stopped the rest
-    gone, alive = psutil.wait_procs(inside, timeout=10)
+    _gone, alive = psutil.wait_procs(inside, timeout=10)
     assert alive == []
 
 
