@@ -100,7 +100,11 @@ def test_typed_text_survives_the_less_than_rewrite(text: str) -> None:
 
 
 def test_recorded_code_is_rewritten_only_where_literal_text_holds_less_than() -> None:
-    code = "pyautogui.click(10, 20)\npyautogui.typewrite('if a<b:', interval=0.05)\npyautogui.press('enter')"
+    code = (
+        "pyautogui.click(10, 20)\n"
+        "pyautogui.typewrite('if a<b:', interval=0.05)\n"
+        "pyautogui.press('enter')"
+    )
     fixed = fix_less_than(code)
     calls = calls_of(fixed)
     assert calls[0] == ("click", (10, 20), {})
