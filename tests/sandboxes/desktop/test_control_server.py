@@ -163,3 +163,32 @@ async def test_the_server_package_needs_only_the_standard_library_and_debian_pac
                 continue
             for top in tops:
                 assert top in sys.stdlib_module_names or top in allowed, f"{path.name}: {top}"
+
+
+async def test_pyautogui_code_runs_warm_with_the_semantics_of_python_c(
+    desktop: DesktopSandbox,
+) -> None:
+    client = desktop.client
+    code = (
+        "import os, sys, pathlib, pyautogui\n"
+        "parent = pathlib.Path(f'/proc/{os.getppid()}/cmdline').read_bytes()\n"
+        "print(__name__, sys.argv, pyautogui.size(), b'pyautogui_runner' in parent)\n"
+        "sys.exit(3)"
+    )
+    result = await client.execute(["python3", "-c", code])
+    assert result.output == "__main__ ['-c'] Size(width=1920, height=1080) True\n"
+    assert result.returncode == 3
+    slow = await client.execute(
+        ["python3", "-c", "import pyautogui, time; time.sleep(30)"], timeout=1
+    )
+    assert (slow.status, slow.returncode) == ("error", -9)
+    assert "timed out" in slow.error
+    for x in (100, 200):  # each run has an X connection of its own, and still moves the pointer
+        moved = await client.execute(
+            ["python", "-c", f"import pyautogui; pyautogui.moveTo({x}, 50)"]
+        )
+        assert moved.ok, moved.error
+        assert await client.cursor_position() == (x, 50)
+    failed = await client.execute(["python3", "-c", "import pyautogui\nraise ValueError('bad')"])
+    assert failed.returncode == 1
+    assert "ValueError: bad" in failed.error
