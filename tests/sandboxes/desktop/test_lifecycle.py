@@ -150,3 +150,55 @@ async def test_a_killed_run_leaves_nothing_after_gc(tmp_path: Path) -> None:
     if started["cgroup"]:
         assert not Path(started["cgroup"]).exists()
         assert f"desktop cgroup {started['cgroup']}" in removed
+
+
+INTERRUPTED = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import PurePosixPath
+    from sandboxes.desktop.local import LocalDesktopProvider
+    from sandboxes.desktop.sandbox import DocumentFile
+
+    async def main():
+        async with LocalDesktopProvider() as provider:
+            data = open(sys.argv[1], "rb").read()
+            desktop = await provider.start_desktop(DocumentFile(PurePosixPath("c.docx"), data))
+            print(json.dumps({
+                "folder": str(desktop.handle.folder),
+                "box": desktop.handle.process.pid,
+            }), flush=True)
+            await asyncio.sleep(3600)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+async def test_ctrl_c_removes_the_desktop(tmp_path: Path) -> None:
+    document = tmp_path / "c.docx"
+    document.write_bytes(word_document("interrupted by the user"))
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, str(document)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY)},
+        cwd=REPOSITORY,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        started = json.loads(await asyncio.wait_for(asyncio.to_thread(child.stdout.readline), 180))
+        box = psutil.Process(started["box"])
+        inside = box.children(recursive=True)
+        child.send_signal(signal.SIGINT)
+        rest, _ = await asyncio.wait_for(asyncio.to_thread(child.communicate), 60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert rest.strip() == "interrupted"
+    assert not Path(started["folder"]).exists()  # removed by the run itself, not by gc
+    _, alive = psutil.wait_procs([box, *inside], timeout=5)
+    assert alive == []
