@@ -27,6 +27,7 @@ _BUILT_IN: dict[str, str] = {
     "postgres": "environments.postgres.kind:KIND",
     "android": "environments.android.kind:KIND",
     "browser": "environments.browser.kind:KIND",
+    "desktop": "environments.desktop.kind:KIND",
 }
 """The kinds that ship with the runtime, as ``module:attribute`` of their record."""
 

