@@ -71,7 +71,7 @@ perf-judge: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_judge
 
 images: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge sandboxes build-images
+	$(BIN)/agentjudge sandboxes build-images --desktop
 
 suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds

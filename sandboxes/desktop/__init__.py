@@ -1,0 +1,1 @@
+"""Desktops: a virtual screen with LibreOffice, driven through an OSWorld-protocol control server."""
