@@ -287,6 +287,13 @@ def judge(
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
     dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Existing desktops (OSWorld VMs) by control-server URL, comma-separated "
+            "(the desktop kind's `osworld` backend)."
+        ),
+    ] = None,
     seed_timeout: Annotated[
         float | None,
         typer.Option(
@@ -383,6 +390,7 @@ def judge(
         replay_output=replay_output,
         backend=backend,
         dsn=dsn,
+        desktop_url=desktop_url,
         seed_timeout=seed_timeout,
         jobs=jobs,
         max_connections=max_connections,

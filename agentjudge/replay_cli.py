@@ -98,6 +98,13 @@ def replay(
         str | None,
         typer.Option(help="Use this Postgres server (external backend) instead of embedded."),
     ] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Replay desktops on existing ones (OSWorld VMs) at these control-server URLs,"
+            " comma-separated (the desktop kind's `osworld` backend)."
+        ),
+    ] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
     seed_timeout: Annotated[
         float | None,
@@ -135,7 +142,13 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
-    choice = BackendChoice.for_backend(backend, dsn, seed_timeout=seed_timeout)
+    try:
+        choice = BackendChoice.for_backend(
+            backend, dsn, seed_timeout=seed_timeout, endpoints={"desktop": desktop_url or ""}
+        )
+    except ValueError as error:
+        console.print(f"error: --desktop-url: {error}", markup=False)
+        raise typer.Exit(2) from error
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     try:

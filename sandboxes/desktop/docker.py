@@ -1,19 +1,19 @@
 """The ``docker`` desktop backend: one container of the desktop image per desktop.
 
 A desktop container runs the project's control server (``sandboxes.desktop.control_server``,
-bind-mounted read-only from the repository, so it never needs an image rebuild) in its
+bind-mounted read-only from the repository, so changing it needs no image rebuild) in its
 ``session`` mode: Xvfb, a session D-Bus, the AT-SPI bus, openbox and LibreOffice, as the image's
-unprivileged ``user``. The container has no network at all (``network_mode=none``); the control
-server listens on a Unix socket in a per-desktop host folder bind-mounted into the container,
-and the runtime's ``DesktopClient`` reaches it through that socket, so nothing listens on any
-address. The task's document is copied into the created container before it starts (Engine
-archive API) and opened by the session at start; files the desktop saved are copied out the same
-way for the verifier, whether or not the session still runs.
+unprivileged ``user`` in ``/home/user``. The container has no network at all
+(``network_mode=none``): the control server listens on a Unix socket in a per-desktop host folder
+bind-mounted into the container, and the runtime's ``DesktopClient`` reaches it through that
+socket, so nothing listens on any address. The task's document is copied into the created
+container before it starts (the Engine's archive API) and opened by the session at start; the
+saved document is read back through the control server (``DesktopSandbox.read_document``).
 
-Limits: a memory cap (RAM and swap alike), a process-count cap, every capability dropped and no
-privilege gain. Every container carries the run's labels (``sandboxes.docker.leftovers``), so
-``agentjudge sandboxes gc`` removes those of a killed run; their socket folders sit in the run's
-scratch folder, collected with it.
+Limits: a memory cap (RAM and swap alike), a cap on processes, every capability dropped, no
+privilege gain, and an init process that reaps what LibreOffice leaves. Every container carries
+the run's labels (``sandboxes.docker.leftovers``), so ``agentjudge sandboxes gc`` removes those of
+a killed run; their socket folders sit in the run's scratch folder and go with it.
 """
 
 from __future__ import annotations
@@ -31,11 +31,19 @@ import docker
 import docker.errors
 from docker.models.containers import Container
 from docker.types import Mount
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
+from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.image import BUILD_COMMAND, HOME, UID, desktop_image_tag
+from sandboxes.desktop.sandbox import (
+    DesktopHandle,
+    DesktopProvider,
+    DesktopSandbox,
+    DocumentFile,
+    RestoreMethod,
+    wait_for_window,
+)
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.runs import current_run
@@ -44,124 +52,160 @@ CONTROL_SERVER_SOURCE = Path(__file__).resolve().parent / "control_server"
 """The control server's folder in the repository, bind-mounted into every container."""
 
 MOUNT_ROOT = "/opt/agentjudge"
-"""Where the control server's folder appears inside (``python3 -m control_server``)."""
+"""Inside the container, the folder that holds ``control_server`` (on ``PYTHONPATH``)."""
 
 SOCKET_FOLDER = "/run/agentjudge"
-"""The per-desktop folder inside the container that holds the control socket."""
+"""Inside the container, the bind-mounted folder that holds the control socket."""
 
 SOCKET_NAME = "control.sock"
 
-DOCUMENTS = f"{HOME}/Documents"
-"""Where the task's document is put before the desktop starts."""
+PROFILE = f"{HOME}/.office-profile"
+"""LibreOffice's profile inside the container."""
 
 DISPLAY = ":0"
 """The only display in a container."""
 
+SHARED_MEMORY_BYTES = 256 * 2**20
+"""Size of each container's ``/dev/shm`` (X shared-memory images, LibreOffice)."""
 
-class DockerDesktopOptions(BaseModel):
-    """How ``docker`` desktops are started."""
+PIDS_LIMIT = 1024
+"""Most processes and threads one desktop may hold at once."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
-
-    image: str | None = None
-    """The desktop image; None: the current recipe's tag (``make desktop-image``)."""
-    memory_bytes: PositiveInt = 2 * 2**30
-    """Memory cap per desktop (RAM; swap is not granted on top)."""
-    shared_memory_bytes: PositiveInt = 256 * 2**20
-    """Size of the container's ``/dev/shm`` (X shared-memory images, LibreOffice)."""
-    pids_limit: PositiveInt = 512
-    """Most processes and threads a desktop may hold at once."""
-    screen: tuple[PositiveInt, PositiveInt] = (1920, 1080)
-    """The virtual screen's width and height."""
-    ready_timeout: PositiveFloat = 60.0
-    """Seconds the control server may take to answer after the container starts."""
-    labels: dict[str, str] = Field(default_factory=dict)
-    """Extra container labels (the run's labels are always set)."""
+CGROUP_MEMORY = Path("/sys/fs/cgroup/memory/docker")
+"""Where the engine (cgroup v1, cgroupfs driver) keeps each container's memory cgroup."""
 
 
-class DockerDesktop:
-    """One desktop in one container, reached through its control socket.
+class DockerDesktopHandle(DesktopHandle):
+    """A container running one desktop, and its socket folder on the host."""
 
-    ``start`` creates the container (the document inside), starts it and waits for the control
-    server; ``client`` then drives it; ``destroy`` removes the container and the socket folder.
-    """
+    def __init__(self, container: Container, socket_folder: Path) -> None:
+        self.container = container
+        self.socket_folder = socket_folder
+        self._peak: int | None = None
+        self._stopped = False
 
-    def __init__(self, engine: docker.DockerClient, options: DockerDesktopOptions) -> None:
-        self.engine = engine
-        self.options = options
-        self.name = current_run().new_name("desktop")
-        self.socket_folder = current_run().directory() / self.name
-        self.container: Container | None = None
-        self.document: str | None = None
-        """The opened document's path inside the desktop, once started with one."""
-        self._client: DesktopClient | None = None
+    def peak_memory_bytes(self) -> int | None:
+        """The container's peak memory use (kept after it stopped)."""
+        if not self._stopped:
+            self._peak = _peak_memory(self.container) or self._peak
+        return self._peak
 
-    def __repr__(self) -> str:
-        return f"DockerDesktop({self.name})"
-
-    @property
-    def client(self) -> DesktopClient:
-        """The control client; only after ``start``."""
-        if self._client is None:
-            raise SandboxError(f"desktop {self.name} is not started")
-        return self._client
-
-    @property
-    def socket_path(self) -> Path:
-        """The host side of the control socket."""
-        return self.socket_folder / SOCKET_NAME
-
-    # -- start -----------------------------------------------------------------------------------
-
-    async def start(self, document: Path | None = None) -> DesktopClient:
-        """Start the desktop with ``document`` (a host file) copied to ``~/Documents`` and
-        opened; return the connected client. On any failure everything is removed again."""
+    def status(self) -> str:
+        """The container's state (``running``, ``exited``; ``removed`` once gone)."""
         try:
-            await asyncio.to_thread(self._create_and_start, document)
-            self._client = DesktopClient(socket_path=self.socket_path)
-            await self._wait_ready()
+            self.container.reload()
+        except docker.errors.NotFound:
+            return "removed"
+        return str(self.container.status)
+
+    def logs(self, tail: int = 40) -> str:
+        """The last lines the container's session wrote (for error messages)."""
+        try:
+            raw = self.container.logs(tail=tail)
+        except docker.errors.DockerException as error:
+            return f"(no log: {error})"
+        return bytes(raw).decode(errors="replace").strip() or "(the session log is empty)"
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self.peak_memory_bytes()
+        self._stopped = True
+        try:
+            await asyncio.shield(asyncio.to_thread(remove_container, self.container))
+        finally:
+            await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
+
+
+class DockerDesktopProvider(DesktopProvider):
+    """Desktops as containers of the desktop image (see the module's docstring)."""
+
+    backend = "docker"
+
+    def __init__(
+        self,
+        image: str | None = None,
+        *,
+        restore_method: RestoreMethod | None = None,
+        **options: Any,
+    ) -> None:
+        """``image`` defaults to the current recipe's tag (build it first: ``make images``);
+        ``options`` are ``DesktopProvider``'s (screen, memory cap, ready timeout)."""
+        super().__init__(restore_method=restore_method, **options)
+        self.image = image or desktop_image_tag()
+        self._engine: docker.DockerClient | None = None
+
+    @property
+    def engine(self) -> docker.DockerClient:
+        """The Engine client (made on first use)."""
+        if self._engine is None:
+            try:
+                self._engine = docker.from_env(timeout=300)
+            except docker.errors.DockerException as error:
+                raise SandboxError(f"the Docker engine is not reachable: {error}") from error
+        return self._engine
+
+    async def start_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        name = current_run().new_name("desktop")
+        socket_folder = current_run().directory() / name
+        handle = await asyncio.to_thread(self._start_container, name, socket_folder, document)
+        target = PurePosixPath(HOME) / document.location if document else None
+        sandbox = DesktopSandbox(
+            name,
+            DesktopClient(socket_path=socket_folder / SOCKET_NAME),
+            handle,
+            self,
+            task=task,
+            task_dir=task_dir,
+            home=PurePosixPath(HOME),
+            document=target,
+        )
+        self.remember(sandbox)
+        try:
+            await self._wait_ready(sandbox, handle, document)
         except BaseException:
-            await self.destroy()
+            await sandbox.destroy()
             raise
-        return self._client
+        return sandbox
 
-    def _command(self) -> list[str]:
-        width, height = self.options.screen
-        command = [
-            "python3",
-            "-m",
-            "control_server",
-            "session",
-            "--display",
-            DISPLAY,
-            "--size",
-            f"{width}x{height}",
-            "--socket",
-            f"{SOCKET_FOLDER}/{SOCKET_NAME}",
-            "--profile",
-            f"{HOME}/.agentjudge-office",
-        ]
-        if self.document is not None:
-            command += ["--document", self.document]
-        return command
+    def _command(self, document: PurePosixPath | None) -> list[str]:
+        width, height = self.screen
+        return [
+            "python3", "-m", "control_server", "session",
+            "--socket", f"{SOCKET_FOLDER}/{SOCKET_NAME}",
+            "--profile", PROFILE,
+            "--display", DISPLAY,
+            "--size", f"{width}x{height}",
+            *(["--document", str(document)] if document else []),
+        ]  # fmt: skip
 
-    def _create_and_start(self, document: Path | None) -> None:
-        self.socket_folder.mkdir(mode=0o700)
-        # The container's user must create the socket here; the folder sits in the run's
-        # private (0700) scratch folder, so nobody else on the host reaches it.
-        self.socket_folder.chmod(0o777)
-        if document is not None:
-            self.document = f"{DOCUMENTS}/{document.name}"
-        image = self.options.image or desktop_image_tag()
+    def _start_container(
+        self, name: str, socket_folder: Path, document: DocumentFile | None
+    ) -> DockerDesktopHandle:
+        socket_folder.mkdir(mode=0o700)
+        # The container's user creates the socket here; the folder sits in the run's private
+        # (0700) scratch folder, so nobody else on the host reaches it.
+        socket_folder.chmod(0o777)
+        target = PurePosixPath(HOME) / document.location if document else None
         try:
             container = self.engine.containers.create(
-                image,
-                command=self._command(),
-                name=self.name,
+                self.image,
+                command=self._command(target),
+                name=name,
                 user=f"{UID}:{UID}",
                 working_dir=HOME,
-                environment={"PYTHONPATH": MOUNT_ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
-                labels={**self.options.labels, **run_labels("desktop")},
+                environment={
+                    "PYTHONPATH": MOUNT_ROOT,
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                    "XDG_RUNTIME_DIR": "/tmp",
+                },
+                labels=run_labels("desktop"),
                 network_mode="none",
                 mounts=[
                     Mount(
@@ -170,161 +214,112 @@ class DockerDesktop:
                         type="bind",
                         read_only=True,
                     ),
-                    Mount(SOCKET_FOLDER, str(self.socket_folder), type="bind"),
+                    Mount(SOCKET_FOLDER, str(socket_folder), type="bind"),
                 ],
-                mem_limit=self.options.memory_bytes,
-                memswap_limit=self.options.memory_bytes,
-                shm_size=self.options.shared_memory_bytes,
-                pids_limit=self.options.pids_limit,
+                mem_limit=self.memory_bytes,
+                memswap_limit=self.memory_bytes,
+                shm_size=SHARED_MEMORY_BYTES,
+                pids_limit=PIDS_LIMIT,
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 init=True,
                 detach=True,
             )
         except docker.errors.ImageNotFound as error:
-            raise SandboxError(f"image {image} is missing (build it: {BUILD_COMMAND})") from error
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            raise SandboxError(
+                f"image {self.image} is missing (build it: {BUILD_COMMAND})"
+            ) from error
         except docker.errors.DockerException as error:
-            raise SandboxError(f"cannot create desktop container {self.name}: {error}") from error
-        self.container = container
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            raise SandboxError(f"cannot create desktop container {name}: {error}") from error
+        handle = DockerDesktopHandle(container, socket_folder)
         try:
             if document is not None:
-                container.put_archive(DOCUMENTS, _archive_of(document))
+                container.put_archive(HOME, _archive_of(document))
             container.start()
-        except docker.errors.DockerException as error:
-            raise SandboxError(f"cannot start desktop container {self.name}: {error}") from error
+        except BaseException as error:
+            remove_container(container)
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"cannot start desktop container {name}: {error}") from error
+            raise
+        return handle
 
-    async def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.options.ready_timeout
-        client = self.client
-        while True:
-            if self.socket_path.exists() and await client.is_up():
-                return
-            status = await asyncio.to_thread(self._status)
+    async def _wait_ready(
+        self, sandbox: DesktopSandbox, handle: DockerDesktopHandle, document: DocumentFile | None
+    ) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        while not await sandbox.client.is_up():
+            status = await asyncio.to_thread(handle.status)
             if status not in ("created", "running"):
+                logs = await asyncio.to_thread(handle.logs)
                 raise SandboxError(
-                    f"desktop container {self.name} exited ({status}) during start-up:\n"
-                    f"{await asyncio.to_thread(self.logs)}"
+                    f"desktop {sandbox.name} stopped while starting ({status}): {logs}"
                 )
             if time.monotonic() > deadline:
+                logs = await asyncio.to_thread(handle.logs)
                 raise SandboxError(
-                    f"desktop {self.name} did not answer within {self.options.ready_timeout:g} s;"
-                    f" its log:\n{await asyncio.to_thread(self.logs)}"
+                    f"desktop {sandbox.name} did not answer within {self.ready_timeout:g} s: {logs}"
                 )
             await asyncio.sleep(0.05)
-
-    async def wait_for_window(self, title_part: str, timeout: float = 30.0) -> str:
-        """Wait until a window whose title holds ``title_part`` is managed; return its title."""
-        deadline = time.monotonic() + timeout
-        while True:
-            windows = await self.client.windows() or []
-            for _, title in windows:
-                if title_part in title:
-                    return title
-            if time.monotonic() > deadline:
-                shown = ", ".join(repr(title) for _, title in windows) or "none"
-                raise DesktopControlError(
-                    f"desktop {self.name}: no window titled with {title_part!r} within"
-                    f" {timeout:g} s (windows: {shown})"
-                )
-            await asyncio.sleep(0.1)
-
-    def _status(self) -> str:
-        if self.container is None:
-            return "removed"
+        if document is None:
+            return
+        remaining = max(1.0, deadline - time.monotonic())
         try:
-            self.container.reload()
-        except docker.errors.NotFound:
-            return "removed"
-        return str(self.container.status)
+            shown = await wait_for_window(sandbox.client, document.location.name, remaining)
+        except DesktopControlError as error:
+            raise SandboxError(f"desktop {sandbox.name}: {error}") from error
+        if not shown:
+            logs = await asyncio.to_thread(handle.logs)
+            raise SandboxError(
+                f"desktop {sandbox.name}: no window showed {document.location.name} within "
+                f"{self.ready_timeout:g} s: {logs}"
+            )
 
-    def logs(self, tail: int = 60) -> str:
-        """The last lines the container's session wrote (for error messages)."""
-        if self.container is None:
-            return ""
+    async def aclose(self) -> None:
         try:
-            raw = self.container.logs(tail=tail)
-        except docker.errors.DockerException as error:
-            return f"(no log: {error})"
-        return bytes(raw).decode(errors="replace").strip()
-
-    # -- files -----------------------------------------------------------------------------------
-
-    async def export_files(self, paths: list[str], destination: Path) -> dict[str, Path]:
-        """Copy files out of the desktop into ``destination`` (each under its own name); return
-        where each path that existed went. Works on a stopped session too (archive API)."""
-        return await asyncio.to_thread(self._export, paths, destination)
-
-    def _export(self, paths: list[str], destination: Path) -> dict[str, Path]:
-        if self.container is None:
-            raise SandboxError(f"desktop {self.name} is not started")
-        destination.mkdir(parents=True, exist_ok=True)
-        exported: dict[str, Path] = {}
-        for path in paths:
-            try:
-                stream, _ = self.container.get_archive(path)
-            except docker.errors.NotFound:
-                continue
-            except docker.errors.DockerException as error:
-                raise SandboxError(
-                    f"desktop {self.name}: cannot copy {path} out: {error}"
-                ) from error
-            data = io.BytesIO(b"".join(stream))
-            with tarfile.open(fileobj=data) as archive:
-                member = next((m for m in archive.getmembers() if m.isfile()), None)
-                if member is None:
-                    continue  # a folder, or something that is not a regular file
-                source = archive.extractfile(member)
-                if source is None:
-                    continue
-                target = destination / PurePosixPath(path).name
-                with source, target.open("wb") as handle:
-                    shutil.copyfileobj(source, handle)
-            exported[path] = target
-        return exported
-
-    # -- figures and teardown --------------------------------------------------------------------
-
-    async def peak_memory_bytes(self) -> int | None:
-        """The container's peak memory use so far, as the engine's cgroup reports it."""
-        if self.container is None:
-            return None
-        container = self.container
-        stats: dict[str, Any] = await asyncio.to_thread(container.stats, stream=False)
-        memory = stats.get("memory_stats") or {}
-        peak = memory.get("max_usage") or memory.get("usage")
-        return int(peak) if peak else None
-
-    async def destroy(self) -> None:
-        """Close the client, remove the container and the socket folder. Safe to call twice."""
-        client, self._client = self._client, None
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.aclose()
-        container, self.container = self.container, None
-        if container is not None:
-            await asyncio.to_thread(remove_container, container)
-        await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
+            await super().aclose()
+        finally:
+            engine, self._engine = self._engine, None
+            if engine is not None:
+                engine.close()
 
 
-def _archive_of(document: Path) -> bytes:
-    """A tar holding ``document`` under its own name, owned by the desktop's user."""
+def _archive_of(document: DocumentFile) -> bytes:
+    """A tar of ``document`` (and the folders above it) for the home folder, owned by the
+    desktop's user."""
     buffer = io.BytesIO()
+    now = int(time.time())
     with tarfile.open(fileobj=buffer, mode="w") as archive:
-        info = tarfile.TarInfo(document.name)
-        data = document.read_bytes()
-        info.size = len(data)
+        parents = list(reversed(document.location.parents))[1:]  # without "."
+        for folder in parents:
+            info = tarfile.TarInfo(str(folder))
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            info.uid = info.gid = UID
+            info.mtime = now
+            archive.addfile(info)
+        info = tarfile.TarInfo(str(document.location))
+        info.size = len(document.data)
         info.mode = 0o644
         info.uid = info.gid = UID
-        info.mtime = int(time.time())
-        archive.addfile(info, io.BytesIO(data))
+        info.mtime = now
+        archive.addfile(info, io.BytesIO(document.data))
     return buffer.getvalue()
 
 
-def engine() -> docker.DockerClient:
-    """A client for the local engine; ``SandboxError`` when it is unreachable."""
+def _peak_memory(container: Container) -> int | None:
+    """The container's peak memory: its cgroup's file (v1) when readable, else the engine's
+    one-shot statistics."""
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        return int((CGROUP_MEMORY / str(container.id) / "memory.max_usage_in_bytes").read_text())
     try:
-        client = docker.from_env(timeout=300)
-        client.ping()
-    except docker.errors.DockerException as error:
-        raise SandboxError(f"the Docker engine is not reachable: {error}") from error
-    return client
+        stats = container.stats(stream=False, one_shot=True)
+    except docker.errors.DockerException:
+        return None
+    if not isinstance(stats, dict):
+        return None
+    memory = stats.get("memory_stats") or {}
+    peak = memory.get("max_usage") or memory.get("usage")
+    return int(peak) if peak else None

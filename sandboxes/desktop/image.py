@@ -33,6 +33,7 @@ import docker
 import docker.errors
 
 from sandboxes.base import SandboxError
+from sandboxes.desktop.desktop_python import PACKAGES as PACKAGES_FROM_PYPI
 from sandboxes.docker.images import (
     SUITE,
     _hash,
@@ -96,17 +97,9 @@ PACKAGES = (
 )
 """Added to minbase; debootstrap installs their dependencies, never their recommendations."""
 
-PYPI_PACKAGES = (
-    "pyautogui==0.9.54",
-    "pymsgbox==2.0.1",
-    "pytweening==1.2.0",
-    "pyscreeze==1.0.1",
-    "pygetwindow==0.0.9",
-    "pyrect==0.2.0",
-    "mouseinfo==0.1.3",
-    "pyperclip==1.11.0",
-)
-"""pyautogui and its pure-Python dependencies (Xlib and Pillow come from Debian)."""
+PYPI_PACKAGES = PACKAGES_FROM_PYPI
+"""pyautogui and its pure-Python dependencies, the versions local desktops use (Xlib and
+Pillow come from Debian)."""
 
 SITE_PACKAGES = "/usr/lib/python3/dist-packages"
 """Where the PyPI packages go: on the path of every Debian python3."""
@@ -342,4 +335,3 @@ def desktop_image_size(tag: str | None = None) -> int:
 async def ensure_desktop_image_async() -> str:
     """The desktop image's tag, building the image first (in a worker thread) when missing."""
     return await asyncio.to_thread(build_desktop_image, False)
-

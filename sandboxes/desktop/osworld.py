@@ -1,170 +1,204 @@
 """The ``osworld`` desktop backend: desktops that already run elsewhere, reached by URL.
 
 For users who replay on OSWorld's own image, as AJ-Bench did: an OSWorld VM (or OSWorld's Docker
-provider, which boots that VM in a container) runs OSWorld's control server on port 5000, and the
-runtime drives it with the same ``DesktopClient`` as its own desktops. The project's control
-server answers the same protocol over TCP, which is how this backend is tested.
+provider, which boots that VM inside a container) runs OSWorld's control server on port 5000,
+and the runtime drives it with the same ``DesktopClient`` as its own desktops. The project's
+control server answers the same protocol over TCP, which is how this backend is tested.
 
-Each URL is one desktop and serves one user at a time: ``OsworldDesktops.acquire`` leases a free
-URL (waiting for one when all are busy), uploads the task's document and opens it; ``release``
-hands the URL back after closing LibreOffice and deleting what was uploaded. That is the whole
-reset this backend can do over HTTP: other changes a replay or a judge made (files saved
-elsewhere, settings) stay on the machine. OSWorld itself reverts its VM to a snapshot between
-tasks; do the same between runs when exactness matters.
+Each URL is one desktop and serves one sandbox at a time: ``start_desktop`` leases a free URL
+(waiting while all are busy), uploads the task's document into the desktop user's home
+(``/home/user`` on OSWorld's VM) through ``/setup/upload`` and opens it through
+``/setup/open_file``; stopping the sandbox closes LibreOffice, deletes the uploaded document and
+its lock file, and hands the URL back. That is all the reset this backend can do over HTTP:
+other changes a replay or a judge made (files saved elsewhere, settings) stay on that machine.
+OSWorld itself reverts its VM to a snapshot between tasks; do the same between runs when
+exactness matters. Nothing here is collected by ``gc``: the desktops are not the runtime's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat
-
+from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.sandbox import (
+    DesktopHandle,
+    DesktopProvider,
+    DesktopSandbox,
+    DocumentFile,
+    RestoreMethod,
+    wait_for_window,
+)
+from sandboxes.runs import current_run
+
+OSWORLD_HOME = PurePosixPath("/home/user")
+"""The desktop user's home folder on OSWorld's VM image."""
 
 OFFICE_PROCESS = "soffice"
-"""What ``release`` stops (LibreOffice's processes all carry it in their command line)."""
+"""What stopping a sandbox ends (LibreOffice's processes all carry it in their command line)."""
 
-
-class OsworldOptions(BaseModel):
-    """Where the existing desktops are and how they are used."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
-
-    urls: tuple[str, ...]
-    """The control servers' URLs (``http://10.0.0.5:5000``), one per desktop."""
-    home: str = "/home/user"
-    """The desktop user's home (OSWorld's VM: ``/home/user``); documents are uploaded there."""
-    ready_timeout: PositiveFloat = 60.0
-    """Seconds a desktop's server may take to answer before it counts as unreachable."""
-    open_timeout: PositiveFloat = 60.0
-    """Seconds the opened document's window may take to show."""
+CLEANUP_TIMEOUT = 15.0
+"""Seconds each cleanup command may take on the remote desktop."""
 
 
 def check_url(url: str) -> str:
-    """``url`` without a trailing slash, or ``SandboxError`` when it is no http(s) URL."""
-    parsed = urllib.parse.urlsplit(url)
+    """``url`` without its trailing slash; ``SandboxError`` when it is no http(s) URL."""
+    parsed = urllib.parse.urlsplit(url.strip())
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise SandboxError(
-            f"desktop URL {url!r} is not an http(s) URL of a control server "
-            "(like http://127.0.0.1:5000)"
+            f"desktop URL {url!r} is not the http(s) URL of a control server "
+            "(like http://192.168.1.20:5000)"
         )
-    return url.rstrip("/")
+    return url.strip().rstrip("/")
 
 
-class OsworldDesktop:
-    """One leased desktop: its client, and what was uploaded to it."""
+def parse_urls(text: str | Sequence[str]) -> tuple[str, ...]:
+    """The URLs of a comma-separated list (or a sequence), checked, duplicates refused."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    urls = tuple(check_url(item) for item in items if item.strip())
+    if not urls:
+        raise SandboxError("the osworld desktop backend needs at least one desktop URL")
+    if len(set(urls)) != len(urls):
+        raise SandboxError(f"a desktop URL is given twice: {', '.join(urls)}")
+    return urls
 
-    def __init__(self, pool: OsworldDesktops, url: str, client: DesktopClient) -> None:
-        self.pool = pool
+
+class OsworldDesktopHandle(DesktopHandle):
+    """A leased remote desktop: what was put on it, and the pool to hand it back to."""
+
+    def __init__(self, provider: OsworldDesktopProvider, url: str, client: DesktopClient) -> None:
+        self.provider = provider
         self.url = url
         self.client = client
-        self.document: str | None = None
-        """The uploaded document's path inside the desktop, once opened."""
-        self._released = False
+        self.uploaded: list[str] = []
+        """Files this sandbox uploaded, deleted at stop."""
+        self._stopped = False
 
-    def __repr__(self) -> str:
-        return f"OsworldDesktop({self.url})"
-
-    async def open_document(self, document: Path) -> str:
-        """Upload ``document`` (a host file) to the desktop user's home and open it; return its
-        path inside the desktop."""
-        target = str(PurePosixPath(self.pool.options.home) / document.name)
-        await self.client.upload_file(target, document.read_bytes())
-        self.document = target
-        await self.client.open_file(target, timeout=self.pool.options.open_timeout)
-        return target
-
-    async def export_files(self, paths: Sequence[str], destination: Path) -> dict[str, Path]:
-        """Download files from the desktop into ``destination`` (each under its own name);
-        return where each path that could be read went."""
-        destination.mkdir(parents=True, exist_ok=True)
-        exported: dict[str, Path] = {}
-        for path in paths:
-            try:
-                data = await self.client.download_file(path)
-            except DesktopControlError as error:
-                if "answered 404" in str(error):
-                    continue
-                raise
-            target = destination / PurePosixPath(path).name
-            target.write_bytes(data)
-            exported[path] = target
-        return exported
-
-    async def release(self) -> None:
-        """Close LibreOffice, delete the uploaded document (and its lock file), and hand the
-        URL back. Safe to call twice."""
-        if self._released:
+    async def stop(self) -> None:
+        """Close LibreOffice, delete the uploaded files and their lock files, hand the URL
+        back. The sandbox closes the client; these commands use a client of their own."""
+        if self._stopped:
             return
-        self._released = True
+        self._stopped = True
         try:
-            with contextlib.suppress(DesktopControlError):
-                await self.client.execute(["pkill", "-f", OFFICE_PROCESS], timeout=15)
-            if self.document is not None:
-                folder = PurePosixPath(self.document).parent
-                lock = folder / f".~lock.{PurePosixPath(self.document).name}#"
+            async with DesktopClient(self.url, timeout=CLEANUP_TIMEOUT + 5) as client:
                 with contextlib.suppress(DesktopControlError):
-                    await self.client.execute(["rm", "-f", self.document, str(lock)], timeout=15)
+                    await client.execute(["pkill", "-f", OFFICE_PROCESS], timeout=CLEANUP_TIMEOUT)
+                doomed: list[str] = []
+                for path in self.uploaded:
+                    posix = PurePosixPath(path)
+                    doomed += [path, str(posix.parent / f".~lock.{posix.name}#")]
+                if doomed:
+                    with contextlib.suppress(DesktopControlError):
+                        await client.execute(["rm", "-f", "--", *doomed], timeout=CLEANUP_TIMEOUT)
         finally:
-            await self.client.aclose()
-            self.pool.give_back(self.url)
-
-    async def destroy(self) -> None:
-        """``release`` (the desktop itself is not ours to remove)."""
-        await self.release()
+            self.provider.give_back(self.url)
 
 
-class OsworldDesktops:
-    """The pool of existing desktops given by URL; one lease per URL at a time."""
+class OsworldDesktopProvider(DesktopProvider):
+    """Sandboxes on existing desktops given by URL, one sandbox per URL at a time."""
 
-    def __init__(self, options: OsworldOptions) -> None:
-        if not options.urls:
-            raise SandboxError("the osworld desktop backend needs at least one desktop URL")
-        self.options = options
-        self.urls = tuple(check_url(url) for url in options.urls)
-        if len(set(self.urls)) != len(self.urls):
-            raise SandboxError(f"a desktop URL is given twice: {', '.join(options.urls)}")
-        self._free: asyncio.Queue[str] = asyncio.Queue()
-        for url in self.urls:
-            self._free.put_nowait(url)
+    backend = "osworld"
+
+    def __init__(
+        self,
+        urls: str | Sequence[str],
+        *,
+        home: PurePosixPath = OSWORLD_HOME,
+        restore_method: RestoreMethod | None = None,
+        **options: Any,
+    ) -> None:
+        """``urls``: the control servers (``http://host:5000``), a list or comma-separated;
+        ``home``: the desktop user's home there; ``options``: ``DesktopProvider``'s (the ready
+        timeout; the screen and memory cap are the remote machine's own)."""
+        super().__init__(restore_method=restore_method, **options)
+        self.urls = parse_urls(urls)
+        self.home = home
+        self._free: asyncio.Queue[str] | None = None
         self._leased: set[str] = set()
 
-    async def acquire(self, document: Path | None = None) -> OsworldDesktop:
-        """Lease a free desktop (waiting for one), check that it answers, and open
-        ``document`` on it."""
-        url = await self._free.get()
-        self._leased.add(url)
-        client = DesktopClient(url)
-        desktop = OsworldDesktop(self, url, client)
-        try:
-            started = time.monotonic()
-            try:
-                await client.wait_until_up(self.options.ready_timeout)
-            except DesktopControlError as error:
-                raise SandboxError(
-                    f"the OSWorld desktop at {url} did not answer within"
-                    f" {self.options.ready_timeout:g} s ({time.monotonic() - started:.1f} s spent)"
-                ) from error
-            if document is not None:
-                await desktop.open_document(document)
-        except BaseException:
-            await desktop.release()
-            raise
-        return desktop
-
-    def give_back(self, url: str) -> None:
-        """Return a leased URL to the pool (``OsworldDesktop.release`` calls it)."""
-        if url in self._leased:
-            self._leased.discard(url)
-            self._free.put_nowait(url)
+    def _pool(self) -> asyncio.Queue[str]:
+        if self._free is None:  # made on first use, inside the event loop that uses it
+            self._free = asyncio.Queue()
+            for url in self.urls:
+                self._free.put_nowait(url)
+        return self._free
 
     @property
     def leased(self) -> frozenset[str]:
-        """The URLs currently in use."""
+        """The URLs in use by a sandbox now."""
         return frozenset(self._leased)
+
+    def give_back(self, url: str) -> None:
+        """Return a leased URL to the pool (the handle's ``stop`` calls it)."""
+        if url in self._leased:
+            self._leased.discard(url)
+            self._pool().put_nowait(url)
+
+    async def start_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        url = await self._pool().get()
+        self._leased.add(url)
+        client = DesktopClient(url)
+        handle = OsworldDesktopHandle(self, url, client)
+        target = self.home / document.location if document else None
+        sandbox = DesktopSandbox(
+            current_run().new_name("osworld"),
+            client,
+            handle,
+            self,
+            task=task,
+            task_dir=task_dir,
+            home=self.home,
+            document=target,
+        )
+        self.remember(sandbox)
+        try:
+            await self._prepare(sandbox, handle, document, target)
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
+
+    async def _prepare(
+        self,
+        sandbox: DesktopSandbox,
+        handle: OsworldDesktopHandle,
+        document: DocumentFile | None,
+        target: PurePosixPath | None,
+    ) -> None:
+        try:
+            await sandbox.client.wait_until_up(self.ready_timeout)
+        except DesktopControlError as error:
+            raise SandboxError(
+                f"the desktop at {handle.url} did not answer within {self.ready_timeout:g} s"
+            ) from error
+        if document is None or target is None:
+            return
+        try:
+            await sandbox.client.upload_file(str(target), document.data)
+            handle.uploaded.append(str(target))
+            await sandbox.client.open_file(str(target), timeout=self.ready_timeout)
+        except DesktopControlError as error:
+            raise SandboxError(
+                f"the desktop at {handle.url} could not open {target}: {error}"
+            ) from error
+        # OSWorld's server answers open_file before the window shows; ours after. Either way:
+        if not await wait_for_window(sandbox.client, target.name, self.ready_timeout):
+            windows = await sandbox.client.windows()
+            if windows is not None:  # a server that lists no windows cannot be asked
+                raise SandboxError(
+                    f"the desktop at {handle.url}: no window showed {target.name} within "
+                    f"{self.ready_timeout:g} s"
+                )

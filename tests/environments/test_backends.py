@@ -73,3 +73,24 @@ async def test_a_failing_close_does_not_stop_the_others() -> None:
     with pytest.raises(SandboxError, match="cannot close"):
         await providers.aclose()
     assert notes.closed == [kept]
+
+
+def test_an_endpoint_selects_the_kind_connecting_backend() -> None:
+    class Remote(NotesKind):
+        name = "remote"
+        backends = {**NotesKind.backends, "url": NotesKind.backends["local"]}
+        endpoint_backend = "url"
+
+    register_kind(Remote())
+    register_kind(NotesKind())
+    choice = BackendChoice.for_backend("docker", endpoints={"remote": "http://vm:5000"})
+    assert choice.kinds["remote"] == "url"
+    assert choice.kinds["filesystem"] == "docker"
+    assert choice.endpoints == {"remote": "http://vm:5000"}
+    assert BackendChoice.model_validate_json(choice.model_dump_json()) == choice
+    # An empty endpoint is no endpoint; a kind without a connecting backend is refused.
+    assert BackendChoice.for_backend("local", endpoints={"remote": ""}).kinds["remote"] == "local"
+    with pytest.raises(ValueError, match="notes kind has no backend that connects"):
+        BackendChoice.for_backend("local", endpoints={"notes": "http://vm:5000"})
+    with pytest.raises(ValueError, match="no environment kind 'nowhere'"):
+        BackendChoice.for_backend("local", endpoints={"nowhere": "http://vm:5000"})
