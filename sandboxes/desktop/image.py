@@ -23,6 +23,8 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,12 +70,14 @@ PACKAGES = (
     "xvfb",
     "openbox",
     "dbus",
+    "dbus-x11",
     "at-spi2-core",
     # LibreOffice with the GTK3 plugin (the accessibility tree comes from ATK)
     "libreoffice-writer",
     "libreoffice-calc",
     "libreoffice-impress",
     "libreoffice-gtk3",
+    "libreoffice-core",
     # fonts: DejaVu, the Liberation and Carlito/Caladea metric clones of Office fonts
     "fonts-dejavu-core",
     "fonts-liberation",
@@ -95,7 +99,7 @@ PACKAGES = (
     "x11-utils",
     "procps",
 )
-"""Added to minbase; debootstrap installs their dependencies, never their recommendations."""
+"""Installed on minbase with apt: their dependencies, never their recommendations."""
 
 PYPI_PACKAGES = PACKAGES_FROM_PYPI
 """pyautogui and its pure-Python dependencies, the versions local desktops use (Xlib and
@@ -132,7 +136,7 @@ _CHANGES = (
     f"LABEL {IMAGE_LABEL}=desktop",
 )
 
-_RECIPE_VERSION = 1
+_RECIPE_VERSION = 2
 
 
 def recipe_hash() -> str:
@@ -161,12 +165,12 @@ def _build_lock() -> Iterator[None]:
 
 
 def _download(mirror: str) -> Path:
-    """The tarball of every Debian package the image installs, downloaded once per set."""
-    tarball = cache_directory() / f"debootstrap-{SUITE}-desktop-{_hash(SUITE, PACKAGES)}.tgz"
+    """The tarball of a plain minbase root filesystem, downloaded once."""
+    tarball = cache_directory() / f"debootstrap-{SUITE}-minbase-plain.tgz"
     if tarball.exists():
         logger.info("using cached package tarball %s", tarball)
         return tarball
-    logger.info("downloading Debian %s desktop packages from %s (a few minutes)", SUITE, mirror)
+    logger.info("downloading Debian %s minbase from %s", SUITE, mirror)
     scratch = Path(tempfile.mkdtemp(prefix="download-", dir=cache_directory()))
     partial = scratch / "packages.tgz"
     try:
@@ -175,18 +179,64 @@ def _download(mirror: str) -> Path:
             [
                 "debootstrap",
                 "--variant=minbase",
-                f"--include={','.join(PACKAGES)}",
                 f"--make-tarball={partial}",
                 SUITE,
                 str(scratch / "target"),
                 mirror,
             ],
-            timeout=3600,
+            timeout=1800,
         )
         partial.replace(tarball)
     finally:
         _remove_build_directory(scratch)
     return tarball
+
+
+def _apt_install(root: Path) -> None:
+    """Install ``PACKAGES`` in the chroot with apt (its resolver handles the alternatives and
+    virtual packages debootstrap's cannot), without recommendations, no service started; the
+    downloaded packages are kept in the cache for the next build."""
+    debs = cache_directory() / f"desktop-debs-{_hash(SUITE, PACKAGES)}"
+    debs.mkdir(exist_ok=True)
+    archives = root / "var/cache/apt/archives"
+    resolver = root / "etc/resolv.conf"
+    resolver.unlink(missing_ok=True)  # never write through a link out of the chroot
+    shutil.copyfile("/etc/resolv.conf", resolver)
+    (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")
+    (root / "usr/sbin/policy-rc.d").chmod(0o755)
+    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
+    _run("mount debs (desktop)", ["mount", "--bind", str(debs), str(archives)], timeout=30)
+    try:
+        environment = ["env", "DEBIAN_FRONTEND=noninteractive", "LANG=C.UTF-8"]
+        _run(
+            "apt-get update (desktop)",
+            ["chroot", str(root), *environment, "apt-get", "update", "-qq"],
+            timeout=600,
+        )
+        _run(
+            "apt-get install (desktop)",
+            [
+                "chroot",
+                str(root),
+                *environment,
+                "apt-get",
+                "install",
+                "-y",
+                "-qq",
+                "--no-install-recommends",
+                "-o",
+                "APT::Keep-Downloaded-Packages=true",
+                *PACKAGES,
+            ],
+            timeout=3600,
+        )
+    finally:
+        for point in (archives, root / "proc"):
+            subprocess.run(
+                ["umount", "-l", str(point)], capture_output=True, timeout=60, check=False
+            )
+        (root / "usr/sbin/policy-rc.d").unlink(missing_ok=True)
+        resolver.unlink(missing_ok=True)
 
 
 def _add_pypi_packages(root: Path) -> None:
@@ -221,7 +271,6 @@ def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> 
             [
                 "debootstrap",
                 "--variant=minbase",
-                f"--include={','.join(PACKAGES)}",
                 f"--unpack-tarball={packages_tarball}",
                 SUITE,
                 str(root),
@@ -229,6 +278,8 @@ def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> 
             ],
             timeout=3600,
         )
+        logger.info("installing the desktop packages with apt (a few minutes)")
+        _apt_install(root)
         _run("prepare (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PREPARE], timeout=120)
         _add_pypi_packages(root)
         _run("finish (desktop)", ["chroot", str(root), "/bin/sh", "-c", _FINISH], timeout=600)
