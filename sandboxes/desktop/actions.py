@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -88,57 +89,69 @@ def _key(value: object, name: str = "key") -> str:
     return repr(value.lower())
 
 
+def _click(parameters: dict[str, object]) -> str:
+    clicks = parameters.get("num_clicks", 1)
+    if isinstance(clicks, bool) or not isinstance(clicks, int) or clicks < 1:
+        raise ActionError(f"parameter 'num_clicks' must be a positive integer, got {clicks!r}")
+    point = _optional_point(parameters)
+    arguments = ", ".join(part for part in (point, f"button={_button(parameters)}") if part)
+    return f"pyautogui.click({arguments}, clicks={clicks})"
+
+
+def _scroll(parameters: dict[str, object]) -> str:
+    dx, dy = _number(parameters, "dx"), _number(parameters, "dy")
+    lines = []
+    if dy:
+        lines.append(f"pyautogui.vscroll({int(dy)!r})")
+    if dx:
+        lines.append(f"pyautogui.hscroll({int(dx)!r})")
+    return "\n".join(lines) or "pass"
+
+
+def _typing(parameters: dict[str, object]) -> str:
+    text = parameters.get("text")
+    if not isinstance(text, str):
+        raise ActionError(f"parameter 'text' must be text, got {text!r}")
+    return typing_code(text)
+
+
+def _hotkey(parameters: dict[str, object]) -> str:
+    keys = parameters.get("keys")
+    if not isinstance(keys, list) or not keys:
+        raise ActionError("parameter 'keys' must be a non-empty list of key names")
+    return f"pyautogui.hotkey({', '.join(_key(key, 'keys') for key in keys)})"
+
+
+def _point(parameters: dict[str, object]) -> str:
+    return f"{_number(parameters, 'x')!r}, {_number(parameters, 'y')!r}"
+
+
+_CODE_OF: dict[str, Callable[[dict[str, object]], str]] = {
+    "MOVE_TO": lambda p: f"pyautogui.moveTo({_point(p)})",
+    "CLICK": _click,
+    "RIGHT_CLICK": lambda p: f"pyautogui.rightClick({_optional_point(p)})",
+    "DOUBLE_CLICK": lambda p: f"pyautogui.doubleClick({_optional_point(p)})",
+    "MOUSE_DOWN": lambda p: f"pyautogui.mouseDown(button={_button(p)})",
+    "MOUSE_UP": lambda p: f"pyautogui.mouseUp(button={_button(p)})",
+    "DRAG_TO": lambda p: f"pyautogui.dragTo({_point(p)}, duration={DRAG_SECONDS!r}, button='left')",
+    "SCROLL": _scroll,
+    "TYPING": _typing,
+    "PRESS": lambda p: f"pyautogui.press({_key(p.get('key'))})",
+    "KEY_DOWN": lambda p: f"pyautogui.keyDown({_key(p.get('key'))})",
+    "KEY_UP": lambda p: f"pyautogui.keyUp({_key(p.get('key'))})",
+    "HOTKEY": _hotkey,
+}
+"""The pyautogui code of each ``computer_13`` action type but the control signals."""
+
+
 def computer13_code(action: Computer13Action) -> str | None:
     """The pyautogui code of a ``computer_13`` action; None for WAIT, FAIL and DONE."""
-    kind = action.action_type
-    parameters: dict[str, object] = dict(action.parameters)
-    point = _optional_point(parameters)
-    if kind in CONTROL_SIGNALS:
+    if action.action_type in CONTROL_SIGNALS:
         return None
-    if kind == "MOVE_TO":
-        return f"pyautogui.moveTo({_number(parameters, 'x')!r}, {_number(parameters, 'y')!r})"
-    if kind == "CLICK":
-        clicks = parameters.get("num_clicks", 1)
-        if isinstance(clicks, bool) or not isinstance(clicks, int) or clicks < 1:
-            raise ActionError(f"parameter 'num_clicks' must be a positive integer, got {clicks!r}")
-        arguments = ", ".join(part for part in (point, f"button={_button(parameters)}") if part)
-        return f"pyautogui.click({arguments}, clicks={clicks})"
-    if kind == "RIGHT_CLICK":
-        return f"pyautogui.rightClick({point})"
-    if kind == "DOUBLE_CLICK":
-        return f"pyautogui.doubleClick({point})"
-    if kind == "MOUSE_DOWN":
-        return f"pyautogui.mouseDown(button={_button(parameters)})"
-    if kind == "MOUSE_UP":
-        return f"pyautogui.mouseUp(button={_button(parameters)})"
-    if kind == "DRAG_TO":
-        x, y = _number(parameters, "x"), _number(parameters, "y")
-        return f"pyautogui.dragTo({x!r}, {y!r}, duration={DRAG_SECONDS!r}, button='left')"
-    if kind == "SCROLL":
-        dx, dy = _number(parameters, "dx"), _number(parameters, "dy")
-        lines = []
-        if dy:
-            lines.append(f"pyautogui.vscroll({int(dy)!r})")
-        if dx:
-            lines.append(f"pyautogui.hscroll({int(dx)!r})")
-        return "\n".join(lines) or "pass"
-    if kind == "TYPING":
-        text = parameters.get("text")
-        if not isinstance(text, str):
-            raise ActionError(f"parameter 'text' must be text, got {text!r}")
-        return typing_code(text)
-    if kind == "PRESS":
-        return f"pyautogui.press({_key(parameters.get('key'))})"
-    if kind == "KEY_DOWN":
-        return f"pyautogui.keyDown({_key(parameters.get('key'))})"
-    if kind == "KEY_UP":
-        return f"pyautogui.keyUp({_key(parameters.get('key'))})"
-    if kind == "HOTKEY":
-        keys = parameters.get("keys")
-        if not isinstance(keys, list) or not keys:
-            raise ActionError("parameter 'keys' must be a non-empty list of key names")
-        return f"pyautogui.hotkey({', '.join(_key(key, 'keys') for key in keys)})"
-    raise ActionError(f"no executor for computer_13 action {kind}")
+    build = _CODE_OF.get(action.action_type)
+    if build is None:
+        raise ActionError(f"no executor for computer_13 action {action.action_type}")
+    return build(dict(action.parameters))
 
 
 def typing_code(text: str, extra_arguments: str = "") -> str:
@@ -170,7 +183,7 @@ def fix_less_than(code: str) -> str:
     class _Rewrite(ast.NodeTransformer):
         changed = False
 
-        def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:  # noqa: N802
+        def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
             call = node.value
             if (
                 isinstance(call, ast.Call)
@@ -198,7 +211,9 @@ def fix_less_than(code: str) -> str:
     return ast.unparse(ast.fix_missing_locations(new_tree))
 
 
-async def run_code(client: DesktopClient, code: str, *, timeout: float = ACTION_TIMEOUT) -> ActionOutcome:
+async def run_code(
+    client: DesktopClient, code: str, *, timeout: float = ACTION_TIMEOUT
+) -> ActionOutcome:
     """Run pyautogui ``code`` inside the desktop, in a fresh interpreter."""
     started = time.perf_counter()
     result = await client.execute(["python3", "-c", CODE_PRELUDE + code], timeout=timeout)
@@ -235,7 +250,7 @@ async def perform_action(
             await asyncio.sleep(wait_seconds)
         return ActionOutcome(
             status="signal",
-            signal=signal,  # type: ignore[arg-type]
+            signal=signal,
             seconds=time.perf_counter() - started,
         )
     return await run_code(client, code, timeout=timeout)

@@ -229,7 +229,10 @@ class DesktopClient:
     async def open_file(self, path: str, *, timeout: float = 60.0) -> None:
         """Open a file inside the desktop and wait for its window."""
         await self._request(
-            "POST", "/setup/open_file", json={"path": path, "timeout": timeout}, timeout=timeout + 10
+            "POST",
+            "/setup/open_file",
+            json={"path": path, "timeout": timeout},
+            timeout=timeout + 10,
         )
 
     async def activate_window(

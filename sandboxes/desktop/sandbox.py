@@ -232,12 +232,11 @@ class ReopenFilesRestore(RestoreMethod):
             raise SandboxError(
                 f"{snapshot.name} holds no saved document: restore it by replay instead"
             )
-        sandbox = await snapshot.provider.start_desktop(
+        return await snapshot.provider.start_desktop(
             DocumentFile(snapshot.document, snapshot.saved_document),
             task=snapshot.task,
             task_dir=snapshot.task_dir,
         )
-        return sandbox
 
 
 RESTORE_METHODS: dict[str, type[RestoreMethod]] = {

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -47,10 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
     state = ServerState(Screen(options.display), office_command(options.profile))
     server = make_server(state, host=options.host, port=options.port, socket_path=options.socket)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -42,8 +42,20 @@ OPEN_FILE_TIMEOUT = 60.0
 """Seconds ``/setup/open_file`` waits for a window showing the opened file."""
 
 OFFICE_SUFFIXES = frozenset(
-    {".doc", ".docx", ".odt", ".rtf", ".txt", ".xls", ".xlsx", ".ods", ".csv", ".ppt", ".pptx",
-     ".odp"}  # fmt: skip
+    {
+        ".doc",
+        ".docx",
+        ".odt",
+        ".rtf",
+        ".txt",
+        ".xls",
+        ".xlsx",
+        ".ods",
+        ".csv",
+        ".ppt",
+        ".pptx",
+        ".odp",
+    }
 )
 """Files ``/setup/open_file`` hands to LibreOffice (others go to ``xdg-open``)."""
 
@@ -65,12 +77,14 @@ class ServerState:
         """The command (before the file) that opens a document in this desktop's LibreOffice."""
 
 
-def _run(command: str | list[str], shell: bool, timeout: float, cwd: str | None = None) -> dict[str, Any]:
+def _run(
+    command: str | list[str], shell: bool, timeout: float, cwd: str | None = None
+) -> dict[str, Any]:
     if isinstance(command, str) and not shell:
         command = shlex.split(command)
-    process = subprocess.Popen(  # noqa: S603 - this server exists to run the client's commands
+    process = subprocess.Popen(
         command,
-        shell=shell,  # noqa: S602
+        shell=shell,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -83,8 +97,8 @@ def _run(command: str | list[str], shell: bool, timeout: float, cwd: str | None 
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         output, error = process.communicate()
-        return {"status": "error", "output": output, "error": error + f"\ntimed out after {timeout:g} s",
-                "returncode": -9}  # fmt: skip
+        error += f"\ntimed out after {timeout:g} s"
+        return {"status": "error", "output": output, "error": error, "returncode": -9}
     return {"status": "success", "output": output, "error": error, "returncode": process.returncode}
 
 
@@ -96,16 +110,16 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- plumbing --------------------------------------------------------------------------------
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's signature
+    def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"control server: {format % args}\n")
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         pass  # one line per request would drown the session's log
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         self._dispatch("get")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._dispatch("post")
 
     def _dispatch(self, method: str) -> None:
@@ -127,7 +141,9 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
-            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY_BYTES} bytes")
+            raise HttpError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY_BYTES} bytes"
+            )
         return self.rfile.read(length) if length else b""
 
     def _form(self) -> dict[str, Any]:
@@ -141,10 +157,11 @@ class Handler(BaseHTTPRequestHandler):
             fields: dict[str, Any] = {}
             for part in message.iter_parts():
                 name = part.get_param("name", header="content-disposition")
-                payload = part.get_payload(decode=True) or b""
-                fields[str(name)] = payload if part.get_filename() else payload.decode()
+                payload = part.get_payload(decode=True)
+                data = payload if isinstance(payload, bytes) else b""
+                fields[str(name)] = data if part.get_filename() else data.decode()
             return fields
-        if kind.startswith("application/x-www-form-urlencoded"):
+        if kind.startswith("application/x-www-form-urlencoded") and not body.startswith(b"{"):
             return {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
         if not body:
             return {}
@@ -203,7 +220,9 @@ class Handler(BaseHTTPRequestHandler):
     _post_cursor_position.any_method = True  # type: ignore[attr-defined]
 
     def _get_windows(self) -> None:
-        self._json([{"id": wid, "title": title} for wid, title in self.state.screen.window_titles()])
+        self._json(
+            [{"id": wid, "title": title} for wid, title in self.state.screen.window_titles()]
+        )
 
     # -- commands --------------------------------------------------------------------------------
 
@@ -228,9 +247,15 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             os.unlink(handle.name)
         ok = result["returncode"] == 0
-        self._json({"status": "success" if ok else "error", "message": "" if ok else result["error"],
-                    "output": result["output"], "error": result["error"],
-                    "return_code": result["returncode"]})  # fmt: skip
+        self._json(
+            {
+                "status": "success" if ok else "error",
+                "message": "" if ok else result["error"],
+                "output": result["output"],
+                "error": result["error"],
+                "return_code": result["returncode"],
+            }
+        )
 
     def _post_run_bash_script(self) -> None:
         form = self._form()
@@ -250,8 +275,8 @@ class Handler(BaseHTTPRequestHandler):
         shell = bool(form.get("shell", False))
         if isinstance(command, str) and not shell:
             command = shlex.split(command)
-        subprocess.Popen(  # noqa: S603 - launching the client's program is this endpoint's job
-            command, shell=shell, start_new_session=True, stdin=subprocess.DEVNULL,  # noqa: S602
+        subprocess.Popen(
+            command, shell=shell, start_new_session=True, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         self._text(f"{command} launched successfully")
@@ -283,13 +308,18 @@ class Handler(BaseHTTPRequestHandler):
             command = [*self.state.office_command, str(path)]
         else:
             command = ["xdg-open", str(path)]
-        subprocess.Popen(  # noqa: S603 - the desktop's own programs
+        subprocess.Popen(
             command, start_new_session=True, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         timeout = float(form.get("timeout") or OPEN_FILE_TIMEOUT)
-        if not _wait_for(lambda: any(path.name in t for _, t in self.state.screen.window_titles()), timeout):
-            raise HttpError(HTTPStatus.INTERNAL_SERVER_ERROR, f"no window showed {path.name} within {timeout:g} s")
+        if not _wait_for(
+            lambda: any(path.name in t for _, t in self.state.screen.window_titles()), timeout
+        ):
+            raise HttpError(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                f"no window showed {path.name} within {timeout:g} s",
+            )
         self._text("File opened successfully")
 
     # -- windows ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ killed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -74,19 +75,22 @@ class Session:
         self.size = size
         self.profile = profile
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.group_leaders: set[int] = set()
         self.environment: dict[str, str] = dict(os.environ)
         self.environment["DISPLAY"] = display
 
     def _start(self, command: Sequence[str], extra: Mapping[str, str] | None = None,
                **options: object) -> subprocess.Popen[bytes]:  # fmt: skip
-        process = subprocess.Popen(  # noqa: S603 - the session's own fixed programs
+        process = subprocess.Popen(
             list(command),
             env={**self.environment, **(extra or {})},
             stdin=subprocess.DEVNULL,
             **options,  # type: ignore[call-overload]
         )
         self.processes.append(process)
-        return process
+        if options.get("start_new_session"):
+            self.group_leaders.add(process.pid)
+        return process  # type: ignore[no-any-return]
 
     def start_display(self) -> None:
         """Start Xvfb and wait until it accepts clients."""
@@ -121,7 +125,9 @@ class Session:
 
     def start_window_manager(self) -> None:
         """Start openbox (it manages windows for ``wmctrl`` and ``/windows``)."""
-        self._start(["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._start(
+            ["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
 
     def start_office(self, document: Path | None) -> None:
         """Start LibreOffice on ``document`` (or its start centre), with its own profile."""
@@ -132,16 +138,15 @@ class Session:
     def stop(self) -> None:
         """Kill every process the session started (their process groups too), newest first."""
         for process in reversed(self.processes):
-            for kill in (lambda: os.killpg(process.pid, signal.SIGKILL), process.kill):
-                try:
-                    kill()
-                except (ProcessLookupError, PermissionError):
-                    pass
+            if process.pid in self.group_leaders:  # its group outlives it (soffice.bin)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    process.kill()
         for process in self.processes:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
 
 
 def run_session(
@@ -169,8 +174,7 @@ def run_session(
         session.start_display()
         session.start_window_manager()
         session.start_bus()
-        os.environ.update({k: v for k, v in session.environment.items() if k not in os.environ or k in
-                           ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", *ACCESSIBILITY_ENVIRONMENT)})  # fmt: skip
+        os.environ.update(session.environment)  # the server's commands run in the session
         session.start_office(document)
         state = ServerState(Screen(display), office_command(profile))
         server = make_server(state, host=host, port=port, socket_path=socket_path)
