@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -109,7 +110,7 @@ async def backend_figures(
                     seconds, _ = await timed(sandbox.client.screenshot)
                     screenshot.append(seconds)
                 for _ in range(TREES):
-                    seconds, _ = await timed(lambda: sandbox.observe("a11y_tree"))
+                    seconds, _ = await timed(partial(sandbox.observe, "a11y_tree"))
                     writer_tree.append(seconds)
             peak = sandbox.handle.peak_memory_bytes()
             if peak:
@@ -124,7 +125,7 @@ async def backend_figures(
 
         sandbox = await provider.start_desktop(calc)
         await until_tree_holds(sandbox, "item 1")
-        calc_tree = [(await timed(lambda: sandbox.observe("a11y_tree")))[0] for _ in range(TREES)]
+        calc_tree = [(await timed(partial(sandbox.observe, "a11y_tree")))[0] for _ in range(TREES)]
         await sandbox.destroy()
         figures["calc_tree"] = figure(label, "linearised tree, Calc sheet", calc_tree, "2 s")
 
@@ -189,9 +190,7 @@ async def main(backends: list[str], output: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="perf-desktop-") as scratch:
         for backend in backends:
             try:
-                results[backend] = await backend_figures(
-                    backend, PROVIDERS[backend], Path(scratch)
-                )
+                results[backend] = await backend_figures(backend, PROVIDERS[backend], Path(scratch))
             except Exception as error:  # one backend missing here must not hide the other
                 print(f"{backend:<7} not measured: {type(error).__name__}: {error}")
                 results[backend] = {"error": str(error)}

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 import pydantic
 import pytest
 
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import ProviderFactory
 from environments.registry import register_kind
 from sandboxes.base import SandboxError, SandboxProvider
 from sandboxes.filesystem.local import LocalFilesystemProvider
@@ -82,7 +86,10 @@ async def test_a_failing_close_does_not_stop_the_others() -> None:
 def test_an_endpoint_selects_the_kind_connecting_backend() -> None:
     class Remote(NotesKind):
         name = "remote"
-        backends = {**NotesKind.backends, "url": NotesKind.backends["local"]}
+        backends: ClassVar[Mapping[str, ProviderFactory]] = {
+            **NotesKind.backends,
+            "url": NotesKind.backends["local"],
+        }
         endpoint_backend = "url"
 
     register_kind(Remote())

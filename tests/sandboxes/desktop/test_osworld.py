@@ -32,16 +32,20 @@ def action(kind: str, **parameters: object) -> Computer13Action:
     return Computer13Action.model_validate({"action_type": kind, "parameters": parameters})
 
 
+SERVER_COMMAND = [
+    *("python3", "-m", "control_server", "session", "--host", "0.0.0.0", "--port", "5000"),
+    *("--display", ":0", "--profile", "/home/user/.office-profile"),
+]
+"""The control server on TCP inside the container (published on 127.0.0.1 only)."""
+
+
 @pytest.fixture
 def remote_desktop(desktop_image: str) -> Iterator[str]:
     """A desktop whose control server answers over TCP on 127.0.0.1; its URL."""
     engine = docker.from_env()
     container = engine.containers.run(
         desktop_image,
-        command=[
-            "python3", "-m", "control_server", "session", "--host", "0.0.0.0", "--port", "5000",
-            "--display", ":0", "--profile", "/home/user/.office-profile",
-        ],  # fmt: skip
+        command=SERVER_COMMAND,
         name=current_run().new_name("osworldvm"),
         user="1000:1000",
         working_dir="/home/user",
