@@ -56,6 +56,7 @@ async def _environment(
     *,
     backend: Literal["local", "docker"],
     dsn: str | None,
+    desktop_url: str | None = None,
     writable: bool,
     verify: bool,
 ) -> AsyncIterator[Sandbox]:
@@ -70,7 +71,9 @@ async def _environment(
         raise _fail(f"{dataset_root}: no trajectory {trajectory_id!r} (or it failed validation)")
     await collect_all_leftovers(dsn)
     async with (
-        ProviderSet(BackendChoice.for_backend(backend, dsn)) as providers,
+        ProviderSet(
+            BackendChoice.for_backend(backend, dsn, endpoints={"desktop": desktop_url or ""})
+        ) as providers,
         FrozenReplays(dataset, providers, verify=verify) as replays,
     ):
         _log.print(f"replaying {trajectory_id} ...", markup=False)
@@ -99,6 +102,7 @@ async def _serve(
     *,
     backend: Literal["local", "docker"],
     dsn: str | None,
+    desktop_url: str | None = None,
     writable: bool,
     verify: bool,
 ) -> None:
@@ -118,6 +122,7 @@ async def _serve(
             kind,
             backend=backend,
             dsn=dsn,
+            desktop_url=desktop_url,
             writable=writable,
             verify=verify,
         ) as sandbox,
@@ -153,6 +158,13 @@ def serve(
     dsn: Annotated[
         str | None, typer.Option(help="Use this Postgres server instead of the embedded one.")
     ] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Serve desktops on existing ones (OSWorld VMs) at these control-server URLs, "
+            "comma-separated."
+        ),
+    ] = None,
     writable: Annotated[
         bool,
         typer.Option(
@@ -182,6 +194,7 @@ def serve(
                 dataset,
                 backend=backend,
                 dsn=dsn,
+                desktop_url=desktop_url,
                 writable=writable,
                 verify=verify,
             )
