@@ -14,7 +14,7 @@ The session itself (which processes start, with which variables) is not baked in
 backend starts it from the repository (``sandboxes.desktop.docker``), so changing it needs no
 rebuild. The build reuses the sandbox image's steps (cached package tarball and packed root
 filesystem under ``~/.cache/agentjudge``, root and debootstrap required) and takes a few minutes
-once per machine: ``make desktop-image`` or ``agentjudge sandboxes build-images --desktop``.
+once per machine: ``make images`` or ``agentjudge sandboxes build-images --desktop``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from settings import get_settings
 
 logger = logging.getLogger(__name__)
 
-BUILD_COMMAND = "make desktop-image (agentjudge sandboxes build-images --desktop)"
+BUILD_COMMAND = "make images (agentjudge sandboxes build-images --desktop)"
 """How a person builds the desktop image; quoted by errors about a missing image."""
 
 REPOSITORY = "agentjudge/desktop"
