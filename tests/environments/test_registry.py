@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import typer
 
-import environments.filesystem
 import environments.desktop
+import environments.filesystem
 import environments.postgres
 from agentjudge.serve_cli import served_kind
 from dataset.actions import ToolCallAction
