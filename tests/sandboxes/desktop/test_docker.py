@@ -1,9 +1,9 @@
-"""The ``docker`` desktop backend on real containers of the desktop image."""
+"""The ``docker`` desktop backend on real containers of the desktop image: documents read through
+the accessibility tree, typed into, clicked, saved; confinement; cleanup, also after kill -9."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import signal
@@ -11,193 +11,162 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path, PurePosixPath
-from xml.etree import ElementTree
 
 import docker
-import docx
-import openpyxl
+import docker.errors
 import pytest
 
-from dataset.actions import Computer13Action
+from dataset.actions import PyAutoGuiAction
 from sandboxes.base import SandboxError
 from sandboxes.desktop.docker import DockerDesktopHandle, DockerDesktopProvider
-from sandboxes.desktop.sandbox import DesktopSandbox, DocumentFile
+from sandboxes.desktop.observations import linearize_tree
 from sandboxes.runs import RUN_LABEL, current_run
-from tests.sandboxes.desktop.backend_helpers import (
-    CALC_ITEM,
-    IMPRESS_TITLE,
-    WRITER_TEXT,
-    eventually,
-    node_centre,
-    wait_for_tree,
+from tests.sandboxes.desktop.helpers import (
+    act,
+    save_keeping_format,
+    sheet_document,
+    sheet_value,
+    slides_document,
+    slides_texts,
+    start,
+    wait_for_node,
+    word_document,
+    word_paragraphs,
 )
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+pytestmark = [pytest.mark.docker, pytest.mark.desktop]
 
 MEMORY_CAP = 1536 * 2**20
+REPOSITORY = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
 async def provider(desktop_image: str) -> AsyncIterator[DockerDesktopProvider]:
-    made = DockerDesktopProvider(desktop_image, memory_bytes=MEMORY_CAP, ready_timeout=90)
-    try:
+    async with DockerDesktopProvider(
+        desktop_image, memory_bytes=MEMORY_CAP, ready_timeout=90
+    ) as made:
         yield made
-    finally:
-        await made.aclose()
 
 
-def document(path: Path) -> DocumentFile:
-    return DocumentFile(PurePosixPath(path.name), path.read_bytes())
-
-
-def action(kind: str, **parameters: object) -> Computer13Action:
-    return Computer13Action.model_validate({"action_type": kind, "parameters": parameters})
-
-
-async def save_keeping_format(sandbox: DesktopSandbox) -> None:
-    """ctrl+s, then confirm LibreOffice's question whether to keep the Office format."""
-    await sandbox.perform(action("HOTKEY", keys=["ctrl", "s"]), wait_seconds=0.5)
-
-    async def dialog() -> bool | None:
-        titles = [title for _, title in await sandbox.client.windows() or []]
-        return True if any("format" in title.lower() for title in titles) else None
-
-    await eventually(dialog, 20, "the keep-format question")
-    await sandbox.perform(action("PRESS", key="enter"), wait_seconds=0.5)
-
-
-async def test_writer_document_is_read_typed_into_and_saved(
-    provider: DockerDesktopProvider, writer_document: Path
-) -> None:
-    sandbox = await provider.start_desktop(document(writer_document))
-    assert sandbox.document == PurePosixPath("/home/user/survey.docx")
-    await wait_for_tree(sandbox.client, WRITER_TEXT)
-
-    added = "Moorings checked from a container"
-    await sandbox.perform(action("HOTKEY", keys=["ctrl", "end"]))
-    await sandbox.perform(action("PRESS", key="enter"))
-    await sandbox.perform(action("TYPING", text=added))
-    await wait_for_tree(sandbox.client, added)
-    await save_keeping_format(sandbox)
-
-    async def saved_paragraphs() -> list[str] | None:
-        data = await sandbox.read_document()
-        assert data is not None
-        try:
-            paragraphs = [p.text for p in docx.Document(io.BytesIO(data)).paragraphs]
-        except Exception:  # a half-written file while LibreOffice saves
-            return None
-        return paragraphs if added in paragraphs else None
-
-    paragraphs = await eventually(saved_paragraphs, 30, "the saved .docx")
-    assert paragraphs[0] == WRITER_TEXT
-
-
-async def test_calc_cell_found_through_the_tree_is_edited_and_saved(
-    provider: DockerDesktopProvider, calc_document: Path
-) -> None:
-    sandbox = await provider.start_desktop(document(calc_document))
-    tree = await wait_for_tree(sandbox.client, CALC_ITEM)
-
-    # The cell right of the item's count (C2) is found by its name in the tree, not by pixels.
-    def is_c2(node: ElementTree.Element) -> bool:
-        return node.tag.endswith("cell") and (node.get("name") or "").startswith("C2")
-
-    x, y = node_centre(tree, is_c2)
-    await sandbox.perform(action("CLICK", x=x, y=y))
-    await sandbox.perform(action("TYPING", text="42\n"))
-    await save_keeping_format(sandbox)
-
-    async def saved_value() -> object | None:
-        data = await sandbox.read_document()
-        assert data is not None
-        try:
-            sheet = openpyxl.load_workbook(io.BytesIO(data)).active
-        except Exception:
-            return None
-        assert sheet is not None
-        value: object = sheet["C2"].value
-        return value
-
-    assert await eventually(saved_value, 30, "the saved .xlsx") == 42
-    data = await sandbox.read_document()
-    assert data is not None
-    sheet = openpyxl.load_workbook(io.BytesIO(data)).active
-    assert sheet is not None
-    assert (sheet["A2"].value, sheet["B2"].value) == (CALC_ITEM, 12)
-
-
-async def test_impress_title_shows_in_the_tree(
-    provider: DockerDesktopProvider, impress_document: Path
-) -> None:
-    sandbox = await provider.start_desktop(document(impress_document))
-    tree = await wait_for_tree(sandbox.client, IMPRESS_TITLE)
-    assert "tides.pptx" in tree or any(
-        "tides.pptx" in title for _, title in await sandbox.client.windows() or []
-    )
-
-
-async def test_container_is_confined(
-    provider: DockerDesktopProvider, writer_document: Path
-) -> None:
-    sandbox = await provider.start_desktop(document(writer_document))
-    handle = sandbox.handle
+def _handle(desktop: object) -> DockerDesktopHandle:
+    handle = getattr(desktop, "handle", None)
     assert isinstance(handle, DockerDesktopHandle)
-    attrs = handle.container.attrs
-    host = attrs["HostConfig"]
-    assert host["NetworkMode"] == "none"
-    assert not attrs["NetworkSettings"]["Ports"]
-    assert host["Memory"] == MEMORY_CAP == host["MemorySwap"]
-    assert host["CapDrop"] == ["ALL"]
-    assert "no-new-privileges" in host["SecurityOpt"]
-    assert attrs["Config"]["User"] == "1000:1000"
-    assert attrs["Config"]["Labels"][RUN_LABEL] == current_run().run_id
-    control = next(m for m in attrs["Mounts"] if m["Destination"].endswith("/control_server"))
-    assert control["RW"] is False
-
-    # Recorded code runs inside: as the desktop's user, with no way out to any network.
-    probe = await sandbox.client.run_python(
-        "import os, socket\n"
-        "print(os.getuid(), os.path.expanduser('~'))\n"
-        "s = socket.socket()\n"
-        "s.settimeout(3)\n"
-        "try:\n"
-        "    s.connect(('192.0.2.1', 80))\n"
-        "    print('connected')\n"
-        "except OSError as error:\n"
-        "    print('refused', error.errno)\n"
-    )
-    lines = probe.output.split("\n")
-    assert lines[0] == "1000 /home/user"
-    assert lines[1].startswith("refused")
-    # pyautogui works in the desktop (the image's Python, the session's display).
-    size = await sandbox.client.run_python("import pyautogui; print(tuple(pyautogui.size()))")
-    assert size.output.strip() == "(1920, 1080)"
-    peak = handle.peak_memory_bytes()
-    assert peak is not None
-    assert 50 * 2**20 < peak <= MEMORY_CAP
+    return handle
 
 
-async def test_destroy_removes_container_and_socket_folder(
+async def test_a_word_document_is_read_typed_into_and_saved(
     provider: DockerDesktopProvider,
 ) -> None:
-    sandbox = await provider.start_desktop(None)
-    handle = sandbox.handle
-    assert isinstance(handle, DockerDesktopHandle)
-    assert handle.socket_folder.is_dir()
-    await sandbox.destroy()
-    assert handle.status() == "removed"
-    assert not handle.socket_folder.exists()
-    await sandbox.destroy()  # twice is fine
+    data = word_document("Harbour survey", "Seventeen moorings were inspected")
+    async with await start(provider, "survey.docx", data) as desktop:
+        assert desktop.document == PurePosixPath("/home/user/Documents/survey.docx")
+        paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Seventeen")
+        assert paragraph.text == "Seventeen moorings were inspected"
+        await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
+        await act(desktop, "HOTKEY", keys=["ctrl", "end"])
+        await act(desktop, "TYPING", text=" (2 < 3 rusted)")
+        await wait_for_node(desktop, tag="paragraph", text_contains="(2 < 3 rusted)")
+        saved = await save_keeping_format(desktop, data)
+    assert word_paragraphs(saved) == [
+        "Harbour survey",
+        "Seventeen moorings were inspected (2 < 3 rusted)",
+    ]
 
 
-async def test_missing_image_is_a_clear_error() -> None:
-    provider = DockerDesktopProvider("agentjudge/desktop:no-such-recipe")
-    try:
-        with pytest.raises(SandboxError, match=r"is missing.*make images"):
+async def test_a_sheet_cell_found_through_the_tree_is_clicked_and_changed(
+    provider: DockerDesktopProvider,
+) -> None:
+    data = sheet_document([["item", "count"], ["lanterns", 12], ["ropes", 7]])
+    async with await start(provider, "stock.xlsx", data) as desktop:
+        cell = await wait_for_node(desktop, tag="table-cell", name="B3")
+        assert cell.text == "7"
+        await act(desktop, "CLICK", x=cell.center[0], y=cell.center[1])
+        await act(desktop, "TYPING", text="40")
+        await act(desktop, "PRESS", key="enter")
+        await wait_for_node(desktop, tag="table-cell", name="B3", text_contains="40")
+        saved = await save_keeping_format(desktop, data)
+    assert (sheet_value(saved, "B3"), sheet_value(saved, "B2")) == (40, 12)
+    assert sheet_value(saved, "A3") == "ropes"
+
+
+async def test_a_presentation_is_read_and_edited(provider: DockerDesktopProvider) -> None:
+    data = slides_document("Tidal schedule", "High water at dawn")
+    async with await start(provider, "tides.pptx", data) as desktop:
+        await wait_for_node(desktop, text_contains="High water at dawn")
+        xml = await desktop.client.accessibility_tree()
+        assert "Tidal schedule" in linearize_tree(xml)
+        title = await wait_for_node(desktop, text_contains="Tidal schedule")
+        # Into the title's text: double click selects a word, End goes to the line's end.
+        await act(desktop, "DOUBLE_CLICK", x=title.center[0], y=title.center[1])
+        await act(desktop, "PRESS", key="end")
+        await act(desktop, "TYPING", text=" for May")
+        await wait_for_node(desktop, text_contains="Tidal schedule for May")
+        await act(desktop, "PRESS", key="escape")
+        saved = await save_keeping_format(desktop, data)
+    assert "Tidal schedule for May" in slides_texts(saved)
+
+
+async def test_the_container_is_confined(provider: DockerDesktopProvider) -> None:
+    async with await start(provider, "confined.docx", word_document("Confined")) as desktop:
+        attrs = _handle(desktop).container.attrs
+        host = attrs["HostConfig"]
+        assert host["NetworkMode"] == "none"
+        assert not attrs["NetworkSettings"]["Ports"]
+        assert host["Memory"] == MEMORY_CAP == host["MemorySwap"]
+        assert host["CapDrop"] == ["ALL"]
+        assert "no-new-privileges" in host["SecurityOpt"]
+        assert attrs["Config"]["User"] == "1000:1000"
+        assert attrs["Config"]["Labels"][RUN_LABEL] == current_run().run_id
+        control = next(m for m in attrs["Mounts"] if m["Destination"].endswith("/control_server"))
+        assert control["RW"] is False
+        # Recorded code runs inside: the desktop's user, its files, no network, no host paths.
+        outcome = await desktop.perform(
+            PyAutoGuiAction(
+                code="import os, pathlib, socket\n"
+                "s = socket.socket()\ns.settimeout(3)\n"
+                "try:\n    s.connect(('192.0.2.1', 80))\n    net = 'connected'\n"
+                "except OSError as error:\n    net = 'refused'\n"
+                "print(os.getuid(), pathlib.Path.home(), net,"
+                " sorted(os.listdir(pathlib.Path.home() / 'Documents')),"
+                f" os.path.exists({str(REPOSITORY / 'pyproject.toml')!r}),"
+                " tuple(pyautogui.size()), sep='|')"
+            )
+        )
+        assert outcome.status == "done", outcome.error
+        uid, home, net, listing, sees_host, size = outcome.output.strip().split("|")
+        assert (uid, home, net, sees_host) == ("1000", "/home/user", "refused", "False")
+        assert "confined.docx" in listing
+        assert size == "(1920, 1080)"
+        peak = desktop.handle.peak_memory_bytes()
+        assert peak is not None
+        assert 50 * 2**20 < peak <= MEMORY_CAP
+
+
+async def test_several_desktops_at_once_stay_apart(provider: DockerDesktopProvider) -> None:
+    texts = [f"Container desktop number {n}" for n in range(3)]
+    desktops = await asyncio.gather(
+        *(start(provider, f"doc{n}.docx", word_document(text)) for n, text in enumerate(texts))
+    )
+    for desktop, text in zip(desktops, texts, strict=True):
+        await wait_for_node(desktop, tag="paragraph", text_contains=text)
+        xml = await desktop.client.accessibility_tree()
+        assert not any(other in xml for other in texts if other != text)
+    handles = [_handle(desktop) for desktop in desktops]
+    await desktops[0].destroy()
+    assert handles[0].status() == "removed"
+    assert not handles[0].socket_folder.exists()
+    assert await desktops[1].client.is_up()
+    await provider.aclose()  # stops the rest
+    assert [handle.status() for handle in handles[1:]] == ["removed", "removed"]
+    assert not any(handle.socket_folder.exists() for handle in handles)
+
+
+async def test_a_missing_image_is_a_clear_error() -> None:
+    async with DockerDesktopProvider("agentjudge/desktop:no-such-recipe") as provider:
+        with pytest.raises(SandboxError, match=r"is missing \(build it: make images"):
             await provider.start_desktop(None)
-    finally:
-        await provider.aclose()
+        assert provider._live == set()
+    assert not any("desktop" in path.name for path in current_run().directory().iterdir())
 
 
 CHILD = """
@@ -219,15 +188,15 @@ asyncio.run(main())
 """
 
 
-async def test_kill_9_mid_run_leaves_nothing_after_gc(
-    desktop_image: str, writer_document: Path
-) -> None:
+async def test_kill_9_mid_run_leaves_nothing_after_gc(desktop_image: str, tmp_path: Path) -> None:
     from environments.leftovers import collect_all_leftovers
 
+    document = tmp_path / "notes.docx"
+    document.write_bytes(word_document("Left behind by a killed run"))
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, desktop_image, str(writer_document)],
+        [sys.executable, "-c", CHILD, desktop_image, str(document)],
         stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.getcwd()},
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY)},
     )
     try:
         assert child.stdout is not None

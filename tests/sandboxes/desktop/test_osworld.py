@@ -7,30 +7,29 @@ published on 127.0.0.1 only: the backend reaches it by URL, as it would an OSWor
 from __future__ import annotations
 
 import asyncio
-import io
+import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import docker
-import docx
 import pytest
 from docker.types import Mount
 
-from dataset.actions import Computer13Action
 from sandboxes.base import SandboxError
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.docker import CONTROL_SERVER_SOURCE, MOUNT_ROOT
 from sandboxes.desktop.osworld import OsworldDesktopProvider, parse_urls
-from sandboxes.desktop.sandbox import DocumentFile
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.runs import current_run
-from tests.sandboxes.desktop.backend_helpers import WRITER_TEXT, eventually, wait_for_tree
-
-
-def action(kind: str, **parameters: object) -> Computer13Action:
-    return Computer13Action.model_validate({"action_type": kind, "parameters": parameters})
-
+from tests.sandboxes.desktop.helpers import (
+    act,
+    save_keeping_format,
+    start,
+    wait_for_node,
+    word_document,
+    word_paragraphs,
+)
 
 SERVER_COMMAND = [
     *("python3", "-m", "control_server", "session", "--host", "0.0.0.0", "--port", "5000"),
@@ -82,56 +81,35 @@ async def provider(remote_desktop: str) -> AsyncIterator[OsworldDesktopProvider]
 
 
 @pytest.mark.docker
-@pytest.mark.slow
-async def test_document_is_uploaded_opened_edited_saved_and_cleaned_up(
-    provider: OsworldDesktopProvider, remote_desktop: str, writer_document: Path
+@pytest.mark.desktop
+async def test_a_document_is_uploaded_opened_edited_saved_and_cleaned_up(
+    provider: OsworldDesktopProvider, remote_desktop: str
 ) -> None:
-    sandbox = await provider.start_desktop(
-        DocumentFile(PurePosixPath(writer_document.name), writer_document.read_bytes())
-    )
-    assert sandbox.document == PurePosixPath("/home/user/survey.docx")
+    data = word_document("Survey over HTTP", "Nine buoys counted")
+    desktop = await start(provider, "survey.docx", data)
+    assert desktop.document == PurePosixPath("/home/user/Documents/survey.docx")
     assert provider.leased == {remote_desktop}
-    await wait_for_tree(sandbox.client, WRITER_TEXT)
+    paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Nine buoys")
+    await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
+    await act(desktop, "HOTKEY", keys=["ctrl", "end"])
+    await act(desktop, "TYPING", text=", all lit")
+    await wait_for_node(desktop, tag="paragraph", text_contains="all lit")
+    saved = await save_keeping_format(desktop, data)
+    assert word_paragraphs(saved) == ["Survey over HTTP", "Nine buoys counted, all lit"]
 
-    added = "Checked over HTTP"
-    await sandbox.perform(action("HOTKEY", keys=["ctrl", "end"]))
-    await sandbox.perform(action("PRESS", key="enter"))
-    await sandbox.perform(action("TYPING", text=added))
-    await sandbox.perform(action("HOTKEY", keys=["ctrl", "s"]), wait_seconds=0.5)
-
-    async def keep_format_question() -> bool | None:
-        titles = [title for _, title in await sandbox.client.windows() or []]
-        return True if any("format" in title.lower() for title in titles) else None
-
-    await eventually(keep_format_question, 20, "the keep-format question")
-    await sandbox.perform(action("PRESS", key="enter"))
-
-    async def saved() -> list[str] | None:
-        data = await sandbox.read_document()
-        assert data is not None
-        try:
-            paragraphs = [p.text for p in docx.Document(io.BytesIO(data)).paragraphs]
-        except Exception:
-            return None
-        return paragraphs if added in paragraphs else None
-
-    assert (await eventually(saved, 30, "the saved document"))[0] == WRITER_TEXT
-
-    await sandbox.destroy()
+    await desktop.destroy()
     assert provider.leased == frozenset()
     async with DesktopClient(remote_desktop) as client:
-
-        async def office_closed() -> bool | None:
-            titles = [title for _, title in await client.windows() or []]
-            return None if any("survey" in title for title in titles) else True
-
-        await eventually(office_closed, 20, "LibreOffice to close")
+        deadline = time.monotonic() + 20
+        while any("survey" in title for _, title in await client.windows() or []):
+            assert time.monotonic() < deadline, "LibreOffice stayed open after release"
+            await asyncio.sleep(0.3)
         with pytest.raises(DesktopControlError, match="404"):
-            await client.download_file("/home/user/survey.docx")
+            await client.download_file("/home/user/Documents/survey.docx")
 
 
 @pytest.mark.docker
-@pytest.mark.slow
+@pytest.mark.desktop
 async def test_one_sandbox_per_desktop_at_a_time(
     provider: OsworldDesktopProvider, remote_desktop: str
 ) -> None:
