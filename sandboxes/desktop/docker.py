@@ -24,6 +24,7 @@ import io
 import shutil
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -35,7 +36,14 @@ from docker.types import Mount
 from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
-from sandboxes.desktop.image import BUILD_COMMAND, HOME, UID, desktop_image_tag
+from sandboxes.desktop.image import (
+    BUILD_COMMAND,
+    HOME,
+    OFFICE_PROFILE,
+    RUNTIME_DIR,
+    UID,
+    desktop_image_tag,
+)
 from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
@@ -59,9 +67,6 @@ SOCKET_FOLDER = "/run/agentjudge"
 
 SOCKET_NAME = "control.sock"
 
-PROFILE = f"{HOME}/.office-profile"
-"""LibreOffice's profile inside the container."""
-
 DISPLAY = ":0"
 """The only display in a container."""
 
@@ -78,9 +83,12 @@ CGROUP_MEMORY = Path("/sys/fs/cgroup/memory/docker")
 class DockerDesktopHandle(DesktopHandle):
     """A container running one desktop, and its socket folder on the host."""
 
-    def __init__(self, container: Container, socket_folder: Path) -> None:
+    def __init__(
+        self, container: Container, socket_folder: Path, on_stop: Callable[[], None] | None = None
+    ) -> None:
         self.container = container
         self.socket_folder = socket_folder
+        self._on_stop = on_stop
         self._peak: int | None = None
         self._stopped = False
 
@@ -115,6 +123,8 @@ class DockerDesktopHandle(DesktopHandle):
             await asyncio.shield(asyncio.to_thread(remove_container, self.container))
         finally:
             await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
+            if self._on_stop is not None:
+                self._on_stop()
 
 
 class DockerDesktopProvider(DesktopProvider):
@@ -134,6 +144,10 @@ class DockerDesktopProvider(DesktopProvider):
         super().__init__(restore_method=restore_method, **options)
         self.image = image or desktop_image_tag()
         self._engine: docker.DockerClient | None = None
+        self._created: set[str] = set()
+        """Names of the containers this provider created, for a last sweep at ``aclose`` (a
+        start cancelled while its worker thread still creates the container leaves one no
+        sandbox holds)."""
 
     @property
     def engine(self) -> docker.DockerClient:
@@ -154,7 +168,16 @@ class DockerDesktopProvider(DesktopProvider):
     ) -> DesktopSandbox:
         name = current_run().new_name("desktop")
         socket_folder = current_run().directory() / name
-        handle = await asyncio.to_thread(self._start_container, name, socket_folder, document)
+        self._created.add(name)
+        creating = asyncio.ensure_future(
+            asyncio.to_thread(self._start_container, name, socket_folder, document)
+        )
+        try:
+            handle = await asyncio.shield(creating)
+        except asyncio.CancelledError:  # the thread goes on: remove what it makes
+            with contextlib.suppress(Exception):
+                await (await creating).stop()
+            raise
         target = PurePosixPath(HOME) / document.location if document else None
         sandbox = DesktopSandbox(
             name,
@@ -179,7 +202,7 @@ class DockerDesktopProvider(DesktopProvider):
         return [
             "python3", "-m", "control_server", "session",
             "--socket", f"{SOCKET_FOLDER}/{SOCKET_NAME}",
-            "--profile", PROFILE,
+            "--profile", OFFICE_PROFILE,
             "--display", DISPLAY,
             "--size", f"{width}x{height}",
             *(["--document", str(document)] if document else []),
@@ -203,7 +226,7 @@ class DockerDesktopProvider(DesktopProvider):
                 environment={
                     "PYTHONPATH": MOUNT_ROOT,
                     "PYTHONDONTWRITEBYTECODE": "1",
-                    "XDG_RUNTIME_DIR": "/tmp",
+                    "XDG_RUNTIME_DIR": RUNTIME_DIR,
                 },
                 labels=run_labels("desktop"),
                 network_mode="none",
@@ -233,7 +256,9 @@ class DockerDesktopProvider(DesktopProvider):
         except docker.errors.DockerException as error:
             shutil.rmtree(socket_folder, ignore_errors=True)
             raise SandboxError(f"cannot create desktop container {name}: {error}") from error
-        handle = DockerDesktopHandle(container, socket_folder)
+        handle = DockerDesktopHandle(
+            container, socket_folder, on_stop=lambda: self._created.discard(name)
+        )
         try:
             if document is not None:
                 container.put_archive(HOME, _archive_of(document))
@@ -281,9 +306,24 @@ class DockerDesktopProvider(DesktopProvider):
         try:
             await super().aclose()
         finally:
+            await asyncio.to_thread(self._sweep)
             engine, self._engine = self._engine, None
             if engine is not None:
                 engine.close()
+
+    def _sweep(self) -> None:
+        """Remove containers (and socket folders) of starts that never became sandboxes."""
+        names, self._created = self._created, set()
+        if self._engine is None:
+            return
+        for name in names:
+            try:
+                remove_container(self._engine.containers.get(name))
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.DockerException:
+                continue  # gc collects it by its run label
+            shutil.rmtree(current_run().directory() / name, ignore_errors=True)
 
 
 def _archive_of(document: DocumentFile) -> bytes:

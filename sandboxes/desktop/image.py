@@ -35,6 +35,7 @@ import docker
 import docker.errors
 
 from sandboxes.base import SandboxError
+from sandboxes.desktop.control_server.session import PROFILE_SETTINGS
 from sandboxes.desktop.desktop_python import PACKAGES as PACKAGES_FROM_PYPI
 from sandboxes.docker.images import (
     SUITE,
@@ -64,6 +65,8 @@ USER = "user"
 """The desktop's unprivileged user, named as on OSWorld's VM."""
 UID = 1000
 HOME = f"/home/{USER}"
+RUNTIME_DIR = f"/run/user/{UID}"
+"""The user's runtime folder (``XDG_RUNTIME_DIR``: D-Bus and GTK keep sockets there)."""
 
 PACKAGES = (
     # the screen, the window manager, the buses
@@ -112,9 +115,28 @@ _PREPARE = f"""set -eu
 useradd --create-home --uid {UID} --shell /bin/sh {USER}
 mkdir -p {HOME}/Desktop {HOME}/Documents
 chown -R {UID}:{UID} {HOME}
+install -d -m 700 -o {UID} -g {UID} {RUNTIME_DIR}
 dbus-uuidgen --ensure
 """
 """Runs in the chroot as root before the PyPI packages are added."""
+
+OFFICE_PROFILE = f"{HOME}/.office-profile"
+"""LibreOffice's profile, made at build time (a first start creating it costs seconds)."""
+
+OFFICE_VERSION = "25.2"
+"""Trixie's LibreOffice series, written into the profile so no what's-new bar shows."""
+
+_OFFICE_SETTINGS = PROFILE_SETTINGS.format(version=OFFICE_VERSION)
+
+_PROFILE = f"""set -eu
+mkdir -p {OFFICE_PROFILE}/user
+cat > {OFFICE_PROFILE}/user/registrymodifications.xcu <<'SETTINGS'
+{_OFFICE_SETTINGS}
+SETTINGS
+chown -R {UID}:{UID} {OFFICE_PROFILE}
+"""
+"""Runs in the chroot as root: the session's profile settings, before LibreOffice fills the rest
+in (``soffice --headless --terminate_after_init`` as the desktop's user)."""
 
 _FINISH = f"""set -eu
 python3 - <<'EOF'
@@ -125,6 +147,8 @@ EOF
 rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* \\
     /usr/share/help/* /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log \\
     /tmp/* /var/tmp/*
+# Xvfb runs unprivileged: the folder of X sockets must exist already.
+install -d -m 1777 /tmp/.X11-unix
 """
 """Runs in the chroot as root at the end: bytecode for the added packages, then trimming."""
 
@@ -141,7 +165,9 @@ _RECIPE_VERSION = 2
 
 def recipe_hash() -> str:
     """A short hash of everything that determines the image's content."""
-    return _hash(_RECIPE_VERSION, SUITE, PACKAGES, PYPI_PACKAGES, _PREPARE, _FINISH, _CHANGES)
+    return _hash(
+        _RECIPE_VERSION, SUITE, PACKAGES, PYPI_PACKAGES, _PREPARE, _PROFILE, _FINISH, _CHANGES
+    )
 
 
 def desktop_image_tag() -> str:
@@ -261,6 +287,33 @@ def _add_pypi_packages(root: Path) -> None:
     )
 
 
+def _make_profile(root: Path) -> None:
+    _run("profile settings (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PROFILE], timeout=60)
+    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
+    try:
+        _run(
+            "profile (desktop)",
+            [
+                "chroot",
+                f"--userspec={UID}:{UID}",
+                str(root),
+                "env",
+                f"HOME={HOME}",
+                "LANG=C.UTF-8",
+                "soffice",
+                "--headless",
+                "--norestore",
+                "--terminate_after_init",
+                f"-env:UserInstallation=file://{OFFICE_PROFILE}",
+            ],
+            timeout=300,
+        )
+    finally:
+        subprocess.run(
+            ["umount", "-l", str(root / "proc")], capture_output=True, timeout=60, check=False
+        )
+
+
 def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="build-desktop-", dir=cache_directory()))
     root = scratch / "root"
@@ -282,6 +335,8 @@ def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> 
         _apt_install(root)
         _run("prepare (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PREPARE], timeout=120)
         _add_pypi_packages(root)
+        logger.info("creating the LibreOffice profile")
+        _make_profile(root)
         _run("finish (desktop)", ["chroot", str(root), "/bin/sh", "-c", _FINISH], timeout=600)
         logger.info("packing the desktop root filesystem")
         partial = scratch / "rootfs.tar"

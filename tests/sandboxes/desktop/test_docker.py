@@ -216,3 +216,22 @@ async def test_kill_9_mid_run_leaves_nothing_after_gc(desktop_image: str, tmp_pa
         assert not Path(made["socket"]).exists()
     finally:
         engine.close()
+
+
+async def test_a_cancelled_start_leaves_no_container(desktop_image: str) -> None:
+    provider = DockerDesktopProvider(desktop_image, ready_timeout=90)
+    starting = asyncio.create_task(start(provider, "gone.docx", word_document("Never used")))
+    await asyncio.sleep(0.5)  # the worker thread is creating or starting the container
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    names = set(provider._created)
+    await provider.aclose()
+    engine = docker.from_env()
+    try:
+        for name in names:
+            with pytest.raises(docker.errors.NotFound):
+                engine.containers.get(name)
+            assert not (current_run().directory() / name).exists()
+    finally:
+        engine.close()
