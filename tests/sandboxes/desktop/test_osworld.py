@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import PurePosixPath
+from typing import Any
 
 import docker
 import pytest
@@ -42,6 +43,7 @@ SERVER_COMMAND = [
 def remote_desktop(desktop_image: str) -> Iterator[str]:
     """A desktop whose control server answers over TCP on 127.0.0.1; its URL."""
     engine = docker.from_env()
+    ports: dict[str, Any] = {"5000/tcp": ("127.0.0.1", None)}  # any free port, loopback only
     container = engine.containers.run(
         desktop_image,
         command=SERVER_COMMAND,
@@ -58,7 +60,7 @@ def remote_desktop(desktop_image: str) -> Iterator[str]:
                 read_only=True,
             )
         ],
-        ports={"5000/tcp": ("127.0.0.1", None)},
+        ports=ports,
         mem_limit=2 * 2**30,
         detach=True,
     )
