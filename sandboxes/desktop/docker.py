@@ -79,6 +79,9 @@ PIDS_LIMIT = 1024
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory/docker")
 """Where the engine (cgroup v1, cgroupfs driver) keeps each container's memory cgroup."""
 
+CGROUP_CPU = Path("/sys/fs/cgroup/cpuacct/docker")
+"""Where the engine (cgroup v1, cgroupfs driver) keeps each container's CPU accounting."""
+
 
 class DockerDesktopHandle(DesktopHandle):
     """A container running one desktop, and its socket folder on the host."""
@@ -97,6 +100,15 @@ class DockerDesktopHandle(DesktopHandle):
         if not self._stopped:
             self._peak = _peak_memory(self.container) or self._peak
         return self._peak
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the container's processes used so far (its cgroup's accounting), or None
+        where the engine's cgroups cannot be read from here."""
+        try:
+            usage = (CGROUP_CPU / str(self.container.id) / "cpuacct.usage").read_text()
+            return int(usage) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def status(self) -> str:
         """The container's state (``running``, ``exited``; ``removed`` once gone)."""

@@ -140,6 +140,9 @@ async def test_the_container_is_confined(provider: DockerDesktopProvider) -> Non
         peak = desktop.handle.peak_memory_bytes()
         assert peak is not None
         assert 50 * 2**20 < peak <= MEMORY_CAP
+        spent = _handle(desktop).cpu_seconds()
+        assert spent is not None
+        assert spent > 0.5  # starting LibreOffice alone costs more than that
 
 
 async def test_several_desktops_at_once_stay_apart(provider: DockerDesktopProvider) -> None:
