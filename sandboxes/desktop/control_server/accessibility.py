@@ -7,11 +7,12 @@ Each accessible becomes an element whose tag is its role with spaces as dashes (
 text of text-bearing nodes is the element's text. The namespace URIs are OSWorld's, so its own
 tools read this XML too.
 
-Three bounds keep the walk fast on LibreOffice: a node that is not showing is written with its
-role, name and states only, and its children are not walked (closed menus hold hundreds of items
-nobody can see); and a large table (a Calc sheet
-exposes every one of its cells) is walked over its visible cells only, found by asking the table
-which cells sit at the corners of its visible area.
+Three bounds keep the walk fast on LibreOffice. A node that is not showing is written with its
+role, name and states only, and its children are not walked. A menu whose first item is hidden
+is closed: only that item is written, with the menu's item count in ``attr:closed-menu-items``
+(LibreOffice's closed menus hold hundreds of hidden items). A large table (a Calc sheet exposes
+every one of its cells) is walked over its visible cells only, found by asking the table which
+cells sit at the corners of its visible area.
 """
 
 from __future__ import annotations
@@ -109,15 +110,17 @@ class _Walk:
         if table is not None and count > LARGE_TABLE_CELLS:
             self._visible_cells(node, table, element)
             return element
-        children = (
-            _safe(lambda i=i: node.get_child_at_index(i)) for i in range(min(count, MAX_CHILDREN))
-        )
-        for child in children:
+        for index in range(min(count, MAX_CHILDREN)):
+            child = _safe(lambda i=index: node.get_child_at_index(i))
             if child is None:
                 continue
             sub = self.element(child, depth + 1)
-            if sub is not None:
-                element.append(sub)
+            if sub is None:
+                continue
+            element.append(sub)
+            if index == 0 and role == "menu" and sub.get(_q("st", "showing")) != "true":
+                element.set(_q("attr", "closed-menu-items"), str(count))
+                break  # a closed menu: its items are all hidden
         return element
 
     def _states(self, node: Any, element: ElementTree.Element) -> set[str]:
