@@ -1,20 +1,24 @@
 """The desktop image: a LibreOffice desktop built locally from Debian packages, never pulled.
 
 ``agentjudge/desktop:<recipe hash>`` serves every ``docker`` desktop. It is a Debian trixie
-minbase root filesystem (``debootstrap``, as the sandbox image in ``sandboxes.docker.images``)
+minbase root filesystem (``debootstrap``, as the sandbox image in ``sandboxes.docker.images``),
+then ``apt-get install --no-install-recommends`` in the chroot (debootstrap's own resolver picks
+LibreOffice's GUI-less core against the GTK3 plugin and cannot choose among virtual packages),
 with what a desktop needs and nothing started by default: Xvfb, the openbox window manager, a
 session D-Bus, the AT-SPI bus and registry, LibreOffice Writer, Calc and Impress with the GTK3
 VCL plugin (their widgets reach the accessibility tree through ATK), metric-compatible fonts for
 Office documents, python3 with GObject introspection, pyatspi, Xlib, Pillow and lxml for the
 control server, and pyautogui (from PyPI, pure Python) for recorded agent code. The desktop's
 user is ``user`` (uid 1000) with its home in ``/home/user``, as on OSWorld's VM, so recorded
-paths stay valid.
+paths stay valid. LibreOffice's profile (with the session's settings) is made at build time: a
+first start that creates it costs seconds.
 
 The session itself (which processes start, with which variables) is not baked in: the ``docker``
 backend starts it from the repository (``sandboxes.desktop.docker``), so changing it needs no
-rebuild. The build reuses the sandbox image's steps (cached package tarball and packed root
-filesystem under ``~/.cache/agentjudge``, root and debootstrap required) and takes a few minutes
-once per machine: ``make images`` or ``agentjudge sandboxes build-images --desktop``.
+rebuild. The build reuses the sandbox image's steps (root and debootstrap required; the minbase
+tarball, the downloaded packages and the packed root filesystem cached under
+``~/.cache/agentjudge``) and takes a few minutes once per machine: ``make images`` or
+``agentjudge sandboxes build-images --desktop``.
 """
 
 from __future__ import annotations
