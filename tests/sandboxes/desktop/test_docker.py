@@ -17,9 +17,11 @@ import docker.errors
 import pytest
 
 from dataset.actions import PyAutoGuiAction
+from dataset.models import DocumentState, Task
 from sandboxes.base import SandboxError
 from sandboxes.desktop.docker import DockerDesktopHandle, DockerDesktopProvider
 from sandboxes.desktop.observations import linearize_tree
+from sandboxes.desktop.sandbox import ReopenFilesRestore, ReplayRestore
 from sandboxes.runs import RUN_LABEL, current_run
 from tests.sandboxes.desktop.helpers import (
     act,
@@ -238,3 +240,40 @@ async def test_a_cancelled_start_leaves_no_container(desktop_image: str) -> None
             assert not (current_run().directory() / name).exists()
     finally:
         engine.close()
+
+
+async def test_a_frozen_desktop_is_restored_in_new_containers(
+    provider: DockerDesktopProvider, tmp_path: Path
+) -> None:
+    (tmp_path / "report.docx").write_bytes(word_document("Status report"))
+    task = Task(
+        id="word-report",
+        domain="gui",
+        subdomain="word",
+        instruction="Add to the report and save it.",
+        initial_state=DocumentState(path="report.docx", open_at="/home/user/Desktop/report.docx"),
+    )
+    desktop = await provider.create(task, tmp_path)
+    assert desktop.document == PurePosixPath("/home/user/Desktop/report.docx")
+    paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Status report")
+    await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
+    await act(desktop, "HOTKEY", keys=["ctrl", "end"])
+    await act(desktop, "TYPING", text=" all green")
+    saved = await save_keeping_format(desktop, (tmp_path / "report.docx").read_bytes())
+    await act(desktop, "TYPING", text=" (unsaved)")
+    await wait_for_node(desktop, tag="paragraph", text_contains="(unsaved)")
+    first = _handle(desktop)
+    snapshot = await desktop.freeze()
+    assert first.status() == "removed"
+    assert snapshot.saved_document == saved
+
+    reopened = await snapshot.clone(method=ReopenFilesRestore())
+    async with reopened:
+        assert _handle(reopened).container.id != first.container.id
+        node = await wait_for_node(reopened, tag="paragraph", text_contains="all green")
+        assert "(unsaved)" not in node.text
+    replayed = await snapshot.clone(method=ReplayRestore(pause=0.5))
+    async with replayed:
+        node = await wait_for_node(replayed, tag="paragraph", text_contains="(unsaved)")
+        assert node.text.startswith("Status report all green")
+    await snapshot.destroy()
