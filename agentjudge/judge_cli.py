@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.endpoints import check_desktop_urls
 from agentjudge.paths import folder_error, require_dataset
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
@@ -290,8 +291,9 @@ def judge(
     desktop_url: Annotated[
         str | None,
         typer.Option(
+            callback=check_desktop_urls,
             help="Existing desktops (OSWorld VMs) by control-server URL, comma-separated "
-            "(the desktop kind's `osworld` backend)."
+            "(the desktop kind's `osworld` backend).",
         ),
     ] = None,
     seed_timeout: Annotated[

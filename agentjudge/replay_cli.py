@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.endpoints import check_desktop_urls
 from agentjudge.paths import folder_error, require_dataset
 from environments.backends import BackendChoice
 from replay.report import FidelityReport
@@ -101,8 +102,9 @@ def replay(
     desktop_url: Annotated[
         str | None,
         typer.Option(
+            callback=check_desktop_urls,
             help="Replay desktops on existing ones (OSWorld VMs) at these control-server URLs,"
-            " comma-separated (the desktop kind's `osworld` backend)."
+            " comma-separated (the desktop kind's `osworld` backend).",
         ),
     ] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,

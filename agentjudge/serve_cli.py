@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 from rich.console import Console
 
+from agentjudge.endpoints import check_desktop_urls
 from dataset.problems import DatasetError
 from dataset.store import check_dataset_folder, load_dataset
 
@@ -161,8 +162,9 @@ def serve(
     desktop_url: Annotated[
         str | None,
         typer.Option(
+            callback=check_desktop_urls,
             help="Serve desktops on existing ones (OSWorld VMs) at these control-server URLs, "
-            "comma-separated."
+            "comma-separated.",
         ),
     ] = None,
     writable: Annotated[
