@@ -80,7 +80,7 @@ perf-desktop: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_desktop
 
 images: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge sandboxes build-images
+	$(BIN)/agentjudge sandboxes build-images --desktop
 
 suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds

@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.endpoints import check_desktop_urls
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -347,6 +348,14 @@ def judge(
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
     dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            callback=check_desktop_urls,
+            help="Existing desktops (OSWorld VMs) by control-server URL, comma-separated "
+            "(the desktop kind's `osworld` backend).",
+        ),
+    ] = None,
     seed_timeout: Annotated[
         float | None,
         typer.Option(
@@ -470,6 +479,7 @@ def judge(
         replay_output=replay_output,
         backend=backend,
         dsn=dsn,
+        desktop_url=desktop_url,
         seed_timeout=seed_timeout,
         environments=supplied_environments(environment),
         jobs=jobs,

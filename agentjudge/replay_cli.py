@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
+from agentjudge.endpoints import check_desktop_urls
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -106,6 +107,14 @@ def replay(
         str | None,
         typer.Option(help="Use this Postgres server (external backend) instead of embedded."),
     ] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            callback=check_desktop_urls,
+            help="Replay desktops on existing ones (OSWorld VMs) at these control-server URLs,"
+            " comma-separated (the desktop kind's `osworld` backend).",
+        ),
+    ] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
     seed_timeout: Annotated[
         float | None,
@@ -146,9 +155,17 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
-    choice = BackendChoice.for_backend(
-        backend, dsn, seed_timeout=seed_timeout, environments=supplied_environments(environment)
-    )
+    try:
+        choice = BackendChoice.for_backend(
+            backend,
+            dsn,
+            seed_timeout=seed_timeout,
+            endpoints={"desktop": desktop_url or ""},
+            environments=supplied_environments(environment),
+        )
+    except ValueError as error:
+        console.print(f"error: --desktop-url: {error}", markup=False)
+        raise typer.Exit(2) from error
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     try:

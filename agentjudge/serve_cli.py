@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 from rich.console import Console
 
+from agentjudge.endpoints import check_desktop_urls
 from dataset.problems import DatasetError
 from dataset.store import check_dataset_folder, load_dataset
 
@@ -56,6 +57,7 @@ async def _environment(
     *,
     backend: Literal["local", "docker"],
     dsn: str | None,
+    desktop_url: str | None = None,
     writable: bool,
     verify: bool,
 ) -> AsyncIterator[Sandbox]:
@@ -70,7 +72,9 @@ async def _environment(
         raise _fail(f"{dataset_root}: no trajectory {trajectory_id!r} (or it failed validation)")
     await collect_all_leftovers(dsn)
     async with (
-        ProviderSet(BackendChoice.for_backend(backend, dsn)) as providers,
+        ProviderSet(
+            BackendChoice.for_backend(backend, dsn, endpoints={"desktop": desktop_url or ""})
+        ) as providers,
         FrozenReplays(dataset, providers, verify=verify) as replays,
     ):
         _log.print(f"replaying {trajectory_id} ...", markup=False)
@@ -99,6 +103,7 @@ async def _serve(
     *,
     backend: Literal["local", "docker"],
     dsn: str | None,
+    desktop_url: str | None = None,
     writable: bool,
     verify: bool,
 ) -> None:
@@ -118,6 +123,7 @@ async def _serve(
             kind,
             backend=backend,
             dsn=dsn,
+            desktop_url=desktop_url,
             writable=writable,
             verify=verify,
         ) as sandbox,
@@ -153,6 +159,14 @@ def serve(
     dsn: Annotated[
         str | None, typer.Option(help="Use this Postgres server instead of the embedded one.")
     ] = None,
+    desktop_url: Annotated[
+        str | None,
+        typer.Option(
+            callback=check_desktop_urls,
+            help="Serve desktops on existing ones (OSWorld VMs) at these control-server URLs, "
+            "comma-separated.",
+        ),
+    ] = None,
     writable: Annotated[
         bool,
         typer.Option(
@@ -182,6 +196,7 @@ def serve(
                 dataset,
                 backend=backend,
                 dsn=dsn,
+                desktop_url=desktop_url,
                 writable=writable,
                 verify=verify,
             )

@@ -129,6 +129,9 @@ class EvaluationOptions(BaseModel):
     """Sandbox backend for the replayed states."""
     dsn: str | None = None
     """An external Postgres server to replay into, instead of a throwaway one."""
+    desktop_url: str | None = None
+    """Existing desktops (OSWorld VMs) to replay on, by control-server URL, comma-separated
+    (the desktop kind's ``osworld`` backend); None: the backend's own desktops."""
     seed_timeout: PositiveFloat | None = None
     """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
     all its task's trajectories at once."""
@@ -326,12 +329,16 @@ async def evaluate_async(
     except DatasetNotFoundError as error:
         raise EvaluationError(str(error)) from error
     arms = _make_arms(_planned_arms(options), options.cache)
-    choice = BackendChoice.for_backend(
-        options.backend,
-        options.dsn,
-        seed_timeout=options.seed_timeout,
-        environments=options.environments,
-    )
+    try:
+        choice = BackendChoice.for_backend(
+            options.backend,
+            options.dsn,
+            seed_timeout=options.seed_timeout,
+            endpoints={"desktop": options.desktop_url or ""},
+            environments=options.environments,
+        )
+    except ValueError as error:
+        raise EvaluationError(f"desktop_url: {error}") from error
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"

@@ -35,6 +35,9 @@ class BackendChoice(BaseModel):
     dsn: str | None = None
     """The server that backends connecting to an existing one use (Postgres ``external``: a
     superuser or CREATEDB+CREATEROLE); its leftovers are collected too."""
+    endpoints: dict[str, str] = Field(default_factory=dict)
+    """Existing servers that a kind's connecting backend uses, by kind name (desktop: the
+    control servers' URLs of OSWorld VMs, comma-separated, for its ``osworld`` backend)."""
     seed_timeout: PositiveFloat | None = None
     """Seconds one task's initial state may take to prepare (a Postgres seed); a task whose
     preparation fails or runs over fails all its trajectories at once. None: each kind's default
@@ -72,15 +75,29 @@ class BackendChoice(BaseModel):
         dsn: str | None = None,
         *,
         seed_timeout: float | None = None,
+        endpoints: Mapping[str, str] | None = None,
         environments: Mapping[str, Path] | None = None,
     ) -> Self:
         """The command line's ``--backend`` (``local``: host resources; ``docker``: containers)
         and ``--dsn`` (an existing server), mapped by every kind to one of its backends, its
-        ``--seed-timeout`` and its ``--environment`` mappings."""
+        ``--seed-timeout`` and its ``--environment`` mappings. A kind given an endpoint
+        (``--desktop-url``) uses its connecting backend (``EnvironmentKind.endpoint_backend``)
+        instead; a kind without one is refused."""
+        kinds = {kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()}
+        given = {name: value for name, value in (endpoints or {}).items() if value}
+        for name in given:
+            try:
+                record = environment_kind(name)
+            except UnknownEnvironmentKindError as error:
+                raise ValueError(str(error)) from None
+            if record.endpoint_backend is None:
+                raise ValueError(f"the {name} kind has no backend that connects to an endpoint")
+            kinds[name] = record.endpoint_backend
         return cls(
-            kinds={kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()},
+            kinds=kinds,
             dsn=dsn,
             seed_timeout=seed_timeout,
+            endpoints=given,
             environments=dict(environments or {}),
         )
 

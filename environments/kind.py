@@ -84,6 +84,10 @@ class EnvironmentKind(ABC):
     backends: ClassVar[Mapping[str, ProviderFactory]]
     """Its backends by name, each with the factory of its provider; the first is the default."""
 
+    endpoint_backend: ClassVar[str | None] = None
+    """The backend a run selects by giving this kind an endpoint (``BackendChoice.endpoints``:
+    an existing server reached by URL), or None when the kind has no such backend."""
+
     # -- tasks and backends ----------------------------------------------------------------------
 
     def serves(self, task: Task) -> bool:

@@ -3,11 +3,11 @@
 Tasks of the ``gui`` domain (Word, Excel and PowerPoint tasks from OSWorld) start from a document
 (``DocumentState``) opened in LibreOffice on a desktop of their own, or from an empty desktop.
 
-Backends are the entries of ``DesktopKind.backends``: ``local`` (a bubblewrap box of host
-processes per desktop, ``sandboxes.desktop.local``) is built in; the container backends
-(``docker``, and ``osworld`` for an existing OSWorld VM reached by URL) are added by one entry
-each, with a factory returning a ``sandboxes.desktop.sandbox.DesktopProvider``. All of them are
-driven by the same ``DesktopClient``.
+Backends are the entries of ``DesktopKind.backends``, each a factory returning a
+``sandboxes.desktop.sandbox.DesktopProvider``: ``local`` (a bubblewrap box of host processes per
+desktop, ``sandboxes.desktop.local``), ``docker`` (a container of the desktop image per desktop,
+``sandboxes.desktop.docker``) and ``osworld`` (existing OSWorld VMs reached by URL,
+``sandboxes.desktop.osworld``). All of them are driven by the same ``DesktopClient``.
 
 Restoring an end state for each judge goes through the restore hook
 (``sandboxes.desktop.sandbox.RestoreMethod``): a fresh desktop with the recorded actions
@@ -68,6 +68,24 @@ async def _local(choice: BackendChoice) -> SandboxProvider:
     return LocalDesktopProvider()
 
 
+async def _docker(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.desktop.docker import DockerDesktopProvider
+    from sandboxes.desktop.image import ensure_desktop_image_async
+
+    return DockerDesktopProvider(await ensure_desktop_image_async())
+
+
+async def _osworld(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.desktop.osworld import OsworldDesktopProvider
+
+    urls = choice.endpoints.get("desktop")
+    if not urls:
+        raise SandboxError(
+            "the desktop kind's osworld backend needs the desktops' URLs (--desktop-url)"
+        )
+    return OsworldDesktopProvider(urls)
+
+
 async def _cgroups() -> list[str]:
     from sandboxes.desktop.local import collect_desktop_leftovers
 
@@ -91,9 +109,14 @@ class DesktopKind(EnvironmentKind):
     task left unserved is reported "not replayable" instead of failing every step. GUI replay
     sets this to ``GUI_TASKS``."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"document", "empty"})
-    backends: ClassVar[Mapping[str, ProviderFactory]] = {"local": _local}
-    """``local`` now; ``docker`` (then the default where the engine runs) and ``osworld`` are
-    added here by their own factories."""
+    backends: ClassVar[Mapping[str, ProviderFactory]] = {
+        "local": _local,
+        "docker": _docker,
+        "osworld": _osworld,
+    }
+    """``local`` (the default), ``docker`` (``--backend docker``: a container of the desktop
+    image per desktop) and ``osworld`` (``--desktop-url``: existing OSWorld VMs by URL)."""
+    endpoint_backend: ClassVar[str | None] = "osworld"
 
     def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
         """``docker`` when asked for and available, else ``local``."""
@@ -154,9 +177,13 @@ class DesktopKind(EnvironmentKind):
         yield []
 
     def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
-        """The memory cgroups of dead runs' desktops (their processes died with bubblewrap),
-        then the run directories holding the desktops' folders (last)."""
+        """Containers of dead runs (Docker), the memory cgroups of dead runs' local desktops
+        (their processes died with bubblewrap), then the run directories holding the desktops'
+        folders and socket folders (last)."""
+        from environments.leftovers import DOCKER_LEFTOVERS
+
         return (
+            DOCKER_LEFTOVERS,
             LeftoverSource("desktop cgroups", _cgroups, order=20),
             LeftoverSource("directories", _directories, order=900),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
 from agentjudge.cli import app
@@ -20,3 +21,15 @@ def test_gc_removes_a_dead_runs_directory_and_keeps_the_live_one() -> None:
     assert not dead.exists()
     assert f"removed directory {dead}" in result.output
     assert (live / "mine.txt").read_text() == "in use"
+
+
+@pytest.mark.docker
+def test_build_images_also_builds_the_desktop_image_when_asked() -> None:
+    from sandboxes.desktop.image import desktop_image_size, desktop_image_tag
+    from sandboxes.docker.images import sandbox_image_tag
+
+    result = CliRunner().invoke(app, ["sandboxes", "build-images", "--desktop"])
+    assert result.exit_code == 0, result.output
+    assert f"sandbox image: {sandbox_image_tag()}" in result.output
+    size = desktop_image_size(desktop_image_tag()) / 2**20
+    assert f"desktop image: {desktop_image_tag()} ({size:.0f} MiB)" in result.output

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 import pydantic
 import pytest
 
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import ProviderFactory
 from environments.registry import register_kind
 from sandboxes.base import SandboxError, SandboxProvider
 from sandboxes.filesystem.local import LocalFilesystemProvider
@@ -27,7 +31,7 @@ def test_every_kind_gets_a_backend() -> None:
         "postgres": "docker",
         "android": "auto",
         "browser": "local",
-        "desktop": "local",
+        "desktop": "docker",
     }
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
     assert external.kinds == {
@@ -98,3 +102,27 @@ async def test_a_failing_close_does_not_stop_the_others() -> None:
     with pytest.raises(SandboxError, match="cannot close"):
         await providers.aclose()
     assert notes.closed == [kept]
+
+
+def test_an_endpoint_selects_the_kind_connecting_backend() -> None:
+    class Remote(NotesKind):
+        name = "remote"
+        backends: ClassVar[Mapping[str, ProviderFactory]] = {
+            **NotesKind.backends,
+            "url": NotesKind.backends["local"],
+        }
+        endpoint_backend = "url"
+
+    register_kind(Remote())
+    register_kind(NotesKind())
+    choice = BackendChoice.for_backend("docker", endpoints={"remote": "http://vm:5000"})
+    assert choice.kinds["remote"] == "url"
+    assert choice.kinds["filesystem"] == "docker"
+    assert choice.endpoints == {"remote": "http://vm:5000"}
+    assert BackendChoice.model_validate_json(choice.model_dump_json()) == choice
+    # An empty endpoint is no endpoint; a kind without a connecting backend is refused.
+    assert BackendChoice.for_backend("local", endpoints={"remote": ""}).kinds["remote"] == "local"
+    with pytest.raises(ValueError, match="notes kind has no backend that connects"):
+        BackendChoice.for_backend("local", endpoints={"notes": "http://vm:5000"})
+    with pytest.raises(ValueError, match="no environment kind 'nowhere'"):
+        BackendChoice.for_backend("local", endpoints={"nowhere": "http://vm:5000"})

@@ -61,6 +61,11 @@ MAX_TEXT_CHARACTERS = 10_000
 _ALWAYS_WALKED = {"desktop frame", "application"}
 """Roles whose children are walked although these nodes never report ``showing``."""
 
+_OSWORLD_ROLE_NAMES = {"button": "push button"}
+"""Roles that newer AT-SPI (2.52 and later, as in Debian trixie's desktop image) names otherwise
+than the AT-SPI of OSWorld's Ubuntu image: given their older names, so that trees compare with
+recorded ones and match the same queries on every backend."""
+
 _lock = threading.Lock()
 _initialised = False
 
@@ -90,6 +95,7 @@ class _Walk:
             role = node.get_role_name() or "unknown"
         except Exception:  # the node vanished between listing and reading
             return None
+        role = _OSWORLD_ROLE_NAMES.get(role, role)
         element = ElementTree.Element(role.replace(" ", "-"))
         states = self._states(node, element)
         showing = "showing" in states or role in _ALWAYS_WALKED
@@ -192,6 +198,7 @@ class _Walk:
         role = (
             _safe(corner.get_role_name, "table cell") if corner else "table cell"
         ) or "table cell"
+        role = _OSWORLD_ROLE_NAMES.get(role, role)
         corner_name = _safe(corner.get_name, "") if corner else ""
         spreadsheet_names = (
             corner_name == f"{_column_letters(column_range.start)}{row_range.start + 1}"

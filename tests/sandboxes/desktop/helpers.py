@@ -19,8 +19,8 @@ from dataset.actions import Computer13Action
 from sandboxes.desktop.observations import TreeNode, find_nodes
 from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
 
-BACKENDS: list[Any] = ["local"]
-"""Fixture parameters: every desktop backend (container backends add theirs, marked)."""
+BACKENDS: list[Any] = ["local", pytest.param("docker", marks=pytest.mark.docker)]
+"""Fixture parameters: every desktop backend (container backends marked)."""
 
 
 @asynccontextmanager
@@ -28,6 +28,14 @@ async def desktop_provider(backend: str, **options: Any) -> AsyncIterator[Deskto
     """A provider of ``backend``; ``options`` go to its constructor."""
     from sandboxes.desktop.local import LocalDesktopProvider
 
+    if backend == "docker":
+        from sandboxes.desktop.docker import DockerDesktopProvider
+        from sandboxes.desktop.image import ensure_desktop_image_async
+
+        image = await ensure_desktop_image_async()
+        async with DockerDesktopProvider(image, **options) as docker_provider:
+            yield docker_provider
+        return
     if backend != "local":
         raise ValueError(f"no desktop backend {backend!r} in these tests")
     async with LocalDesktopProvider(**options) as provider:

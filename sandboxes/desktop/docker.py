@@ -1,0 +1,377 @@
+"""The ``docker`` desktop backend: one container of the desktop image per desktop.
+
+A desktop container runs the project's control server (``sandboxes.desktop.control_server``,
+bind-mounted read-only from the repository, so changing it needs no image rebuild) in its
+``session`` mode: Xvfb, a session D-Bus, the AT-SPI bus, openbox and LibreOffice, as the image's
+unprivileged ``user`` in ``/home/user``. The container has no network at all
+(``network_mode=none``): the control server listens on a Unix socket in a per-desktop host folder
+bind-mounted into the container, and the runtime's ``DesktopClient`` reaches it through that
+socket, so nothing listens on any address. The task's document is copied into the created
+container before it starts (the Engine's archive API) and opened by the session at start; the
+saved document is read back through the control server (``DesktopSandbox.read_document``).
+
+Limits: a memory cap (RAM and swap alike), a cap on processes, every capability dropped, no
+privilege gain, and an init process that reaps what LibreOffice leaves. Every container carries
+the run's labels (``sandboxes.docker.leftovers``), so ``agentjudge sandboxes gc`` removes those of
+a killed run; their socket folders sit in the run's scratch folder and go with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import shutil
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import docker
+import docker.errors
+from docker.models.containers import Container
+from docker.types import Mount
+
+from dataset.models import Task
+from sandboxes.base import SandboxError
+from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.image import (
+    BUILD_COMMAND,
+    HOME,
+    OFFICE_PROFILE,
+    RUNTIME_DIR,
+    UID,
+    desktop_image_tag,
+)
+from sandboxes.desktop.sandbox import (
+    DesktopHandle,
+    DesktopProvider,
+    DesktopSandbox,
+    DocumentFile,
+    RestoreMethod,
+    wait_for_window,
+)
+from sandboxes.docker.containers import remove_container
+from sandboxes.docker.leftovers import run_labels
+from sandboxes.runs import current_run
+
+CONTROL_SERVER_SOURCE = Path(__file__).resolve().parent / "control_server"
+"""The control server's folder in the repository, bind-mounted into every container."""
+
+MOUNT_ROOT = "/opt/agentjudge"
+"""Inside the container, the folder that holds ``control_server`` (on ``PYTHONPATH``)."""
+
+SOCKET_FOLDER = "/run/agentjudge"
+"""Inside the container, the bind-mounted folder that holds the control socket."""
+
+SOCKET_NAME = "control.sock"
+
+DISPLAY = ":0"
+"""The only display in a container."""
+
+SHARED_MEMORY_BYTES = 256 * 2**20
+"""Size of each container's ``/dev/shm`` (X shared-memory images, LibreOffice)."""
+
+PIDS_LIMIT = 1024
+"""Most processes and threads one desktop may hold at once."""
+
+CGROUP_MEMORY = Path("/sys/fs/cgroup/memory/docker")
+"""Where the engine (cgroup v1, cgroupfs driver) keeps each container's memory cgroup."""
+
+CGROUP_CPU = Path("/sys/fs/cgroup/cpuacct/docker")
+"""Where the engine (cgroup v1, cgroupfs driver) keeps each container's CPU accounting."""
+
+
+class DockerDesktopHandle(DesktopHandle):
+    """A container running one desktop, and its socket folder on the host."""
+
+    def __init__(
+        self, container: Container, socket_folder: Path, on_stop: Callable[[], None] | None = None
+    ) -> None:
+        self.container = container
+        self.socket_folder = socket_folder
+        self._on_stop = on_stop
+        self._peak: int | None = None
+        self._stopped = False
+
+    def peak_memory_bytes(self) -> int | None:
+        """The container's peak memory use (kept after it stopped)."""
+        if not self._stopped:
+            self._peak = _peak_memory(self.container) or self._peak
+        return self._peak
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the container's processes used so far (its cgroup's accounting), or None
+        where the engine's cgroups cannot be read from here."""
+        try:
+            usage = (CGROUP_CPU / str(self.container.id) / "cpuacct.usage").read_text()
+            return int(usage) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    def status(self) -> str:
+        """The container's state (``running``, ``exited``; ``removed`` once gone)."""
+        try:
+            self.container.reload()
+        except docker.errors.NotFound:
+            return "removed"
+        return str(self.container.status)
+
+    def logs(self, tail: int = 40) -> str:
+        """The last lines the container's session wrote (for error messages)."""
+        try:
+            raw = self.container.logs(tail=tail)
+        except docker.errors.DockerException as error:
+            return f"(no log: {error})"
+        return bytes(raw).decode(errors="replace").strip() or "(the session log is empty)"
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self.peak_memory_bytes()
+        self._stopped = True
+        try:
+            await asyncio.shield(asyncio.to_thread(remove_container, self.container))
+        finally:
+            await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
+            if self._on_stop is not None:
+                self._on_stop()
+
+
+class DockerDesktopProvider(DesktopProvider):
+    """Desktops as containers of the desktop image (see the module's docstring)."""
+
+    backend = "docker"
+
+    def __init__(
+        self,
+        image: str | None = None,
+        *,
+        restore_method: RestoreMethod | None = None,
+        **options: Any,
+    ) -> None:
+        """``image`` defaults to the current recipe's tag (build it first: ``make images``);
+        ``options`` are ``DesktopProvider``'s (screen, memory cap, ready timeout)."""
+        super().__init__(restore_method=restore_method, **options)
+        self.image = image or desktop_image_tag()
+        self._engine: docker.DockerClient | None = None
+        self._created: set[str] = set()
+        """Names of the containers this provider created, for a last sweep at ``aclose`` (a
+        start cancelled while its worker thread still creates the container leaves one no
+        sandbox holds)."""
+
+    @property
+    def engine(self) -> docker.DockerClient:
+        """The Engine client (made on first use)."""
+        if self._engine is None:
+            try:
+                self._engine = docker.from_env(timeout=300)
+            except docker.errors.DockerException as error:
+                raise SandboxError(f"the Docker engine is not reachable: {error}") from error
+        return self._engine
+
+    async def start_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        name = current_run().new_name("desktop")
+        socket_folder = current_run().directory() / name
+        self._created.add(name)
+        creating = asyncio.ensure_future(
+            asyncio.to_thread(self._start_container, name, socket_folder, document)
+        )
+        try:
+            handle = await asyncio.shield(creating)
+        except asyncio.CancelledError:  # the thread goes on: remove what it makes
+            with contextlib.suppress(Exception):
+                await (await creating).stop()
+            raise
+        target = PurePosixPath(HOME) / document.location if document else None
+        sandbox = DesktopSandbox(
+            name,
+            DesktopClient(socket_path=socket_folder / SOCKET_NAME),
+            handle,
+            self,
+            task=task,
+            task_dir=task_dir,
+            home=PurePosixPath(HOME),
+            document=target,
+        )
+        self.remember(sandbox)
+        try:
+            await self._wait_ready(sandbox, handle, document)
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
+
+    def _command(self, document: PurePosixPath | None) -> list[str]:
+        width, height = self.screen
+        return [
+            "python3", "-m", "control_server", "session",
+            "--socket", f"{SOCKET_FOLDER}/{SOCKET_NAME}",
+            "--profile", OFFICE_PROFILE,
+            "--display", DISPLAY,
+            "--size", f"{width}x{height}",
+            *(["--document", str(document)] if document else []),
+        ]  # fmt: skip
+
+    def _start_container(
+        self, name: str, socket_folder: Path, document: DocumentFile | None
+    ) -> DockerDesktopHandle:
+        socket_folder.mkdir(mode=0o700)
+        # The container's user creates the socket here; the folder sits in the run's private
+        # (0700) scratch folder, so nobody else on the host reaches it.
+        socket_folder.chmod(0o777)
+        target = PurePosixPath(HOME) / document.location if document else None
+        try:
+            container = self.engine.containers.create(
+                self.image,
+                command=self._command(target),
+                name=name,
+                user=f"{UID}:{UID}",
+                working_dir=HOME,
+                environment={
+                    "PYTHONPATH": MOUNT_ROOT,
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                    "XDG_RUNTIME_DIR": RUNTIME_DIR,
+                },
+                labels=run_labels("desktop"),
+                network_mode="none",
+                mounts=[
+                    Mount(
+                        f"{MOUNT_ROOT}/control_server",
+                        str(CONTROL_SERVER_SOURCE),
+                        type="bind",
+                        read_only=True,
+                    ),
+                    Mount(SOCKET_FOLDER, str(socket_folder), type="bind"),
+                ],
+                mem_limit=self.memory_bytes,
+                memswap_limit=self.memory_bytes,
+                shm_size=SHARED_MEMORY_BYTES,
+                pids_limit=PIDS_LIMIT,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                init=True,
+                detach=True,
+            )
+        except docker.errors.ImageNotFound as error:
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            raise SandboxError(
+                f"image {self.image} is missing (build it: {BUILD_COMMAND})"
+            ) from error
+        except docker.errors.DockerException as error:
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            raise SandboxError(f"cannot create desktop container {name}: {error}") from error
+        handle = DockerDesktopHandle(
+            container, socket_folder, on_stop=lambda: self._created.discard(name)
+        )
+        try:
+            if document is not None:
+                container.put_archive(HOME, _archive_of(document))
+            container.start()
+        except BaseException as error:
+            remove_container(container)
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"cannot start desktop container {name}: {error}") from error
+            raise
+        return handle
+
+    async def _wait_ready(
+        self, sandbox: DesktopSandbox, handle: DockerDesktopHandle, document: DocumentFile | None
+    ) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        while not await sandbox.client.is_up():
+            status = await asyncio.to_thread(handle.status)
+            if status not in ("created", "running"):
+                logs = await asyncio.to_thread(handle.logs)
+                raise SandboxError(
+                    f"desktop {sandbox.name} stopped while starting ({status}): {logs}"
+                )
+            if time.monotonic() > deadline:
+                logs = await asyncio.to_thread(handle.logs)
+                raise SandboxError(
+                    f"desktop {sandbox.name} did not answer within {self.ready_timeout:g} s: {logs}"
+                )
+            await asyncio.sleep(0.05)
+        if document is None:
+            return
+        remaining = max(1.0, deadline - time.monotonic())
+        try:
+            shown = await wait_for_window(sandbox.client, document.location.name, remaining)
+        except DesktopControlError as error:
+            raise SandboxError(f"desktop {sandbox.name}: {error}") from error
+        if not shown:
+            logs = await asyncio.to_thread(handle.logs)
+            raise SandboxError(
+                f"desktop {sandbox.name}: no window showed {document.location.name} within "
+                f"{self.ready_timeout:g} s: {logs}"
+            )
+
+    async def aclose(self) -> None:
+        try:
+            await super().aclose()
+        finally:
+            await asyncio.to_thread(self._sweep)
+            engine, self._engine = self._engine, None
+            if engine is not None:
+                engine.close()
+
+    def _sweep(self) -> None:
+        """Remove containers (and socket folders) of starts that never became sandboxes."""
+        names, self._created = self._created, set()
+        if self._engine is None:
+            return
+        for name in names:
+            try:
+                remove_container(self._engine.containers.get(name))
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.DockerException:
+                continue  # gc collects it by its run label
+            shutil.rmtree(current_run().directory() / name, ignore_errors=True)
+
+
+def _archive_of(document: DocumentFile) -> bytes:
+    """A tar of ``document`` (and the folders above it) for the home folder, owned by the
+    desktop's user."""
+    buffer = io.BytesIO()
+    now = int(time.time())
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        parents = list(reversed(document.location.parents))[1:]  # without "."
+        for folder in parents:
+            info = tarfile.TarInfo(str(folder))
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            info.uid = info.gid = UID
+            info.mtime = now
+            archive.addfile(info)
+        info = tarfile.TarInfo(str(document.location))
+        info.size = len(document.data)
+        info.mode = 0o644
+        info.uid = info.gid = UID
+        info.mtime = now
+        archive.addfile(info, io.BytesIO(document.data))
+    return buffer.getvalue()
+
+
+def _peak_memory(container: Container) -> int | None:
+    """The container's peak memory: its cgroup's file (v1) when readable, else the engine's
+    one-shot statistics."""
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        return int((CGROUP_MEMORY / str(container.id) / "memory.max_usage_in_bytes").read_text())
+    try:
+        stats = container.stats(stream=False, one_shot=True)
+    except docker.errors.DockerException:
+        return None
+    if not isinstance(stats, dict):
+        return None
+    memory = stats.get("memory_stats") or {}
+    peak = memory.get("max_usage") or memory.get("usage")
+    return int(peak) if peak else None

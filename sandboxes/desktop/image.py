@@ -1,0 +1,447 @@
+"""The desktop image: a LibreOffice desktop built locally from Debian packages, never pulled.
+
+``agentjudge/desktop:<recipe hash>`` serves every ``docker`` desktop. It is a Debian trixie
+minbase root filesystem (``debootstrap``, as the sandbox image in ``sandboxes.docker.images``),
+then ``apt-get install --no-install-recommends`` in the chroot (debootstrap's own resolver picks
+LibreOffice's GUI-less core against the GTK3 plugin and cannot choose among virtual packages),
+with what a desktop needs and nothing started by default: Xvfb, the openbox window manager, a
+session D-Bus, the AT-SPI bus and registry, LibreOffice Writer, Calc and Impress with the GTK3
+VCL plugin (their widgets reach the accessibility tree through ATK), metric-compatible fonts for
+Office documents, python3 with GObject introspection, pyatspi, Xlib, Pillow and lxml for the
+control server, and pyautogui (from PyPI, pure Python) for recorded agent code. The desktop's
+user is ``user`` (uid 1000) with its home in ``/home/user``, as on OSWorld's VM, so recorded
+paths stay valid. LibreOffice's profile (with the session's settings) is made at build time: a
+first start that creates it costs seconds.
+
+The session itself (which processes start, with which variables) is not baked in: the ``docker``
+backend starts it from the repository (``sandboxes.desktop.docker``), so changing it needs no
+rebuild. The build reuses the sandbox image's steps (root and debootstrap required; the minbase
+tarball, the downloaded packages and the packed root filesystem cached under
+``~/.cache/agentjudge``) and takes a few minutes once per machine: ``make images`` or
+``agentjudge sandboxes build-images --desktop``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from sandboxes.base import SandboxError
+from sandboxes.desktop.control_server.session import PROFILE_SETTINGS
+from sandboxes.desktop.desktop_python import PACKAGES as PACKAGES_FROM_PYPI
+from sandboxes.docker.images import (
+    SUITE,
+    _hash,
+    _image_exists,
+    _image_id,
+    _remove_build_directory,
+    _run,
+    cache_directory,
+    docker_client,
+    require_debootstrap,
+)
+from settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+BUILD_COMMAND = "make images (agentjudge sandboxes build-images --desktop)"
+"""How a person builds the desktop image; quoted by errors about a missing image."""
+
+REPOSITORY = "agentjudge/desktop"
+"""The image repository; the tag is the recipe hash."""
+
+IMAGE_LABEL = "agentjudge.image"
+"""Label naming what an image is (``desktop`` here)."""
+
+USER = "user"
+"""The desktop's unprivileged user, named as on OSWorld's VM."""
+UID = 1000
+HOME = f"/home/{USER}"
+RUNTIME_DIR = f"/run/user/{UID}"
+"""The user's runtime folder (``XDG_RUNTIME_DIR``: D-Bus and GTK keep sockets there)."""
+
+PACKAGES = (
+    # the screen, the window manager, the buses
+    "xvfb",
+    "openbox",
+    "dbus",
+    "dbus-x11",
+    "at-spi2-core",
+    # LibreOffice with the GTK3 plugin (the accessibility tree comes from ATK)
+    "libreoffice-writer",
+    "libreoffice-calc",
+    "libreoffice-impress",
+    "libreoffice-gtk3",
+    "libreoffice-core",
+    # fonts: DejaVu, the Liberation and Carlito/Caladea metric clones of Office fonts
+    "fonts-dejavu-core",
+    "fonts-liberation",
+    "fonts-crosextra-carlito",
+    "fonts-crosextra-caladea",
+    # what the control server and recorded pyautogui code use
+    "python3",
+    "python3-gi",
+    "gir1.2-atspi-2.0",
+    "gir1.2-gtk-3.0",
+    "python3-pyatspi",
+    "python3-xlib",
+    "python3-pil",
+    "python3-lxml",
+    "python3-tk",
+    "scrot",
+    "xdotool",
+    "wmctrl",
+    "x11-utils",
+    "procps",
+)
+"""Installed on minbase with apt: their dependencies, never their recommendations."""
+
+PYPI_PACKAGES = PACKAGES_FROM_PYPI
+"""pyautogui and its pure-Python dependencies, the versions local desktops use (Xlib and
+Pillow come from Debian)."""
+
+SITE_PACKAGES = "/usr/lib/python3/dist-packages"
+"""Where the PyPI packages go: on the path of every Debian python3."""
+
+_PREPARE = f"""set -eu
+useradd --create-home --uid {UID} --shell /bin/sh {USER}
+mkdir -p {HOME}/Desktop {HOME}/Documents
+chown -R {UID}:{UID} {HOME}
+install -d -m 700 -o {UID} -g {UID} {RUNTIME_DIR}
+dbus-uuidgen --ensure
+"""
+"""Runs in the chroot as root before the PyPI packages are added."""
+
+OFFICE_PROFILE = f"{HOME}/.office-profile"
+"""LibreOffice's profile, made at build time (a first start creating it costs seconds)."""
+
+OFFICE_VERSION = "25.2"
+"""Trixie's LibreOffice series, written into the profile so no what's-new bar shows."""
+
+_OFFICE_SETTINGS = PROFILE_SETTINGS.format(version=OFFICE_VERSION)
+
+_PROFILE = f"""set -eu
+mkdir -p {OFFICE_PROFILE}/user
+cat > {OFFICE_PROFILE}/user/registrymodifications.xcu <<'SETTINGS'
+{_OFFICE_SETTINGS}
+SETTINGS
+chown -R {UID}:{UID} {OFFICE_PROFILE}
+"""
+"""Runs in the chroot as root: the session's profile settings, before LibreOffice fills the rest
+in (``soffice --headless --terminate_after_init`` as the desktop's user)."""
+
+_FINISH = f"""set -eu
+python3 - <<'EOF'
+import compileall, sys
+sys.exit(0 if compileall.compile_dir("{SITE_PACKAGES}", quiet=1) else 1)
+EOF
+# Trimming: documentation, manuals and message catalogues (LibreOffice's UI stays English).
+rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* \\
+    /usr/share/help/* /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log \\
+    /tmp/* /var/tmp/*
+# Xvfb runs unprivileged: the folder of X sockets must exist already.
+install -d -m 1777 /tmp/.X11-unix
+"""
+"""Runs in the chroot as root at the end: bytecode for the added packages, then trimming."""
+
+_CHANGES = (
+    'CMD ["sleep", "infinity"]',
+    "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "ENV LANG=C.UTF-8",
+    f"ENV HOME={HOME}",
+    f"LABEL {IMAGE_LABEL}=desktop",
+)
+
+_RECIPE_VERSION = 2
+
+
+def recipe_hash() -> str:
+    """A short hash of everything that determines the image's content."""
+    return _hash(
+        _RECIPE_VERSION, SUITE, PACKAGES, PYPI_PACKAGES, _PREPARE, _PROFILE, _FINISH, _CHANGES
+    )
+
+
+def desktop_image_tag() -> str:
+    """The tag the current recipe builds: ``agentjudge/desktop:<recipe hash>``."""
+    return f"{REPOSITORY}:{recipe_hash()}"
+
+
+def _rootfs_path(recipe: str) -> Path:
+    return cache_directory() / f"desktop-rootfs-{recipe}.tar"
+
+
+@contextlib.contextmanager
+def _build_lock() -> Iterator[None]:
+    # Its own lock: a desktop build (minutes) must not hold up a sandbox image build.
+    with (cache_directory() / "desktop-build.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _download(mirror: str) -> Path:
+    """The tarball of a plain minbase root filesystem, downloaded once."""
+    tarball = cache_directory() / f"debootstrap-{SUITE}-minbase-plain.tgz"
+    if tarball.exists():
+        logger.info("using cached package tarball %s", tarball)
+        return tarball
+    logger.info("downloading Debian %s minbase from %s", SUITE, mirror)
+    scratch = Path(tempfile.mkdtemp(prefix="download-", dir=cache_directory()))
+    partial = scratch / "packages.tgz"
+    try:
+        _run(
+            "debootstrap --make-tarball (desktop)",
+            [
+                "debootstrap",
+                "--variant=minbase",
+                f"--make-tarball={partial}",
+                SUITE,
+                str(scratch / "target"),
+                mirror,
+            ],
+            timeout=1800,
+        )
+        partial.replace(tarball)
+    finally:
+        _remove_build_directory(scratch)
+    return tarball
+
+
+def _apt_install(root: Path) -> None:
+    """Install ``PACKAGES`` in the chroot with apt (its resolver handles the alternatives and
+    virtual packages debootstrap's cannot), without recommendations, no service started; the
+    downloaded packages are kept in the cache for the next build."""
+    debs = cache_directory() / f"desktop-debs-{_hash(SUITE, PACKAGES)}"
+    debs.mkdir(exist_ok=True)
+    archives = root / "var/cache/apt/archives"
+    resolver = root / "etc/resolv.conf"
+    resolver.unlink(missing_ok=True)  # never write through a link out of the chroot
+    shutil.copyfile("/etc/resolv.conf", resolver)
+    (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")
+    (root / "usr/sbin/policy-rc.d").chmod(0o755)
+    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
+    _run("mount debs (desktop)", ["mount", "--bind", str(debs), str(archives)], timeout=30)
+    try:
+        environment = ["env", "DEBIAN_FRONTEND=noninteractive", "LANG=C.UTF-8"]
+        _run(
+            "apt-get update (desktop)",
+            ["chroot", str(root), *environment, "apt-get", "update", "-qq"],
+            timeout=600,
+        )
+        _run(
+            "apt-get install (desktop)",
+            [
+                "chroot",
+                str(root),
+                *environment,
+                "apt-get",
+                "install",
+                "-y",
+                "-qq",
+                "--no-install-recommends",
+                "-o",
+                "APT::Keep-Downloaded-Packages=true",
+                *PACKAGES,
+            ],
+            timeout=3600,
+        )
+    finally:
+        for point in (archives, root / "proc"):
+            subprocess.run(
+                ["umount", "-l", str(point)], capture_output=True, timeout=60, check=False
+            )
+        (root / "usr/sbin/policy-rc.d").unlink(missing_ok=True)
+        resolver.unlink(missing_ok=True)
+
+
+def _add_pypi_packages(root: Path) -> None:
+    """pyautogui and its dependencies, installed by the host's pip into the image's path
+    (pure Python, so the host interpreter's version does not matter)."""
+    _run(
+        "pip install pyautogui (desktop)",
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "--target",
+            str(root / SITE_PACKAGES.lstrip("/")),
+            *PYPI_PACKAGES,
+        ],
+        timeout=600,
+    )
+
+
+def _make_profile(root: Path) -> None:
+    _run("profile settings (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PROFILE], timeout=60)
+    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
+    try:
+        _run(
+            "profile (desktop)",
+            [
+                "chroot",
+                f"--userspec={UID}:{UID}",
+                str(root),
+                "env",
+                f"HOME={HOME}",
+                "LANG=C.UTF-8",
+                "soffice",
+                "--headless",
+                "--norestore",
+                "--terminate_after_init",
+                f"-env:UserInstallation=file://{OFFICE_PROFILE}",
+            ],
+            timeout=300,
+        )
+    finally:
+        subprocess.run(
+            ["umount", "-l", str(root / "proc")], capture_output=True, timeout=60, check=False
+        )
+
+
+def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="build-desktop-", dir=cache_directory()))
+    root = scratch / "root"
+    try:
+        logger.info("installing the desktop root filesystem with debootstrap")
+        _run(
+            "debootstrap (desktop)",
+            [
+                "debootstrap",
+                "--variant=minbase",
+                f"--unpack-tarball={packages_tarball}",
+                SUITE,
+                str(root),
+                mirror,
+            ],
+            timeout=3600,
+        )
+        logger.info("installing the desktop packages with apt (a few minutes)")
+        _apt_install(root)
+        _run("prepare (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PREPARE], timeout=120)
+        _add_pypi_packages(root)
+        logger.info("creating the LibreOffice profile")
+        _make_profile(root)
+        _run("finish (desktop)", ["chroot", str(root), "/bin/sh", "-c", _FINISH], timeout=600)
+        logger.info("packing the desktop root filesystem")
+        partial = scratch / "rootfs.tar"
+        _run(
+            "pack (desktop)",
+            [
+                "tar",
+                "--create",
+                "--file",
+                str(partial),
+                "--numeric-owner",
+                "--directory",
+                str(root),
+                "--exclude=./proc/*",
+                "--exclude=./sys/*",
+                "--exclude=./dev/*",
+                ".",
+            ],
+            timeout=1800,
+        )
+        partial.replace(rootfs_tarball)
+    finally:
+        _remove_build_directory(scratch)
+
+
+def _import(client: docker.DockerClient, rootfs_tarball: Path, tag: str) -> None:
+    repository, _, version = tag.partition(":")
+    changes = [*_CHANGES, f"LABEL agentjudge.recipe={version}"]
+    logger.info("importing %s into Docker as %s", rootfs_tarball.name, tag)
+    try:
+        result = client.api.import_image_from_file(
+            str(rootfs_tarball), repository=repository, tag=version, changes=changes
+        )
+    except docker.errors.DockerException as error:
+        raise SandboxError(f"desktop image step 'docker import' failed: {error}") from error
+    if not _image_exists(client, tag):
+        raise SandboxError(f"desktop image step 'docker import' did not create {tag}: {result}")
+
+
+def _prune_other_recipes(client: docker.DockerClient, keep: str) -> list[str]:
+    """Remove desktop images of earlier recipes that no container uses (and their cached root
+    filesystems); return the removed tags."""
+    removed: list[str] = []
+    for image in client.images.list(name=REPOSITORY):
+        for tag in image.tags:
+            if tag == keep:
+                continue
+            try:
+                client.images.remove(tag)
+            except docker.errors.APIError:
+                continue  # a container still uses it
+            removed.append(tag)
+            _rootfs_path(tag.rsplit(":", 1)[-1]).unlink(missing_ok=True)
+            logger.info("removed the desktop image of an earlier recipe: %s", tag)
+    return removed
+
+
+def build_desktop_image(force: bool = False) -> str:
+    """Build the desktop image unless it exists (``force``: rebuild anyway); return its tag.
+
+    Needs root (debootstrap, chroot) and the Docker engine; a cached call costs one engine query.
+    """
+    tag = desktop_image_tag()
+    client = docker_client(timeout=900)
+    try:
+        if not force and _image_exists(client, tag):
+            return tag
+        with _build_lock():
+            if not force and _image_exists(client, tag):
+                return tag
+            started = time.monotonic()
+            mirror = get_settings().debian_mirror
+            rootfs = _rootfs_path(recipe_hash())
+            if force or not rootfs.exists():
+                require_debootstrap()
+                _build_rootfs(_download(mirror), mirror, rootfs)
+            else:
+                logger.info("using cached root filesystem %s", rootfs)
+            previous = _image_id(client, tag)
+            _import(client, rootfs, tag)
+            if previous is not None and previous != _image_id(client, tag):
+                with contextlib.suppress(docker.errors.APIError):
+                    client.images.remove(previous)
+            _prune_other_recipes(client, tag)
+            logger.info("built %s in %.0f s", tag, time.monotonic() - started)
+            return tag
+    finally:
+        client.close()
+
+
+def desktop_image_size(tag: str | None = None) -> int:
+    """The image's size in bytes, as the engine reports it."""
+    client = docker_client()
+    try:
+        return int(client.images.get(tag or desktop_image_tag()).attrs["Size"])
+    except docker.errors.ImageNotFound as error:
+        raise SandboxError(f"image {tag or desktop_image_tag()} is missing") from error
+    finally:
+        client.close()
+
+
+async def ensure_desktop_image_async() -> str:
+    """The desktop image's tag, building the image first (in a worker thread) when missing."""
+    return await asyncio.to_thread(build_desktop_image, False)

@@ -1,0 +1,41 @@
+"""The desktop kind's backends as a run chooses them: docker by --backend, osworld by URL."""
+
+from __future__ import annotations
+
+import pytest
+
+from environments.backends import BackendChoice, ProviderSet
+from environments.desktop.kind import KIND
+from sandboxes.base import SandboxError
+from sandboxes.desktop.docker import DockerDesktopProvider
+from sandboxes.desktop.osworld import OsworldDesktopProvider
+
+
+def test_docker_and_desktop_urls_select_the_backends() -> None:
+    assert BackendChoice.for_backend("docker").kinds["desktop"] == "docker"
+    assert BackendChoice.for_backend("local").kinds["desktop"] == "local"
+    remote = BackendChoice.for_backend("docker", endpoints={"desktop": "http://vm:5000"})
+    assert remote.kinds["desktop"] == "osworld"
+    assert remote.kinds["filesystem"] == "docker"
+    assert remote.endpoints == {"desktop": "http://vm:5000"}
+    assert any(source.name == "docker" for source in KIND.leftover_collectors(None))
+
+
+async def test_the_osworld_provider_gets_the_urls() -> None:
+    urls = "http://vm-a:5000, http://vm-b:5000/"
+    choice = BackendChoice.for_backend("local", endpoints={"desktop": urls})
+    async with ProviderSet(choice) as providers:
+        provider = await providers.get("desktop")
+        assert isinstance(provider, OsworldDesktopProvider)
+        assert provider.urls == ("http://vm-a:5000", "http://vm-b:5000")
+    with pytest.raises(SandboxError, match="--desktop-url"):
+        async with ProviderSet(BackendChoice(kinds={"desktop": "osworld"})) as providers:
+            await providers.get("desktop")
+
+
+@pytest.mark.docker
+async def test_the_docker_provider_uses_the_desktop_image(desktop_image: str) -> None:
+    async with ProviderSet(BackendChoice.for_backend("docker")) as providers:
+        provider = await providers.get("desktop")
+        assert isinstance(provider, DockerDesktopProvider)
+        assert provider.image == desktop_image

@@ -1,0 +1,84 @@
+"""The desktop image: built locally, tagged by its recipe, holding what desktops need."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import PurePosixPath
+
+import docker
+import pytest
+
+from sandboxes.desktop import image
+from sandboxes.desktop.docker import _archive_of
+from sandboxes.desktop.sandbox import DocumentFile
+
+
+def test_a_document_goes_into_the_home_folder_owned_by_the_desktop_user() -> None:
+    data = b"PK fake office file"
+    packed = _archive_of(DocumentFile(PurePosixPath("Desktop/q3/r.docx"), data))
+    with tarfile.open(fileobj=io.BytesIO(packed)) as archive:
+        members = {member.name: member for member in archive.getmembers()}
+        assert list(members) == ["Desktop", "Desktop/q3", "Desktop/q3/r.docx"]
+        assert all(member.uid == member.gid == image.UID for member in members.values())
+        assert members["Desktop/q3"].isdir()
+        extracted = archive.extractfile(members["Desktop/q3/r.docx"])
+        assert extracted is not None
+        assert extracted.read() == data
+
+
+def test_the_recipe_hash_follows_the_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = image.recipe_hash()
+    assert image.desktop_image_tag() == f"{image.REPOSITORY}:{before}"
+    monkeypatch.setattr(image, "PACKAGES", (*image.PACKAGES, "gnumeric"))
+    assert image.recipe_hash() != before
+
+
+def _run(tag: str, script: str) -> str:
+    done = subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--user",
+            "1000:1000",
+            tag,
+            "sh",
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.docker
+def test_the_image_is_labelled_and_holds_the_desktop(desktop_image: str) -> None:
+    assert desktop_image == image.desktop_image_tag()
+    engine = docker.from_env()
+    try:
+        labels = engine.images.get(desktop_image).labels
+    finally:
+        engine.close()
+    assert labels[image.IMAGE_LABEL] == "desktop"
+    assert labels["agentjudge.recipe"] == image.recipe_hash()
+    assert image.desktop_image_size(desktop_image) < 1.5 * 2**30
+    lines = _run(
+        desktop_image,
+        "id -un; echo $HOME; soffice --version; "
+        "python3 -c 'import gi, pyatspi, Xlib, PIL, lxml, tkinter, importlib.util as u;"
+        ' print(all(u.find_spec(m) for m in ("pyautogui", "pymsgbox", "pyscreeze")))\'; '
+        "ls /usr/lib/libreoffice/program | grep -c vclplug_gtk3; "
+        f"grep -c ShowTipOfTheDay {image.OFFICE_PROFILE}/user/registrymodifications.xcu; "
+        "for p in Xvfb openbox dbus-daemon wmctrl xdotool; do command -v $p; done | wc -l",
+    ).split()
+    assert lines[0:2] == [image.USER, image.HOME]
+    assert (lines[2], lines[3][:3]) == ("LibreOffice", "25.")
+    assert lines[-4:] == ["True", "1", "1", "5"]

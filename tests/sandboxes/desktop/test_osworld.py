@@ -1,0 +1,152 @@
+"""The ``osworld`` desktop backend, against the project's control server over HTTP.
+
+The test's "OSWorld VM" is a container of the desktop image whose control server listens on TCP,
+published on 127.0.0.1 only: the backend reaches it by URL, as it would an OSWorld VM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import PurePosixPath
+from typing import Any
+
+import docker
+import pytest
+from docker.types import Mount
+
+from sandboxes.base import SandboxError
+from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.docker import CONTROL_SERVER_SOURCE, MOUNT_ROOT
+from sandboxes.desktop.osworld import OsworldDesktopProvider, parse_urls
+from sandboxes.docker.containers import remove_container
+from sandboxes.docker.leftovers import run_labels
+from sandboxes.runs import current_run
+from tests.sandboxes.desktop.helpers import (
+    act,
+    save_keeping_format,
+    start,
+    wait_for_node,
+    word_document,
+    word_paragraphs,
+)
+
+SERVER_COMMAND = [
+    *("python3", "-m", "control_server", "session", "--host", "0.0.0.0", "--port", "5000"),
+    *("--display", ":0", "--profile", "/home/user/.office-profile"),
+]
+"""The control server on TCP inside the container (published on 127.0.0.1 only)."""
+
+
+@pytest.fixture
+def remote_desktop(desktop_image: str) -> Iterator[str]:
+    """A desktop whose control server answers over TCP on 127.0.0.1; its URL."""
+    engine = docker.from_env()
+    ports: dict[str, Any] = {"5000/tcp": ("127.0.0.1", None)}  # any free port, loopback only
+    container = engine.containers.run(
+        desktop_image,
+        command=SERVER_COMMAND,
+        name=current_run().new_name("osworldvm"),
+        user="1000:1000",
+        working_dir="/home/user",
+        environment={"PYTHONPATH": MOUNT_ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
+        labels=run_labels("desktop"),
+        mounts=[
+            Mount(
+                f"{MOUNT_ROOT}/control_server",
+                str(CONTROL_SERVER_SOURCE),
+                type="bind",
+                read_only=True,
+            )
+        ],
+        ports=ports,
+        mem_limit=2 * 2**30,
+        detach=True,
+    )
+    try:
+        container.reload()
+        port = container.attrs["NetworkSettings"]["Ports"]["5000/tcp"][0]["HostPort"]
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        remove_container(container)
+        engine.close()
+
+
+@pytest.fixture
+async def provider(remote_desktop: str) -> AsyncIterator[OsworldDesktopProvider]:
+    made = OsworldDesktopProvider(remote_desktop, ready_timeout=90)
+    try:
+        yield made
+    finally:
+        await made.aclose()
+
+
+@pytest.mark.docker
+@pytest.mark.desktop
+async def test_a_document_is_uploaded_opened_edited_saved_and_cleaned_up(
+    provider: OsworldDesktopProvider, remote_desktop: str
+) -> None:
+    data = word_document("Survey over HTTP", "Nine buoys counted")
+    desktop = await start(provider, "survey.docx", data)
+    assert desktop.document == PurePosixPath("/home/user/Documents/survey.docx")
+    assert provider.leased == {remote_desktop}
+    paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Nine buoys")
+    await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
+    await act(desktop, "HOTKEY", keys=["ctrl", "end"])
+    await act(desktop, "TYPING", text=", all lit")
+    await wait_for_node(desktop, tag="paragraph", text_contains="all lit")
+    saved = await save_keeping_format(desktop, data)
+    assert word_paragraphs(saved) == ["Survey over HTTP", "Nine buoys counted, all lit"]
+
+    await desktop.destroy()
+    assert provider.leased == frozenset()
+    async with DesktopClient(remote_desktop) as client:
+        deadline = time.monotonic() + 20
+        while any("survey" in title for _, title in await client.windows() or []):
+            assert time.monotonic() < deadline, "LibreOffice stayed open after release"
+            await asyncio.sleep(0.3)
+        with pytest.raises(DesktopControlError, match="404"):
+            await client.download_file("/home/user/Documents/survey.docx")
+
+
+@pytest.mark.docker
+@pytest.mark.desktop
+async def test_one_sandbox_per_desktop_at_a_time(
+    provider: OsworldDesktopProvider, remote_desktop: str
+) -> None:
+    first = await provider.start_desktop(None)
+    waiting = asyncio.create_task(provider.start_desktop(None))
+    await asyncio.sleep(1.0)
+    assert not waiting.done()  # the only desktop is leased
+    await first.destroy()
+    second = await asyncio.wait_for(waiting, 30)
+    assert provider.leased == {remote_desktop}
+    await second.destroy()
+    assert provider.leased == frozenset()
+
+
+async def test_unreachable_desktop_is_a_clear_error_and_is_handed_back() -> None:
+    provider = OsworldDesktopProvider("http://127.0.0.1:9", ready_timeout=0.5)
+    with pytest.raises(SandboxError, match=r"http://127\.0\.0\.1:9 did not answer"):
+        await provider.start_desktop(None)
+    assert provider.leased == frozenset()
+    await provider.aclose()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ftp://vm:5000", "not the http"),
+        ("vm:5000", "not the http"),
+        ("http://a:5000, http://a:5000/", "given twice"),
+        (" , ", "at least one"),
+    ],
+)
+def test_bad_urls_are_refused(text: str, message: str) -> None:
+    with pytest.raises(SandboxError, match=message):
+        parse_urls(text)
+
+
+def test_urls_are_split_and_normalised() -> None:
+    assert parse_urls("http://a:5000/, https://b") == ("http://a:5000", "https://b")
