@@ -17,6 +17,7 @@ inside it. Non-default axes become the run's ``variant`` so they never share a k
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,6 +59,9 @@ class GridFile(BaseModel):
     observations: list[str] = Field(default_factory=lambda: ["last"], min_length=1)
     """Observation modality: which screenshots go into the prompt (``last``, ``all``, ``none``
     or a count)."""
+    trees: list[str] = Field(default_factory=lambda: ["all"], min_length=1)
+    """Which recorded accessibility trees go into the prompt (``all``, ``last``, ``none`` or a
+    count); with ``observations`` it gives screenshots, trees or both."""
     runs: PositiveInt = 1
     """Independent repetitions of every configuration."""
     limits: JudgeLimits | None = None
@@ -101,11 +105,12 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
     efforts = grid.reasoning_efforts if "reasoning_efforts" in given else [None]
     budgets = grid.thinking_budgets if "thinking_budgets" in given else [None]
     observations = grid.observations if "observations" in given else [base.screenshots]
+    tree_policies = grid.trees if "trees" in given else [base.trees]
     arms: list[tuple[str, GridSpec]] = []
     for model in grid.models or models:
         for effort in efforts:
             for budget in budgets:
-                for observation in observations:
+                for observation, trees in product(observations, tree_policies):
                     generate = base.generate.model_copy(
                         update={
                             "reasoning_effort": effort or base.generate.reasoning_effort,
@@ -124,6 +129,7 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
                                     "judge_access": access,
                                     "generate": generate,
                                     "screenshots": observation,
+                                    "trees": trees,
                                 }
                             ),
                         )

@@ -122,6 +122,8 @@ class GridSpec(BaseModel):
     """Model call settings."""
     screenshots: str = "last"
     """Screenshots in the prompt."""
+    trees: str = "all"
+    """Recorded accessibility trees in the prompt (``all``, ``last``, ``none`` or a count)."""
     judge_access: JudgeAccess = "writable"
     """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
     included; the frozen state and other judges never see them). ``read-only``: judges share the
@@ -138,6 +140,8 @@ class GridSpec(BaseModel):
             parts.append(f"thinking={self.generate.thinking_budget}")
         if self.screenshots != "last":
             parts.append(f"screenshots={self.screenshots}")
+        if self.trees != "all":
+            parts.append(f"trees={self.trees}")
         if self.judge_access != "writable":
             parts.append(f"access={self.judge_access}")
         return " ".join(parts)
@@ -303,6 +307,7 @@ class _Grid:
             limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
             generate=arm.grid.generate,
             screenshots=arm.grid.screenshots,
+            trees=arm.grid.trees,
             notes_template=environment_notes(planned.task),
         )
         log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
