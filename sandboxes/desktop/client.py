@@ -1,0 +1,266 @@
+"""An async client of OSWorld's control protocol: one client for every desktop backend.
+
+Speaks to the project's own control server (``sandboxes.desktop.control_server``) over a Unix
+socket (``local`` desktops) or TCP (``docker`` desktops, published on 127.0.0.1), and to an
+OSWorld VM's server by URL (``osworld``). Every failure raises ``DesktopControlError`` naming the
+endpoint and the server's reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Self
+
+import httpx2
+from pydantic import BaseModel, ConfigDict
+
+from sandboxes.base import SandboxError
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one request may take unless the call names another limit."""
+
+
+class DesktopControlError(SandboxError):
+    """The control server refused a request, failed it, or could not be reached."""
+
+
+class CommandResult(BaseModel):
+    """What ``/execute``, ``/run_python`` and ``/run_bash_script`` answer."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    status: str = "success"
+    """``success`` when the command ran (whatever its exit code), ``error`` otherwise."""
+    output: str = ""
+    """Its standard output."""
+    error: str = ""
+    """Its standard error (and the server's reason when it could not run it)."""
+    returncode: int | None = None
+    """Its exit code (negative: killed by that signal); None when the server gave none."""
+
+    @property
+    def ok(self) -> bool:
+        """The command ran and exited with 0."""
+        return self.status == "success" and self.returncode in (0, None)
+
+
+class DesktopClient:
+    """A connection to one desktop's control server.
+
+    ``base_url`` is the server's URL (``http://127.0.0.1:5000``); ``socket_path`` makes the
+    client reach it through a Unix socket instead (the URL's host is then ignored).
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:5000",
+        *,
+        socket_path: Path | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/") if socket_path is None else "http://desktop"
+        self.socket_path = socket_path
+        transport = httpx2.AsyncHTTPTransport(uds=str(socket_path) if socket_path else None)
+        self._client = httpx2.AsyncClient(
+            base_url=self.base_url, transport=transport, timeout=timeout, trust_env=False
+        )
+
+    def __repr__(self) -> str:
+        where = self.socket_path or self.base_url
+        return f"DesktopClient({where})"
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- plumbing --------------------------------------------------------------------------------
+
+    async def _request(
+        self, method: str, endpoint: str, *, timeout: float | None = None, **options: Any
+    ) -> httpx2.Response:
+        if timeout is not None:
+            options["timeout"] = timeout
+        try:
+            response = await self._client.request(method, endpoint, **options)
+        except httpx2.HTTPError as error:
+            raise DesktopControlError(
+                f"desktop {self!r}: {method} {endpoint} failed: {type(error).__name__}: {error}"
+            ) from error
+        if response.status_code >= 400:
+            raise DesktopControlError(
+                f"desktop {self!r}: {method} {endpoint} answered {response.status_code}: "
+                f"{_reason(response)}"
+            )
+        return response
+
+    async def _json(self, method: str, endpoint: str, **options: Any) -> Any:
+        response = await self._request(method, endpoint, **options)
+        try:
+            return response.json()
+        except ValueError:
+            raise DesktopControlError(
+                f"desktop {self!r}: {endpoint} answered something that is not JSON: "
+                f"{response.text[:200]!r}"
+            ) from None
+
+    # -- readiness -------------------------------------------------------------------------------
+
+    async def is_up(self) -> bool:
+        """Whether the server answers at all (``/screen_size``, which every version has)."""
+        try:
+            await self._request("POST", "/screen_size", timeout=2.0)
+        except DesktopControlError:
+            return False
+        return True
+
+    async def wait_until_up(self, timeout: float) -> None:
+        """Poll until the server answers; ``DesktopControlError`` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while not await self.is_up():
+            if time.monotonic() > deadline:
+                raise DesktopControlError(f"desktop {self!r} did not answer within {timeout:g} s")
+            await asyncio.sleep(0.05)
+
+    # -- observations ----------------------------------------------------------------------------
+
+    async def screenshot(self) -> bytes:
+        """The screen as PNG bytes."""
+        response = await self._request("GET", "/screenshot")
+        if not response.content.startswith(b"\x89PNG"):
+            raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer a PNG")
+        return response.content
+
+    async def accessibility_tree(self) -> str:
+        """The accessibility tree as OSWorld's XML."""
+        data = await self._json("GET", "/accessibility")
+        if not isinstance(data, dict) or not isinstance(data.get("AT"), str):
+            raise DesktopControlError(f"desktop {self!r}: /accessibility answered no 'AT' text")
+        return str(data["AT"])
+
+    async def screen_size(self) -> tuple[int, int]:
+        """The screen's width and height in pixels."""
+        data = await self._json("POST", "/screen_size")
+        return int(data["width"]), int(data["height"])
+
+    async def cursor_position(self) -> tuple[int, int]:
+        """Where the pointer is."""
+        data = await self._json("GET", "/cursor_position")
+        if isinstance(data, dict):
+            return int(data["x"]), int(data["y"])
+        return int(data[0]), int(data[1])
+
+    async def windows(self) -> list[tuple[int, str]] | None:
+        """The managed windows and their titles; None from servers without ``/windows``
+        (OSWorld's)."""
+        try:
+            data = await self._json("GET", "/windows")
+        except DesktopControlError as error:
+            if "answered 404" in str(error):
+                return None
+            raise
+        return [(int(item["id"]), str(item["title"])) for item in data]
+
+    # -- commands --------------------------------------------------------------------------------
+
+    async def execute(
+        self, command: str | list[str], *, shell: bool = False, timeout: float = 120.0
+    ) -> CommandResult:
+        """Run a command inside the desktop and wait for it."""
+        data = await self._json(
+            "POST",
+            "/execute",
+            json={"command": command, "shell": shell, "timeout": timeout},
+            timeout=timeout + 10,
+        )
+        return CommandResult.model_validate(data)
+
+    async def run_python(self, code: str, *, timeout: float = 120.0) -> CommandResult:
+        """Run Python source inside the desktop (its interpreter, not the runtime's)."""
+        data = await self._json(
+            "POST", "/run_python", json={"code": code, "timeout": timeout}, timeout=timeout + 10
+        )
+        return CommandResult(
+            status=str(data.get("status", "error")),
+            output=str(data.get("output") or ""),
+            error=str(data.get("error") or data.get("message") or ""),
+            returncode=data.get("return_code", data.get("returncode")),
+        )
+
+    async def run_bash_script(
+        self, script: str, *, timeout: float = 100.0, working_dir: str | None = None
+    ) -> CommandResult:
+        """Run a bash script inside the desktop."""
+        data = await self._json(
+            "POST",
+            "/run_bash_script",
+            json={"script": script, "timeout": timeout, "working_dir": working_dir},
+            timeout=timeout + 10,
+        )
+        return CommandResult.model_validate(data)
+
+    async def launch(self, command: str | list[str], *, shell: bool = False) -> None:
+        """Start a program inside the desktop without waiting for it."""
+        await self._request("POST", "/setup/launch", json={"command": command, "shell": shell})
+
+    # -- files and windows -----------------------------------------------------------------------
+
+    async def download_file(self, path: str) -> bytes:
+        """The bytes of a file inside the desktop."""
+        response = await self._request("POST", "/file", data={"file_path": path})
+        return response.content
+
+    async def upload_file(self, path: str, data: bytes) -> None:
+        """Write ``data`` to ``path`` inside the desktop (folders are created)."""
+        await self._request(
+            "POST",
+            "/setup/upload",
+            data={"file_path": path},
+            files={"file_data": (Path(path).name, data)},
+        )
+
+    async def open_file(self, path: str, *, timeout: float = 60.0) -> None:
+        """Open a file inside the desktop and wait for its window."""
+        await self._request(
+            "POST",
+            "/setup/open_file",
+            json={"path": path, "timeout": timeout},
+            timeout=timeout + 10,
+        )
+
+    async def activate_window(
+        self, window_name: str, *, strict: bool = False, by_class: bool = False
+    ) -> None:
+        """Raise and focus the window whose title (or class) holds ``window_name``."""
+        await self._request(
+            "POST",
+            "/setup/activate_window",
+            json={"window_name": window_name, "strict": strict, "by_class": by_class},
+        )
+
+    async def close_window(
+        self, window_name: str, *, strict: bool = False, by_class: bool = False
+    ) -> None:
+        """Close the window whose title (or class) holds ``window_name``."""
+        await self._request(
+            "POST",
+            "/setup/close_window",
+            json={"window_name": window_name, "strict": strict, "by_class": by_class},
+        )
+
+
+def _reason(response: httpx2.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:300]
+    if isinstance(data, dict):
+        return str(data.get("message") or data.get("error") or data)[:300]
+    return str(data)[:300]

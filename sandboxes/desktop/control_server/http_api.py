@@ -1,0 +1,374 @@
+"""The HTTP endpoints of OSWorld's control protocol, on a TCP port or a Unix socket.
+
+Answers follow OSWorld's server: ``GET /screenshot`` (PNG), ``GET /accessibility``
+(``{"AT": xml}``), ``POST /execute`` and ``/setup/execute`` (``{command, shell, timeout}`` ->
+``{status, output, error, returncode}``), ``POST /run_python`` (``{code}``), ``POST
+/run_bash_script`` (``{script, timeout, working_dir}``), ``/screen_size``, ``/cursor_position``,
+``POST /file`` (form ``file_path`` -> the file's bytes), ``POST /setup/upload`` (multipart
+``file_path`` + ``file_data``), ``/setup/open_file``, ``/setup/launch``,
+``/setup/activate_window``, ``/setup/close_window`` and ``GET /platform``. Two additions of this
+server: ``GET /health`` and ``GET /windows`` (the managed windows and their titles).
+"""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import json
+import os
+import shlex
+import signal
+import socketserver
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .screen import Screen
+
+MAX_BODY_BYTES = 512 * 2**20
+"""Largest request body accepted (an uploaded document)."""
+
+DEFAULT_COMMAND_TIMEOUT = 120.0
+"""Seconds a command sent to ``/execute`` may run unless the request names another limit."""
+
+OPEN_FILE_TIMEOUT = 60.0
+"""Seconds ``/setup/open_file`` waits for a window showing the opened file."""
+
+OFFICE_SUFFIXES = frozenset(
+    {
+        ".doc",
+        ".docx",
+        ".odt",
+        ".rtf",
+        ".txt",
+        ".xls",
+        ".xlsx",
+        ".ods",
+        ".csv",
+        ".ppt",
+        ".pptx",
+        ".odp",
+    }
+)
+"""Files ``/setup/open_file`` hands to LibreOffice (others go to ``xdg-open``)."""
+
+
+class HttpError(Exception):
+    """A request the server refuses, with the status to answer."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ServerState:
+    """What every request handler shares: the screen and how to open office files."""
+
+    def __init__(self, screen: Screen, office_command: Sequence[str]) -> None:
+        self.screen = screen
+        self.office_command = list(office_command)
+        """The command (before the file) that opens a document in this desktop's LibreOffice."""
+
+
+def _run(
+    command: str | list[str], shell: bool, timeout: float, cwd: str | None = None
+) -> dict[str, Any]:
+    if isinstance(command, str) and not shell:
+        command = shlex.split(command)
+    process = subprocess.Popen(
+        command,
+        shell=shell,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, error = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, error = process.communicate()
+        error += f"\ntimed out after {timeout:g} s"
+        return {"status": "error", "output": output, "error": error, "returncode": -9}
+    return {"status": "success", "output": output, "error": error, "returncode": process.returncode}
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One request; the routes are the ``_get_*`` and ``_post_*`` methods."""
+
+    server_version = "agentjudge-desktop/1"
+    state: ServerState
+
+    # -- plumbing --------------------------------------------------------------------------------
+
+    def log_message(self, format: str, *args: Any) -> None:
+        sys.stderr.write(f"control server: {format % args}\n")
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass  # one line per request would drown the session's log
+
+    def do_GET(self) -> None:
+        self._dispatch("get")
+
+    def do_POST(self) -> None:
+        self._dispatch("post")
+
+    def _dispatch(self, method: str) -> None:
+        path = urllib.parse.urlsplit(self.path).path.rstrip("/") or "/"
+        route = getattr(self, f"_{method}_{path.strip('/').replace('/', '__')}", None)
+        if route is None and method == "get":
+            route = getattr(self, f"_post_{path.strip('/').replace('/', '__')}", None)
+            route = route if getattr(route, "any_method", False) else None
+        try:
+            if route is None:
+                raise HttpError(HTTPStatus.NOT_FOUND, f"no endpoint {method.upper()} {path}")
+            route()
+        except HttpError as error:
+            self._json({"status": "error", "message": str(error)}, error.status)
+        except Exception as error:  # the client gets the reason; the server keeps serving
+            self._json({"status": "error", "message": f"{type(error).__name__}: {error}"},
+                       HTTPStatus.INTERNAL_SERVER_ERROR)  # fmt: skip
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            raise HttpError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY_BYTES} bytes"
+            )
+        return self.rfile.read(length) if length else b""
+
+    def _form(self) -> dict[str, Any]:
+        """The request's fields: JSON, urlencoded or multipart (file parts as bytes)."""
+        body = self._body()
+        kind = self.headers.get("Content-Type") or ""
+        if kind.startswith("multipart/form-data"):
+            message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+                f"Content-Type: {kind}\r\n\r\n".encode() + body
+            )
+            fields: dict[str, Any] = {}
+            for part in message.iter_parts():
+                name = part.get_param("name", header="content-disposition")
+                payload = part.get_payload(decode=True)
+                data = payload if isinstance(payload, bytes) else b""
+                fields[str(name)] = data if part.get_filename() else data.decode()
+            return fields
+        if kind.startswith("application/x-www-form-urlencoded") and not body.startswith(b"{"):
+            return {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
+        if not body:
+            return {}
+        try:
+            data = json.loads(body)
+        except ValueError as error:
+            raise HttpError(HTTPStatus.BAD_REQUEST, f"the body is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise HttpError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
+        return data
+
+    def _send(self, status: HTTPStatus, kind: str, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _json(self, value: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
+        self._send(status, "application/json", json.dumps(value).encode())
+
+    def _text(self, value: str) -> None:
+        self._send(HTTPStatus.OK, "text/plain; charset=utf-8", value.encode())
+
+    @staticmethod
+    def _field(form: dict[str, Any], name: str) -> Any:
+        if name not in form or form[name] in (None, ""):
+            raise HttpError(HTTPStatus.BAD_REQUEST, f"missing field {name!r}")
+        return form[name]
+
+    # -- observations ----------------------------------------------------------------------------
+
+    def _get_health(self) -> None:
+        self._json({"status": "ok"})
+
+    def _get_platform(self) -> None:
+        self._text("Linux")
+
+    def _get_screenshot(self) -> None:
+        self._send(HTTPStatus.OK, "image/png", self.state.screen.screenshot_png())
+
+    def _get_accessibility(self) -> None:
+        from .accessibility import accessibility_tree_xml
+
+        self._json({"AT": accessibility_tree_xml(self.state.screen.size())})
+
+    def _post_screen_size(self) -> None:
+        width, height = self.state.screen.size()
+        self._json({"width": width, "height": height})
+
+    _post_screen_size.any_method = True  # type: ignore[attr-defined]
+
+    def _post_cursor_position(self) -> None:
+        self._json(list(self.state.screen.cursor_position()))
+
+    _post_cursor_position.any_method = True  # type: ignore[attr-defined]
+
+    def _get_windows(self) -> None:
+        self._json(
+            [{"id": wid, "title": title} for wid, title in self.state.screen.window_titles()]
+        )
+
+    # -- commands --------------------------------------------------------------------------------
+
+    def _post_execute(self) -> None:
+        form = self._form()
+        command = self._field(form, "command")
+        if not isinstance(command, str | list):
+            raise HttpError(HTTPStatus.BAD_REQUEST, "'command' must be a string or a list")
+        timeout = float(form.get("timeout") or DEFAULT_COMMAND_TIMEOUT)
+        self._json(_run(command, bool(form.get("shell", False)), timeout))
+
+    _post_setup__execute = _post_execute
+
+    def _post_run_python(self) -> None:
+        form = self._form()
+        code = self._field(form, "code")
+        timeout = float(form.get("timeout") or DEFAULT_COMMAND_TIMEOUT)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+            handle.write(str(code))
+        try:
+            result = _run([sys.executable, handle.name], False, timeout)
+        finally:
+            os.unlink(handle.name)
+        ok = result["returncode"] == 0
+        self._json(
+            {
+                "status": "success" if ok else "error",
+                "message": "" if ok else result["error"],
+                "output": result["output"],
+                "error": result["error"],
+                "return_code": result["returncode"],
+            }
+        )
+
+    def _post_run_bash_script(self) -> None:
+        form = self._form()
+        script = self._field(form, "script")
+        timeout = float(form.get("timeout") or 100)
+        directory = form.get("working_dir") or None
+        with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as handle:
+            handle.write(str(script))
+        try:
+            self._json(_run(["/bin/bash", handle.name], False, timeout, directory))
+        finally:
+            os.unlink(handle.name)
+
+    def _post_setup__launch(self) -> None:
+        form = self._form()
+        command = self._field(form, "command")
+        shell = bool(form.get("shell", False))
+        if isinstance(command, str) and not shell:
+            command = shlex.split(command)
+        subprocess.Popen(
+            command, shell=shell, start_new_session=True, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        self._text(f"{command} launched successfully")
+
+    # -- files -----------------------------------------------------------------------------------
+
+    def _post_file(self) -> None:
+        path = Path(str(self._field(self._form(), "file_path"))).expanduser()
+        if not path.is_file():
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no file {path}")
+        self._send(HTTPStatus.OK, "application/octet-stream", path.read_bytes())
+
+    def _post_setup__upload(self) -> None:
+        form = self._form()
+        path = Path(str(self._field(form, "file_path"))).expanduser()
+        data = self._field(form, "file_data")
+        if not isinstance(data, bytes):
+            raise HttpError(HTTPStatus.BAD_REQUEST, "'file_data' must be a file part")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self._text("File uploaded")
+
+    def _post_setup__open_file(self) -> None:
+        form = self._form()
+        path = Path(str(self._field(form, "path"))).expanduser()
+        if not path.exists():
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no file {path}")
+        if path.suffix.lower() in OFFICE_SUFFIXES and self.state.office_command:
+            command = [*self.state.office_command, str(path)]
+        else:
+            command = ["xdg-open", str(path)]
+        subprocess.Popen(
+            command, start_new_session=True, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        timeout = float(form.get("timeout") or OPEN_FILE_TIMEOUT)
+        if not _wait_for(
+            lambda: any(path.name in t for _, t in self.state.screen.window_titles()), timeout
+        ):
+            raise HttpError(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                f"no window showed {path.name} within {timeout:g} s",
+            )
+        self._text("File opened successfully")
+
+    # -- windows ---------------------------------------------------------------------------------
+
+    def _wmctrl(self, action: str) -> None:
+        form = self._form()
+        name = str(self._field(form, "window_name"))
+        options = ["-F"] if form.get("strict") else []
+        options += ["-x"] if form.get("by_class") else []
+        result = _run(["wmctrl", *options, action, name], False, 10)
+        if result["returncode"] != 0:
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no window {name!r}: {result['error'].strip()}")
+
+    def _post_setup__activate_window(self) -> None:
+        self._wmctrl("-a")
+        self._text("Window activated successfully")
+
+    def _post_setup__close_window(self) -> None:
+        self._wmctrl("-c")
+        self._text("Window closed successfully")
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def get_request(self) -> tuple[Any, Any]:
+        connection, _ = super().get_request()
+        return connection, ("unix", 0)  # http.server logs client_address[0]
+
+
+def make_server(state: ServerState, *, host: str = "127.0.0.1", port: int | None = None,
+                socket_path: str | None = None) -> socketserver.BaseServer:  # fmt: skip
+    """A threaded server on ``socket_path`` (a Unix socket) or ``host``:``port``."""
+    handler = type("BoundHandler", (Handler,), {"state": state})
+    if socket_path is not None:
+        with_path = Path(socket_path)
+        with_path.unlink(missing_ok=True)
+        server: socketserver.BaseServer = _UnixHTTPServer(socket_path, handler)
+        os.chmod(socket_path, 0o660)
+        return server
+    threaded = ThreadingHTTPServer((host, port or 5000), handler)
+    threaded.daemon_threads = True
+    return threaded

@@ -1,0 +1,102 @@
+"""The X screen as the control server sees it: screenshots, the pointer and the windows.
+
+One X connection per server, shared under a lock: a client that opened a display per request
+would soon exhaust the X server's client slots.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from typing import Any
+
+from PIL import Image
+from Xlib import X, display
+
+
+class Screen:
+    """The X display the desktop runs on (``DISPLAY``)."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self._display: Any = display.Display(name)
+        self._root: Any = self._display.screen().root
+        self._lock = threading.Lock()
+
+    def size(self) -> tuple[int, int]:
+        """Width and height of the screen in pixels."""
+        screen = self._display.screen()
+        return int(screen.width_in_pixels), int(screen.height_in_pixels)
+
+    def cursor_position(self) -> tuple[int, int]:
+        """Where the pointer is, in screen pixels."""
+        with self._lock:
+            pointer = self._root.query_pointer()
+        return int(pointer.root_x), int(pointer.root_y)
+
+    def screenshot_png(self, *, compress_level: int = 1) -> bytes:
+        """The whole screen as PNG bytes, with the pointer drawn in as a small arrow."""
+        width, height = self.size()
+        with self._lock:
+            raw = self._root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
+            pointer = self._root.query_pointer()
+        image = Image.frombytes("RGB", (width, height), raw.data, "raw", "BGRX")
+        _draw_pointer(image, int(pointer.root_x), int(pointer.root_y))
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", compress_level=compress_level)
+        return buffer.getvalue()
+
+    def window_titles(self) -> list[tuple[int, str]]:
+        """The managed top-level windows (``_NET_CLIENT_LIST``) with their titles."""
+        with self._lock:
+            client_list = self._display.intern_atom("_NET_CLIENT_LIST")
+            net_name = self._display.intern_atom("_NET_WM_NAME")
+            utf8 = self._display.intern_atom("UTF8_STRING")
+            listing = self._root.get_full_property(client_list, X.AnyPropertyType)
+            windows: list[tuple[int, str]] = []
+            for window_id in listing.value if listing is not None else []:
+                window = self._display.create_resource_object("window", window_id)
+                try:
+                    title = window.get_full_property(net_name, utf8)
+                    text = title.value.decode("utf-8", "replace") if title else ""
+                except Exception:  # a window that closed meanwhile
+                    continue
+                windows.append((int(window_id), text))
+        return windows
+
+    def close(self) -> None:
+        """Close the X connection."""
+        self._display.close()
+
+
+_ARROW = (
+    "X...........",
+    "XX..........",
+    "XWX.........",
+    "XWWX........",
+    "XWWWX.......",
+    "XWWWWX......",
+    "XWWWWWX.....",
+    "XWWWWWWX....",
+    "XWWWWWWWX...",
+    "XWWWWWWWWX..",
+    "XWWWWWXXXXX.",
+    "XWWXWWX.....",
+    "XWX.XWWX....",
+    "XX..XWWX....",
+    "X....XWWX...",
+    ".....XXX....",
+)
+
+
+def _draw_pointer(image: Image.Image, x: int, y: int) -> None:
+    """Paint a plain arrow at the pointer (Xvfb's framebuffer holds no cursor)."""
+    width, height = image.size
+    pixels = image.load()
+    if pixels is None:
+        return
+    for row, line in enumerate(_ARROW):
+        for column, cell in enumerate(line):
+            px, py = x + column, y + row
+            if cell == "." or not (0 <= px < width and 0 <= py < height):
+                continue
+            pixels[px, py] = (0, 0, 0) if cell == "X" else (255, 255, 255)

@@ -1,0 +1,187 @@
+"""A desktop session: the processes of one desktop, started in order, stopped together.
+
+Xvfb (its own display), a session D-Bus, the AT-SPI accessibility bus, a window manager
+(openbox) and LibreOffice with the GTK3 plugin and accessibility on, with its own profile and the
+task's document; then the control server. Each process is waited for only as far as the next one
+needs: the display and the bus are awaited, the window manager and LibreOffice start together.
+When the session ends (SIGTERM, SIGINT, or the server failing) every process it started is
+killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+PROFILE_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" \
+xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" \
+oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" \
+oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" \
+oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Product"><prop oor:name="ooSetupLastVersion" \
+oor:op="fuse"><value>{version}</value></prop></item>
+<item oor:path="/org.openoffice.Office.Recovery/AutoSave"><prop oor:name="Enabled" \
+oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" \
+oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="CollectUsageInformation" \
+oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+"""A fresh profile's settings: no tip-of-the-day dialog, no first-start or what's-new bars, no
+autosave or recovery prompts (a desktop is thrown away, never recovered). Saving in a foreign
+format still asks, as a stock LibreOffice does."""
+
+ACCESSIBILITY_ENVIRONMENT = {
+    "SAL_USE_VCLPLUGIN": "gtk3",
+    "GTK_MODULES": "gail:atk-bridge",
+    "NO_AT_BRIDGE": "0",
+    "ACCESSIBILITY_ENABLED": "1",
+    "GNOME_ACCESSIBILITY": "1",
+    "QT_ACCESSIBILITY": "1",
+    "SAL_NO_MOUSEGRABS": "1",
+}
+"""What makes LibreOffice (GTK3 plugin) expose itself on the AT-SPI bus."""
+
+
+def prepare_profile(profile: Path, version: str = "7.4") -> None:
+    """Write a fresh LibreOffice profile's settings unless the profile already has them."""
+    settings = profile / "user" / "registrymodifications.xcu"
+    if not settings.exists():
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(PROFILE_SETTINGS.format(version=version), encoding="utf-8")
+
+
+def office_command(profile: Path) -> list[str]:
+    """The command (before a file) that opens a document in the session's LibreOffice."""
+    return ["soffice", "--norestore", "--nologo", f"-env:UserInstallation={profile.as_uri()}"]
+
+
+class Session:
+    """The processes of one desktop."""
+
+    def __init__(self, display: str, size: tuple[int, int], profile: Path) -> None:
+        self.display = display
+        self.size = size
+        self.profile = profile
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.group_leaders: set[int] = set()
+        self.environment: dict[str, str] = dict(os.environ)
+        self.environment["DISPLAY"] = display
+
+    def _start(self, command: Sequence[str], extra: Mapping[str, str] | None = None,
+               **options: object) -> subprocess.Popen[bytes]:  # fmt: skip
+        process = subprocess.Popen(
+            list(command),
+            env={**self.environment, **(extra or {})},
+            stdin=subprocess.DEVNULL,
+            **options,  # type: ignore[call-overload]
+        )
+        self.processes.append(process)
+        if options.get("start_new_session"):
+            self.group_leaders.add(process.pid)
+        return process  # type: ignore[no-any-return]
+
+    def start_display(self) -> None:
+        """Start Xvfb and wait until it accepts clients."""
+        read, write = os.pipe()
+        width, height = self.size
+        self._start(
+            ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp",
+             "-displayfd", str(write), "-dpi", "96", "+extension", "RANDR"],
+            pass_fds=(write,), stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            if not pipe.readline().strip():
+                raise RuntimeError("Xvfb did not start")
+
+    def start_bus(self) -> None:
+        """Start the session D-Bus and the AT-SPI bus launcher on it."""
+        read, write = os.pipe()
+        self._start(
+            ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--print-address={write}",
+             "--address=unix:tmpdir=/tmp"],
+            pass_fds=(write,), stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            address = pipe.readline().decode().strip()
+        if not address:
+            raise RuntimeError("the session D-Bus did not start")
+        self.environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment.update(ACCESSIBILITY_ENVIRONMENT)
+        self._start(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
+
+    def start_window_manager(self) -> None:
+        """Start openbox (it manages windows for ``wmctrl`` and ``/windows``)."""
+        self._start(
+            ["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+
+    def start_office(self, document: Path | None) -> None:
+        """Start LibreOffice on ``document`` (or its start centre), with its own profile."""
+        prepare_profile(self.profile)
+        command = office_command(self.profile)
+        self._start([*command, *([str(document)] if document else [])], start_new_session=True)
+
+    def stop(self) -> None:
+        """Kill every process the session started (their process groups too), newest first."""
+        for process in reversed(self.processes):
+            if process.pid in self.group_leaders:  # its group outlives it (soffice.bin)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    process.kill()
+        for process in self.processes:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+
+
+def run_session(
+    *,
+    display: str,
+    size: tuple[int, int],
+    profile: Path,
+    document: Path | None,
+    socket_path: str | None,
+    host: str,
+    port: int | None,
+) -> int:
+    """Start the desktop, serve the control protocol until told to stop, then stop the desktop."""
+    from .http_api import ServerState, make_server
+    from .screen import Screen
+
+    session = Session(display, size, profile)
+
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    started = time.monotonic()
+    try:
+        session.start_display()
+        session.start_window_manager()
+        session.start_bus()
+        os.environ.update(session.environment)  # the server's commands run in the session
+        session.start_office(document)
+        state = ServerState(Screen(display), office_command(profile))
+        server = make_server(state, host=host, port=port, socket_path=socket_path)
+        print(f"desktop ready in {time.monotonic() - started:.2f} s", file=sys.stderr, flush=True)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        session.stop()
+    return 0

@@ -1,0 +1,299 @@
+"""The ``local`` desktop backend: each desktop a bubblewrap box of host processes.
+
+A box (``sandboxes.confinement.box_command``) holds the whole desktop session (Xvfb, D-Bus,
+AT-SPI, openbox, LibreOffice and the control server, see ``control_server.session``): its own
+network namespace (no network at all; the X display, the buses and the control server exist only
+inside it, so many desktops run at once without clashing over display numbers or ports), its own
+pid namespace (when the box's first process dies, the kernel kills the rest), an unprivileged user
+(``nobody``, when the runtime is root) and a home folder of its own holding the document and the
+LibreOffice profile. The control server listens on a Unix socket in that home folder, which is
+how the host reaches it. Recorded code therefore runs inside the box, never on the host.
+
+Each desktop gets a memory cgroup (``sandboxes.desktop.memory``) capped at the provider's limit.
+bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
+removes the folders and cgroups a killed run left (``collect_desktop_leftovers``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from pathlib import Path, PurePosixPath
+
+import psutil
+
+from dataset.models import Task
+from sandboxes.base import SandboxError
+from sandboxes.confinement import (
+    BOX_USER,
+    WORK_MOUNT,
+    BoxSpec,
+    box_command,
+    remove_tree,
+    require_bubblewrap,
+)
+from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.desktop_python import ensure_desktop_packages
+from sandboxes.desktop.memory import MemoryCap, remove_cgroup
+from sandboxes.desktop.sandbox import (
+    DesktopHandle,
+    DesktopProvider,
+    DesktopSandbox,
+    DocumentFile,
+    wait_for_window,
+)
+from sandboxes.runs import (
+    current_run,
+    run_id_of,
+    run_is_alive,
+    scratch_roots,
+    track_process,
+    untrack_process,
+)
+
+CONTROL_SERVER_PARENT = Path(__file__).resolve().parent
+"""The folder holding the ``control_server`` package, put on the box's ``PYTHONPATH``."""
+
+SOCKET_NAME = ".control.sock"
+"""The control server's socket, in the desktop's home folder."""
+
+PROFILE_NAME = ".office-profile"
+"""LibreOffice's profile folder, in the desktop's home folder."""
+
+CGROUP_NOTE = "cgroup"
+"""A file in the desktop's folder naming its memory cgroup (for ``gc``)."""
+
+DESKTOP_TAG = "desktop"
+"""The name tag of desktop folders and cgroups (``aj_<run>_desktop_<n>``)."""
+
+_SYSTEM_READ_ONLY = (Path("/var/cache/fontconfig"), Path("/var/lib/dbus"))
+"""Host folders a desktop reads besides ``/usr`` and ``/etc`` (font caches, the machine id)."""
+
+
+class LocalDesktopHandle(DesktopHandle):
+    """A box on the host running one desktop."""
+
+    def __init__(
+        self, process: asyncio.subprocess.Process, folder: Path, cap: MemoryCap | None
+    ) -> None:
+        self.process = process
+        self.folder = folder
+        self.cap = cap
+        self._peak: int | None = None
+        self._stopped = False
+
+    def peak_memory_bytes(self) -> int | None:
+        """The cgroup's peak usage (kept after the desktop stopped)."""
+        if self.cap is not None and not self._stopped:
+            self._peak = self.cap.peak_bytes()
+        return self._peak
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self.peak_memory_bytes()
+        self._stopped = True
+        try:
+            await asyncio.shield(asyncio.to_thread(self._kill))
+            with contextlib.suppress(ProcessLookupError):
+                await asyncio.shield(self.process.wait())
+        finally:
+            untrack_process(self.process.pid)
+            if self.cap is not None:
+                await asyncio.to_thread(self.cap.remove)
+            await asyncio.to_thread(remove_tree, self.folder)
+
+    def _kill(self) -> None:
+        try:
+            box = psutil.Process(self.process.pid)
+            inside = box.children(recursive=True)
+        except psutil.Error:
+            inside = []
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        for process in inside:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        psutil.wait_procs(inside, timeout=5)
+
+
+class LocalDesktopProvider(DesktopProvider):
+    """Desktops as boxes of host processes (see the module's docstring)."""
+
+    backend = "local"
+
+    async def start_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        bwrap = require_bubblewrap()
+        for program in ("Xvfb", "soffice", "openbox", "dbus-daemon"):
+            if shutil.which(program) is None:
+                raise SandboxError(
+                    f"local desktops need {program}, which is not installed (see the README's "
+                    "Desktops section for the Debian packages)"
+                )
+        packages = await ensure_desktop_packages()
+        run = current_run()
+        name = run.new_name(DESKTOP_TAG)
+        folder = run.directory() / name
+        folder.mkdir(mode=0o700)
+        cap: MemoryCap | None = None
+        process: asyncio.subprocess.Process | None = None
+        try:
+            home = await asyncio.to_thread(_make_home, folder, document)
+            cap = await asyncio.to_thread(MemoryCap.create, name, self.memory_bytes)
+            if cap is not None:
+                (folder / CGROUP_NOTE).write_text(str(cap.folder))
+            target = WORK_MOUNT / document.location if document else None
+            width, height = self.screen
+            command = [
+                "/usr/bin/python3", "-m", "control_server", "session",
+                "--socket", str(WORK_MOUNT / SOCKET_NAME),
+                "--profile", str(WORK_MOUNT / PROFILE_NAME),
+                "--display", ":1",
+                "--size", f"{width}x{height}",
+                *(["--document", str(target)] if target else []),
+            ]  # fmt: skip
+            spec = BoxSpec(
+                command=command,
+                cwd=WORK_MOUNT,
+                read_only=[
+                    CONTROL_SERVER_PARENT,
+                    packages,
+                    *(path for path in _SYSTEM_READ_ONLY if path.exists()),
+                ],
+                environment={
+                    "PATH": f"{WORK_MOUNT}/.bin:/usr/local/bin:/usr/bin:/bin",
+                    "PYTHONPATH": f"{CONTROL_SERVER_PARENT}:{packages}",
+                    "XDG_RUNTIME_DIR": "/tmp",
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                },
+                interpreter=False,
+            )
+            argv = box_command(spec, home, bwrap=bwrap)
+            if cap is not None:  # join the cgroup first, so every process of the box is in it
+                argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cap.procs_file), *argv]
+            log = (folder / "session.log").open("wb")
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            finally:
+                log.close()
+            track_process(process.pid)
+            handle = LocalDesktopHandle(process, folder, cap)
+        except BaseException:
+            if process is not None:
+                await LocalDesktopHandle(process, folder, cap).stop()
+            else:
+                if cap is not None:
+                    await asyncio.to_thread(cap.remove)
+                await asyncio.to_thread(remove_tree, folder)
+            raise
+        client = DesktopClient(socket_path=home / SOCKET_NAME)
+        sandbox = DesktopSandbox(
+            name,
+            client,
+            handle,
+            self,
+            task=task,
+            task_dir=task_dir,
+            home=PurePosixPath(WORK_MOUNT),
+            document=PurePosixPath(str(target)) if target else None,
+        )
+        self.remember(sandbox)
+        try:
+            await self._wait_ready(sandbox, process, folder, document)
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
+
+    async def _wait_ready(
+        self,
+        sandbox: DesktopSandbox,
+        process: asyncio.subprocess.Process,
+        folder: Path,
+        document: DocumentFile | None,
+    ) -> None:
+        waiter = asyncio.create_task(sandbox.client.wait_until_up(self.ready_timeout))
+        ended = asyncio.create_task(process.wait())
+        try:
+            done, _ = await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
+            if ended in done:
+                raise SandboxError(
+                    f"desktop {sandbox.name} stopped while starting: {_log_tail(folder)}"
+                )
+            await waiter
+        finally:
+            for task in (waiter, ended):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, DesktopControlError):
+                    await task
+        if document is not None and not await wait_for_window(
+            sandbox.client, document.location.name, self.ready_timeout
+        ):
+            raise SandboxError(
+                f"desktop {sandbox.name}: no window showed {document.location.name} within "
+                f"{self.ready_timeout:g} s: {_log_tail(folder)}"
+            )
+
+
+def _make_home(folder: Path, document: DocumentFile | None) -> Path:
+    """The desktop's home folder (owned by the box user), with the document and a ``python``
+    command in it."""
+    home = folder / "home"
+    (home / ".bin").mkdir(parents=True)
+    (home / "tmp").mkdir()
+    (home / ".bin" / "python").symlink_to("/usr/bin/python3")
+    if document is not None:
+        target = home / document.location
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(document.data)
+    if os.geteuid() == 0:
+        for root, folders, files in os.walk(home):
+            os.chown(root, BOX_USER, BOX_USER)
+            for name in [*folders, *files]:
+                os.lchown(os.path.join(root, name), BOX_USER, BOX_USER)
+    home.chmod(0o700)
+    return home
+
+
+def _log_tail(folder: Path, limit: int = 1500) -> str:
+    try:
+        text = (folder / "session.log").read_text(errors="replace")
+    except OSError:
+        return "(no session log)"
+    return text[-limit:].strip() or "(the session log is empty)"
+
+
+async def collect_desktop_leftovers() -> list[str]:
+    """Remove the memory cgroups (with any process left in them) of dead runs' desktops; their
+    folders go with the run directories (collected last)."""
+    removed: list[str] = []
+    for root in scratch_roots():
+        for note in sorted(root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}")):
+            run_id = run_id_of(note.parent.name)
+            if run_id is None or run_is_alive(run_id):
+                continue
+            cgroup = Path(note.read_text().strip())
+            if cgroup.name == note.parent.name and await asyncio.to_thread(remove_cgroup, cgroup):
+                removed.append(f"desktop cgroup {cgroup}")
+            note.unlink(missing_ok=True)
+    return removed
+
+
+def is_local_desktop_folder(path: Path) -> bool:
+    """Whether ``path`` is a local desktop's folder (``aj_<run>_desktop_<n>``)."""
+    return run_id_of(path.name) is not None and f"_{DESKTOP_TAG}_" in path.name

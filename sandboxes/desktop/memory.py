@@ -1,0 +1,110 @@
+"""A memory cap per desktop: a memory cgroup of its own, under this process's cgroup.
+
+Works with cgroup v2 (``memory.max``, ``memory.peak``) and with v1's memory controller
+(``memory.limit_in_bytes``, ``memory.max_usage_in_bytes``). The cgroup is named like every other
+resource of the run (``aj_<run id>_desktop_<n>``) and its path is written into the desktop's
+folder, so ``gc`` finds and removes it after a ``kill -9``. Where no cgroup can be made (no
+memory controller, no permission), the desktop runs without a cap and says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+"""Where the cgroup file systems are mounted."""
+
+
+def _own_memory_cgroup() -> tuple[Path, int] | None:
+    """This process's memory cgroup folder and the cgroup version, if one can take children."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    if (CGROUP_ROOT / "cgroup.controllers").exists():  # v2 only (unified)
+        for line in lines:
+            if line.startswith("0::"):
+                folder = CGROUP_ROOT / line[3:].lstrip("/")
+                if "memory" in (folder / "cgroup.controllers").read_text().split():
+                    return folder, 2
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            folder = CGROUP_ROOT / "memory" / path.lstrip("/")
+            if folder.is_dir():
+                return folder, 1
+    return None
+
+
+class MemoryCap:
+    """One desktop's memory cgroup."""
+
+    def __init__(self, folder: Path, version: int) -> None:
+        self.folder = folder
+        self.version = version
+
+    @classmethod
+    def create(cls, name: str, limit_bytes: int) -> MemoryCap | None:
+        """A new cgroup ``name`` capped at ``limit_bytes``; None when none can be made here."""
+        own = _own_memory_cgroup()
+        if own is None:
+            return None
+        parent, version = own
+        folder = parent / name
+        try:
+            folder.mkdir()
+            limit_file = "memory.max" if version == 2 else "memory.limit_in_bytes"
+            (folder / limit_file).write_text(str(limit_bytes))
+            if version == 2:
+                with contextlib.suppress(OSError):
+                    (folder / "memory.swap.max").write_text("0")
+        except OSError:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            return None
+        return cls(folder, version)
+
+    @property
+    def procs_file(self) -> Path:
+        """Writing a pid here moves that process (and its future children) into the cgroup."""
+        return self.folder / "cgroup.procs"
+
+    def peak_bytes(self) -> int | None:
+        """The most memory the cgroup's processes used at once."""
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.folder / name).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def remove(self, *, wait_seconds: float = 5.0) -> None:
+        """Kill whatever still runs in the cgroup and remove it."""
+        remove_cgroup(self.folder, wait_seconds=wait_seconds)
+
+
+def remove_cgroup(folder: Path, *, wait_seconds: float = 5.0) -> bool:
+    """Kill the processes of the cgroup ``folder``, then remove it; True when it is gone."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
+        except FileNotFoundError:
+            return True
+        except (OSError, ValueError):
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, 9)
+        try:
+            folder.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)

@@ -1,0 +1,374 @@
+"""Desktop sandboxes on any backend: the sandbox, its snapshot, the restore hook, the provider.
+
+A ``DesktopSandbox`` is one running desktop reached through a ``DesktopClient``; the backend
+keeps what it needs to stop it in a ``DesktopHandle``. Every action performed through the sandbox
+is remembered. A live desktop cannot be copied exactly on these machines (no working
+checkpointing of a process tree), so freezing keeps a *recipe* instead of the desktop: the
+task's initial state, the actions performed, and the document as it is saved on disk at that
+moment. A ``RestoreMethod`` turns the recipe back into a desktop for each judge:
+
+- ``replay`` (the default): a fresh desktop from the initial state, with every action performed
+  again, with a pause between actions. Faithful wherever the actions are deterministic.
+- ``reopen-files``: a fresh desktop opened on the saved document. Exact for tasks whose end state
+  lives entirely in the saved file (the judge sees the file as saved, not unsaved edits, window
+  layout, selection or open dialogs), and much faster than a replay.
+
+A backend that can snapshot a live desktop exactly adds another ``RestoreMethod``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import ClassVar
+
+from dataset.actions import Computer13Action, PyAutoGuiAction
+from dataset.models import DocumentState, EmptyState, Task
+from sandboxes.base import Sandbox, SandboxError, SandboxProvider, Snapshot
+from sandboxes.desktop.actions import ActionOutcome, perform_action
+from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.observations import (
+    DEFAULT_TOKEN_BUDGET,
+    Observation,
+    ObservationKind,
+    observe,
+)
+from sandboxes.runs import current_run
+
+DEFAULT_SCREEN = (1920, 1080)
+"""The desktop's screen size unless the provider is given another (OSWorld's)."""
+
+DEFAULT_MEMORY_BYTES = 3 * 2**30
+"""The memory cap of one desktop (all its processes together)."""
+
+DEFAULT_READY_TIMEOUT = 60.0
+"""Seconds a desktop may take to answer and show its document."""
+
+DEFAULT_ACTION_PAUSE = 0.5
+"""Seconds a replay waits after each action before the next one (lets the UI settle)."""
+
+DesktopAction = Computer13Action | PyAutoGuiAction
+"""An action a desktop performs."""
+
+OFFICE_APPLICATIONS = {
+    ".docx": "writer", ".doc": "writer", ".odt": "writer", ".rtf": "writer", ".txt": "writer",
+    ".xlsx": "calc", ".xls": "calc", ".ods": "calc", ".csv": "calc",
+    ".pptx": "impress", ".ppt": "impress", ".odp": "impress",
+}  # fmt: skip
+"""The LibreOffice application that opens each document type."""
+
+
+@dataclass(frozen=True)
+class DocumentFile:
+    """A document to place in a new desktop and open at its start."""
+
+    location: PurePosixPath
+    """Where it goes, relative to the desktop user's home folder."""
+    data: bytes
+    """Its content."""
+
+
+def document_location(state: DocumentState) -> PurePosixPath:
+    """Where a task's document lives in a desktop, relative to the home folder: the part of
+    ``open_at`` below ``/home/<user>`` (or ``/root``), else the file's own name."""
+    if state.open_at:
+        path = PurePosixPath(state.open_at)
+        parts = path.parts
+        if len(parts) > 3 and parts[:2] == ("/", "home"):
+            return PurePosixPath(*parts[3:])
+        if len(parts) > 2 and parts[:2] == ("/", "root"):
+            return PurePosixPath(*parts[2:])
+        return PurePosixPath(path.name)
+    return PurePosixPath(PurePosixPath(state.path).name)
+
+
+class DesktopHandle(ABC):
+    """What a backend keeps of one running desktop."""
+
+    @abstractmethod
+    async def stop(self) -> None:
+        """Stop the desktop and remove everything it used. Safe to call twice."""
+
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the desktop used at once, when the backend can tell."""
+        return None
+
+
+class DesktopSandbox(Sandbox):
+    """One running desktop."""
+
+    kind: ClassVar[str] = "desktop"
+
+    def __init__(
+        self,
+        name: str,
+        client: DesktopClient,
+        handle: DesktopHandle,
+        provider: DesktopProvider,
+        *,
+        task: Task | None,
+        task_dir: Path | None,
+        home: PurePosixPath,
+        document: PurePosixPath | None,
+    ) -> None:
+        self.name = name
+        self.read_only = False
+        self.client = client
+        self.handle = handle
+        self.provider = provider
+        self.task = task
+        self.task_dir = task_dir
+        self.home = home
+        """The desktop user's home folder, as the desktop sees it."""
+        self.document = document
+        """The document opened at start, as an absolute path inside the desktop."""
+        self.performed: list[DesktopAction] = []
+        """Every action performed through this sandbox, in order."""
+        self._destroyed = False
+
+    def __repr__(self) -> str:
+        return f"DesktopSandbox({self.name})"
+
+    async def perform(
+        self, action: DesktopAction, *, wait_seconds: float = 1.0, timeout: float = 60.0
+    ) -> ActionOutcome:
+        """Perform one action inside the desktop and remember it."""
+        outcome = await perform_action(
+            self.client, action, wait_seconds=wait_seconds, timeout=timeout
+        )
+        self.performed.append(action)
+        return outcome
+
+    async def observe(
+        self,
+        kind: ObservationKind = "screenshot_a11y_tree",
+        *,
+        token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    ) -> Observation:
+        """What the desktop shows now."""
+        return await observe(self.client, kind, token_budget=token_budget)
+
+    async def read_document(self) -> bytes | None:
+        """The document's bytes as saved on the desktop's disk now (None without one)."""
+        if self.document is None:
+            return None
+        return await self.client.download_file(str(self.document))
+
+    async def freeze(self) -> DesktopSnapshot:
+        """Keep the recipe of this desktop's state (initial state, actions, saved document),
+        then stop it."""
+        if self._destroyed:
+            raise SandboxError(f"{self.name} was destroyed; it cannot be frozen")
+        saved: bytes | None = None
+        with contextlib.suppress(DesktopControlError):
+            saved = await self.read_document()
+        snapshot = DesktopSnapshot(
+            current_run().new_name("desktopsnap"),
+            self.provider,
+            task=self.task,
+            task_dir=self.task_dir,
+            actions=list(self.performed),
+            document=self.document.relative_to(self.home) if self.document else None,
+            saved_document=saved,
+        )
+        await self.destroy()
+        return snapshot
+
+    async def destroy(self) -> None:
+        """Stop the desktop and remove its folders, processes and cgroup."""
+        if self._destroyed:
+            return
+        self._destroyed = True
+        try:
+            await self.client.aclose()
+        finally:
+            await self.handle.stop()
+            self.provider.forget(self)
+
+
+class RestoreMethod(ABC):
+    """How a snapshot's state is made into a new desktop for a judge (the restore hook)."""
+
+    name: ClassVar[str]
+    """The method's name (``replay``, ``reopen-files``)."""
+
+    @abstractmethod
+    async def restore(self, snapshot: DesktopSnapshot) -> DesktopSandbox:
+        """A new desktop holding ``snapshot``'s state."""
+
+
+class ReplayRestore(RestoreMethod):
+    """A fresh desktop from the task's initial state, with the snapshot's actions performed
+    again (``pause`` seconds after each)."""
+
+    name: ClassVar[str] = "replay"
+
+    def __init__(self, pause: float = DEFAULT_ACTION_PAUSE) -> None:
+        self.pause = pause
+
+    async def restore(self, snapshot: DesktopSnapshot) -> DesktopSandbox:
+        sandbox = await snapshot.provider.start_from(snapshot.task, snapshot.task_dir)
+        try:
+            for action in snapshot.actions:
+                await sandbox.perform(action, wait_seconds=self.pause)
+                await asyncio.sleep(self.pause)
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
+
+
+class ReopenFilesRestore(RestoreMethod):
+    """A fresh desktop opened on the document as the snapshot's desktop had saved it."""
+
+    name: ClassVar[str] = "reopen-files"
+
+    async def restore(self, snapshot: DesktopSnapshot) -> DesktopSandbox:
+        if snapshot.document is None or snapshot.saved_document is None:
+            raise SandboxError(
+                f"{snapshot.name} holds no saved document: restore it by replay instead"
+            )
+        return await snapshot.provider.start_desktop(
+            DocumentFile(snapshot.document, snapshot.saved_document),
+            task=snapshot.task,
+            task_dir=snapshot.task_dir,
+        )
+
+
+RESTORE_METHODS: dict[str, type[RestoreMethod]] = {
+    ReplayRestore.name: ReplayRestore,
+    ReopenFilesRestore.name: ReopenFilesRestore,
+}
+"""The restore methods by name; an exact snapshot method is added here."""
+
+
+class DesktopSnapshot(Snapshot):
+    """The recipe of a desktop's state; each clone is a new desktop made by the restore method."""
+
+    kind: ClassVar[str] = "desktop"
+
+    def __init__(
+        self,
+        name: str,
+        provider: DesktopProvider,
+        *,
+        task: Task | None,
+        task_dir: Path | None,
+        actions: list[DesktopAction],
+        document: PurePosixPath | None,
+        saved_document: bytes | None,
+    ) -> None:
+        self.name = name
+        self.provider = provider
+        self.task = task
+        self.task_dir = task_dir
+        self.actions = actions
+        """The actions performed on the frozen desktop, in order."""
+        self.document = document
+        """The document's place relative to the home folder."""
+        self.saved_document = saved_document
+        """The document's bytes as saved when the desktop was frozen."""
+
+    async def clone(
+        self, *, writable: bool = True, method: RestoreMethod | None = None
+    ) -> DesktopSandbox:
+        """A new desktop in this state, made by ``method`` (default: the provider's). A desktop
+        cannot be shared: a read-only clone is a private desktop too."""
+        return await (method or self.provider.restore_method).restore(self)
+
+    async def destroy(self) -> None:
+        """Nothing to remove: a snapshot holds no running desktop."""
+
+
+class DesktopProvider(SandboxProvider):
+    """Starts desktops on one backend; ``aclose`` stops every desktop still running."""
+
+    kind: ClassVar[str] = "desktop"
+
+    def __init__(
+        self,
+        *,
+        screen: tuple[int, int] = DEFAULT_SCREEN,
+        memory_bytes: int = DEFAULT_MEMORY_BYTES,
+        ready_timeout: float = DEFAULT_READY_TIMEOUT,
+        restore_method: RestoreMethod | None = None,
+    ) -> None:
+        self.screen = screen
+        self.memory_bytes = memory_bytes
+        self.ready_timeout = ready_timeout
+        self.restore_method = restore_method or ReplayRestore()
+        self._live: set[DesktopSandbox] = set()
+
+    async def create(self, task: Task, task_dir: Path) -> DesktopSandbox:
+        """A desktop showing the task's document (or an empty desktop)."""
+        return await self.start_from(task, task_dir)
+
+    async def start_from(self, task: Task | None, task_dir: Path | None) -> DesktopSandbox:
+        """A desktop in the task's initial state."""
+        if task is None or task_dir is None:
+            return await self.start_desktop(None, task=task, task_dir=task_dir)
+        state = task.initial_state
+        if isinstance(state, EmptyState):
+            return await self.start_desktop(None, task=task, task_dir=task_dir)
+        if not isinstance(state, DocumentState):
+            raise SandboxError(
+                f"task {task.id}: a desktop starts from a document, not from {state.kind!r}"
+            )
+        source = task_dir / state.path
+        try:
+            data = await asyncio.to_thread(source.read_bytes)
+        except OSError as error:
+            raise SandboxError(
+                f"task {task.id}: initial_state.path: cannot read {source}: {error}"
+            ) from error
+        return await self.start_desktop(
+            DocumentFile(document_location(state), data), task=task, task_dir=task_dir
+        )
+
+    @abstractmethod
+    async def start_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        """Start a desktop, with ``document`` placed in its home and opened, and wait until it
+        answers and shows the document's window."""
+
+    def remember(self, sandbox: DesktopSandbox) -> None:
+        """Note a started desktop, so ``aclose`` stops it if nobody else does."""
+        self._live.add(sandbox)
+
+    def forget(self, sandbox: DesktopSandbox) -> None:
+        """Drop a stopped desktop from the live ones."""
+        self._live.discard(sandbox)
+
+    async def aclose(self) -> None:
+        """Stop every desktop still running."""
+        errors: list[BaseException] = []
+        for sandbox in list(self._live):
+            try:
+                await sandbox.destroy()
+            except Exception as error:  # stopping the others matters more
+                errors.append(error)
+        if errors:
+            raise SandboxError("; ".join(str(error) for error in errors))
+
+
+async def wait_for_window(client: DesktopClient, title_part: str, timeout: float) -> bool:
+    """Poll until a window title holds ``title_part``; False after ``timeout`` seconds (or when
+    the server cannot list windows)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        windows = await client.windows()
+        if windows is None:
+            return False
+        if any(title_part in title for _, title in windows):
+            return True
+        await asyncio.sleep(0.05)
+    return False
