@@ -25,6 +25,7 @@ TRAJECTORY_SERVE_NAME = "trajectory"
 _BUILT_IN: dict[str, str] = {
     "filesystem": "environments.filesystem.kind:KIND",
     "postgres": "environments.postgres.kind:KIND",
+    "desktop": "environments.desktop.kind:KIND",
 }
 """The kinds that ship with the runtime, as ``module:attribute`` of their record."""
 

@@ -13,16 +13,20 @@ from tests.environments.notes_kind import NotesKind
 
 
 def test_every_kind_gets_a_backend() -> None:
-    assert BackendChoice().kinds == {"filesystem": "local", "postgres": "embedded"}
+    assert BackendChoice().kinds == {
+        "filesystem": "local",
+        "postgres": "embedded",
+        "desktop": "local",
+    }
     docker = BackendChoice.for_backend("docker")
-    assert docker.kinds == {"filesystem": "docker", "postgres": "docker"}
+    assert docker.kinds["filesystem"] == docker.kinds["postgres"] == "docker"
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
-    assert external.kinds == {"filesystem": "local", "postgres": "external"}
+    assert external.kinds == {"filesystem": "local", "postgres": "external", "desktop": "local"}
     assert external.dsn == "postgresql://u@h/db"
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external"
+    assert external.describe().startswith("local / external")
     partial = BackendChoice(kinds={"postgres": "docker"})
-    assert partial.kinds == {"filesystem": "local", "postgres": "docker"}
+    assert partial.kinds == {"filesystem": "local", "postgres": "docker", "desktop": "local"}
 
 
 def test_a_backend_the_kind_lacks_is_refused() -> None:
@@ -39,9 +43,9 @@ def test_the_choice_round_trips_through_json() -> None:
     with pytest.raises(pydantic.ValidationError, match="seed_timeout"):
         BackendChoice(seed_timeout=0)
     # A kind not installed here is kept as recorded.
-    recorded = BackendChoice.model_validate({"kinds": {"desktop": "qemu"}})
-    assert recorded.kinds["desktop"] == "qemu"
-    assert recorded.label("desktop") == "qemu"
+    recorded = BackendChoice.model_validate({"kinds": {"browser": "qemu"}})
+    assert recorded.kinds["browser"] == "qemu"
+    assert recorded.label("browser") == "qemu"
 
 
 async def test_providers_start_once_and_close_through_their_kind() -> None:
@@ -52,8 +56,8 @@ async def test_providers_start_once_and_close_through_their_kind() -> None:
         assert isinstance(first, LocalFilesystemProvider)
         assert await providers.get("notes") is first
         assert await providers.get("filesystem") is not first
-        with pytest.raises(SandboxError, match="no environment kind 'desktop'"):
-            await providers.get("desktop")
+        with pytest.raises(SandboxError, match="no environment kind 'browser'"):
+            await providers.get("browser")
     assert kind.closed == [first]
 
 

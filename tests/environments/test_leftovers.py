@@ -13,8 +13,8 @@ from tests.environments.notes_kind import NotesKind
 
 def test_the_built_in_kinds_collectors_in_order() -> None:
     names = [source.name for source in leftover_sources()]
-    # Docker serves both kinds and is collected once; directories go last.
-    assert names == ["processes", "docker", "embedded-postgres", "directories"]
+    # Docker serves several kinds and is collected once; directories go last.
+    assert names == ["processes", "docker", "embedded-postgres", "desktop cgroups", "directories"]
     with_server = [source.name for source in leftover_sources("postgresql://u@h/db")]
     assert with_server[0] == "external-postgres"
 

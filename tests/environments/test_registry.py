@@ -12,6 +12,7 @@ import pytest
 import typer
 
 import environments.filesystem
+import environments.desktop
 import environments.postgres
 from agentjudge.serve_cli import served_kind
 from dataset.actions import ToolCallAction
@@ -49,14 +50,15 @@ MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 def test_built_in_kinds_by_name() -> None:
     assert environment_kind("filesystem") is environments.filesystem.KIND
     assert environment_kind("postgres") is environments.postgres.KIND
-    assert [kind.name for kind in all_kinds()][:2] == ["filesystem", "postgres"]
+    assert environment_kind("desktop") is environments.desktop.KIND
+    assert [kind.name for kind in all_kinds()][:3] == ["filesystem", "postgres", "desktop"]
 
 
 def test_an_unknown_kind_names_the_known_ones() -> None:
     with pytest.raises(
-        UnknownEnvironmentKindError, match=r"'desktop' \(known kinds: filesystem, postgres"
+        UnknownEnvironmentKindError, match=r"'browser' \(known kinds: filesystem, postgres, desktop"
     ):
-        environment_kind("desktop")
+        environment_kind("browser")
 
 
 def test_kind_for_task_follows_domain_and_subdomain() -> None:
@@ -73,6 +75,7 @@ def test_served_names() -> None:
     assert served_kinds() == {
         "filesystem": environments.filesystem.KIND,
         "sql": environments.postgres.KIND,
+        "desktop": environments.desktop.KIND,
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):

@@ -1,0 +1,166 @@
+"""The desktop kind's record: backends, restore policy, verifier inputs, judge servers, leftovers.
+
+Tasks of the ``gui`` domain (Word, Excel and PowerPoint tasks from OSWorld) start from a document
+(``DocumentState``) opened in LibreOffice on a desktop of their own, or from an empty desktop.
+
+Backends are the entries of ``DesktopKind.backends``: ``local`` (a bubblewrap box of host
+processes per desktop, ``sandboxes.desktop.local``) is built in; the container backends
+(``docker``, and ``osworld`` for an existing OSWorld VM reached by URL) are added by one entry
+each, with a factory returning a ``sandboxes.desktop.sandbox.DesktopProvider``. All of them are
+driven by the same ``DesktopClient``.
+
+Restoring an end state for each judge goes through the restore hook
+(``sandboxes.desktop.sandbox.RestoreMethod``): a fresh desktop with the recorded actions
+performed again (``replay``, the default), or a fresh desktop opened on the document as it was
+saved (``reopen-files``), chosen per task by ``restore_method_for``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dataset.models import Task
+from environments.kind import (
+    CommandLineBackend,
+    EnvironmentKind,
+    LeftoverSource,
+    ProviderFactory,
+    VerifierInputs,
+)
+from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
+from sandboxes.base import Sandbox, SandboxError, SandboxProvider
+from sandboxes.desktop.sandbox import DesktopSandbox
+from sandboxes.runs import current_run
+
+if TYPE_CHECKING:
+    from environments.backends import BackendChoice
+    from mcp_servers.serving import ToolServer
+
+GUI_TASKS: frozenset[tuple[str, str]] = frozenset(
+    {("gui", "word"), ("gui", "excel"), ("gui", "ppt")}
+)
+"""The (domain, subdomain) pairs a desktop serves once GUI replay exists."""
+
+RESTORE_METADATA_KEY = "desktop_restore"
+"""A task's ``metadata`` entry naming its restore method (``replay`` or ``reopen-files``)."""
+
+DOCUMENT_VARIABLE = "DESKTOP_DOCUMENT"
+"""The verifier's variable naming the exported document (the file as the desktop saved it)."""
+
+FILES_VARIABLE = "DESKTOP_FILES_DIR"
+"""The verifier's variable naming the folder the desktop's files are exported to."""
+
+
+def as_desktop_sandbox(sandbox: Sandbox) -> DesktopSandbox:
+    """``sandbox`` as a desktop; a sandbox of another kind raises ``TypeError``."""
+    if not isinstance(sandbox, DesktopSandbox):
+        raise TypeError(f"{sandbox.name} is a {sandbox.kind} sandbox, not a desktop")
+    return sandbox
+
+
+async def _local(choice: BackendChoice) -> SandboxProvider:
+    from sandboxes.desktop.local import LocalDesktopProvider
+
+    return LocalDesktopProvider()
+
+
+async def _cgroups() -> list[str]:
+    from sandboxes.desktop.local import collect_desktop_leftovers
+
+    return await collect_desktop_leftovers()
+
+
+async def _directories() -> list[str]:
+    from sandboxes.filesystem.local import collect_local_leftovers
+
+    return await collect_local_leftovers()
+
+
+class DesktopKind(EnvironmentKind):
+    """A LibreOffice desktop, observed by screenshots and accessibility trees and driven by
+    mouse and keyboard actions."""
+
+    name: ClassVar[str] = "desktop"
+    serve_name: ClassVar[str] = "desktop"
+    tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset()
+    """Empty until GUI replay lands: the replay engine re-executes tool calls only, and a GUI
+    task left unserved is reported "not replayable" instead of failing every step. GUI replay
+    sets this to ``GUI_TASKS``."""
+    initial_states: ClassVar[frozenset[str]] = frozenset({"document", "empty"})
+    backends: ClassVar[Mapping[str, ProviderFactory]] = {"local": _local}
+    """``local`` now; ``docker`` (then the default where the engine runs) and ``osworld`` are
+    added here by their own factories."""
+
+    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+        """``docker`` when asked for and available, else ``local``."""
+        return "docker" if backend == "docker" and "docker" in self.backends else "local"
+
+    def tool_spec(self, name: str) -> ToolSpec[Any] | None:
+        """None: GUI agents act with mouse and keyboard actions, not tool calls."""
+        return None
+
+    async def execute_call(
+        self, sandbox: Sandbox, name: str, arguments: dict[str, Any]
+    ) -> ToolResult:
+        """Refused: a desktop has no tools (its actions go through ``DesktopSandbox.perform``)."""
+        raise ToolArgumentError(f"a desktop has no tool {name!r}; GUI steps are actions")
+
+    def restore_method_for(self, task: Task) -> str:
+        """How judges get this task's end state: ``task.metadata["desktop_restore"]`` when
+        given, else ``replay``. ``reopen-files`` is exact only for tasks whose end state lives
+        entirely in the saved document (the agent saved its work; nothing unsaved, no open
+        dialog or selection matters to the judgement)."""
+        from sandboxes.desktop.sandbox import RESTORE_METHODS
+
+        method = task.metadata.get(RESTORE_METADATA_KEY, "replay")
+        if method not in RESTORE_METHODS:
+            raise SandboxError(
+                f"task {task.id}: metadata.{RESTORE_METADATA_KEY}: unknown restore method "
+                f"{method!r} (known: {', '.join(RESTORE_METHODS)})"
+            )
+        return str(method)
+
+    @asynccontextmanager
+    async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:
+        """The document as the desktop saved it, exported to a fresh folder (removed
+        afterwards) and bound read-only into the verifier's box: ``DESKTOP_DOCUMENT`` names
+        the file and ``DESKTOP_FILES_DIR`` its folder."""
+        desktop = as_desktop_sandbox(sandbox)
+        export = current_run().directory() / current_run().new_name("verify")
+        try:
+            export.mkdir(mode=0o755)
+            environment = {FILES_VARIABLE: str(export)}
+            data = await desktop.read_document()
+            if desktop.document is not None and data is not None:
+                target = export / desktop.document.name
+                await asyncio.to_thread(target.write_bytes, data)
+                target.chmod(0o644)
+                environment[DOCUMENT_VARIABLE] = str(target)
+            yield VerifierInputs(environment=environment, read_only=[export])
+        finally:
+            await asyncio.to_thread(shutil.rmtree, export, True)
+
+    @asynccontextmanager
+    async def judge_servers(
+        self, sandbox: Sandbox, *, writable: bool
+    ) -> AsyncIterator[list[ToolServer[Any]]]:
+        """No server yet: the GUI MCP server (actions and observations as tools) is added with
+        the GUI judge."""
+        as_desktop_sandbox(sandbox)
+        yield []
+
+    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+        """The memory cgroups of dead runs' desktops (their processes died with bubblewrap),
+        then the run directories holding the desktops' folders (last)."""
+        return (
+            LeftoverSource("desktop cgroups", _cgroups, order=20),
+            LeftoverSource("directories", _directories, order=900),
+        )
+
+
+KIND = DesktopKind()
+"""The registered record (``environments.registry`` names it by module path)."""
