@@ -24,7 +24,7 @@ GRID ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-desktop images gc suite clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,9 @@ perf-mcp: $(DEV_STAMP)
 
 perf-judge: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_judge
+
+perf-desktop: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_desktop
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images

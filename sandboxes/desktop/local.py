@@ -43,6 +43,7 @@ from sandboxes.desktop.sandbox import (
     DesktopProvider,
     DesktopSandbox,
     DocumentFile,
+    wait_for_document_tree,
     wait_for_window,
 )
 from sandboxes.runs import (
@@ -241,12 +242,17 @@ class LocalDesktopProvider(DesktopProvider):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, DesktopControlError):
                     await task
-        if document is not None and not await wait_for_window(
-            sandbox.client, document.location.name, self.ready_timeout
-        ):
+        if document is None:
+            return
+        if not await wait_for_window(sandbox.client, document.location.name, self.ready_timeout):
             raise SandboxError(
                 f"desktop {sandbox.name}: no window showed {document.location.name} within "
                 f"{self.ready_timeout:g} s: {_log_tail(folder)}"
+            )
+        if not await wait_for_document_tree(sandbox.client, self.ready_timeout):
+            raise SandboxError(
+                f"desktop {sandbox.name}: {document.location.name} never showed in the "
+                f"accessibility tree within {self.ready_timeout:g} s: {_log_tail(folder)}"
             )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -371,4 +372,18 @@ async def wait_for_window(client: DesktopClient, title_part: str, timeout: float
         if any(title_part in title for _, title in windows):
             return True
         await asyncio.sleep(0.05)
+    return False
+
+
+_SHOWN_DOCUMENT = re.compile(r"<document-[a-z-]+\b[^>]*\bst:showing=\"true\"")
+"""A document node (``document-text``, ``document-spreadsheet``, ...) that is showing."""
+
+
+async def wait_for_document_tree(client: DesktopClient, timeout: float) -> bool:
+    """Poll until the accessibility tree shows a document node; False after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _SHOWN_DOCUMENT.search(await client.accessibility_tree()):
+            return True
+        await asyncio.sleep(0.1)
     return False

@@ -7,11 +7,12 @@ Each accessible becomes an element whose tag is its role with spaces as dashes (
 text of text-bearing nodes is the element's text. The namespace URIs are OSWorld's, so its own
 tools read this XML too.
 
-Three bounds keep the walk fast on LibreOffice: a node that is not showing is written with its
-role, name and states only, and its children are not walked (closed menus hold hundreds of items
-nobody can see); and a large table (a Calc sheet
-exposes every one of its cells) is walked over its visible cells only, found by asking the table
-which cells sit at the corners of its visible area.
+Three bounds keep the walk fast on LibreOffice. A node that is not showing is written with its
+role, name and states only, and its children are not walked. A menu whose first item is hidden
+is closed: only that item is written, with the menu's item count in ``attr:closed-menu-items``
+(LibreOffice's closed menus hold hundreds of hidden items). A large table (a Calc sheet exposes
+every one of its cells) is walked over its visible cells only, found by asking the table which
+cells sit at the corners of its visible area.
 """
 
 from __future__ import annotations
@@ -103,15 +104,17 @@ class _Walk:
         if table is not None and count > LARGE_TABLE_CELLS:
             self._visible_cells(node, table, element)
             return element
-        children = (
-            _safe(lambda i=i: node.get_child_at_index(i)) for i in range(min(count, MAX_CHILDREN))
-        )
-        for child in children:
+        for index in range(min(count, MAX_CHILDREN)):
+            child = _safe(lambda i=index: node.get_child_at_index(i))
             if child is None:
                 continue
             sub = self.element(child, depth + 1)
-            if sub is not None:
-                element.append(sub)
+            if sub is None:
+                continue
+            element.append(sub)
+            if index == 0 and role == "menu" and sub.get(_q("st", "showing")) != "true":
+                element.set(_q("attr", "closed-menu-items"), str(count))
+                break  # a closed menu: its items are all hidden
         return element
 
     def _states(self, node: Any, element: ElementTree.Element) -> set[str]:
@@ -245,6 +248,48 @@ def _safe(call: Any, default: Any = None) -> Any:
         return default
 
 
+def _pair(element: ElementTree.Element, name: str) -> tuple[int, int] | None:
+    text = element.get(_q("cp", name))
+    if not text:
+        return None
+    try:
+        first, second = text.strip("()").split(",")
+        return int(first), int(second)
+    except ValueError:
+        return None
+
+
+def correct_native_menu_offset(root: ElementTree.Element) -> None:
+    """Move LibreOffice's own widgets to where they are drawn.
+
+    With the GTK3 plugin, a LibreOffice window is a GTK frame holding a native menu bar and a
+    GTK panel that shows LibreOffice's own widgets (its ``root-pane``: toolbars, the document,
+    cells). Those widgets report positions as if the native menu bar were not there: the root
+    pane claims the menu bar's top, while the GTK panel of the same size, which draws it, sits
+    a menu bar's height lower. Each root pane's subtree is shifted by the difference.
+    """
+    for frame in root.iter("frame"):
+        native = [
+            (size, position)
+            for element in frame.iter("panel")
+            if element.get(_q("attr", "toolkit")) == "gtk"
+            and (size := _pair(element, "size")) is not None
+            and (position := _pair(element, "screencoord")) is not None
+        ]
+        for pane in frame.iter("root-pane"):
+            if pane.get(_q("attr", "toolkit")) == "gtk":
+                continue
+            size, position = _pair(pane, "size"), _pair(pane, "screencoord")
+            drawn = next((where for extent, where in native if extent == size), None)
+            if size is None or position is None or drawn is None or drawn == position:
+                continue
+            dx, dy = drawn[0] - position[0], drawn[1] - position[1]
+            for element in pane.iter():
+                place = _pair(element, "screencoord")
+                if place is not None:
+                    element.set(_q("cp", "screencoord"), f"({place[0] + dx}, {place[1] + dy})")
+
+
 def accessibility_tree_xml(screen: tuple[int, int]) -> str:
     """The whole desktop's accessibility tree as OSWorld's XML (one walk at a time)."""
     with _lock:
@@ -253,4 +298,5 @@ def accessibility_tree_xml(screen: tuple[int, int]) -> str:
         root = _Walk(screen).element(desktop, 0)
     if root is None:
         root = ElementTree.Element("desktop-frame", {"name": "main"})
+    correct_native_menu_offset(root)
     return ElementTree.tostring(root, encoding="unicode")

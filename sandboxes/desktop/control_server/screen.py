@@ -1,16 +1,21 @@
 """The X screen as the control server sees it: screenshots, the pointer and the windows.
 
 One X connection per server, shared under a lock: a client that opened a display per request
-would soon exhaust the X server's client slots.
+would soon exhaust the X server's client slots. Screenshots are grabbed by Pillow's XCB code
+(which connects, grabs and disconnects in C; python-xlib's pure-Python reply parsing of 8 MB
+costs several times more) and written as PNG with the rows unfiltered and zlib at level 1: a
+desktop is mostly flat colour, so this is as small as Pillow's adaptive filtering gives within
+a sixth, at a third of the CPU time.
 """
 
 from __future__ import annotations
 
-import io
+import struct
 import threading
+import zlib
 from typing import Any
 
-from PIL import Image
+from PIL import Image, features
 from Xlib import X, display
 
 
@@ -18,6 +23,7 @@ class Screen:
     """The X display the desktop runs on (``DISPLAY``)."""
 
     def __init__(self, name: str | None = None) -> None:
+        self.name = name
         self._display: Any = display.Display(name)
         self._root: Any = self._display.screen().root
         self._lock = threading.Lock()
@@ -33,17 +39,26 @@ class Screen:
             pointer = self._root.query_pointer()
         return int(pointer.root_x), int(pointer.root_y)
 
-    def screenshot_png(self, *, compress_level: int = 1) -> bytes:
-        """The whole screen as PNG bytes, with the pointer drawn in as a small arrow."""
-        width, height = self.size()
-        with self._lock:
-            raw = self._root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
-            pointer = self._root.query_pointer()
-        image = Image.frombytes("RGB", (width, height), raw.data, "raw", "BGRX")
+    def screenshot(self) -> Image.Image:
+        """The whole screen as an RGB image, with the pointer drawn in as a small arrow."""
+        if features.check("xcb"):
+            from PIL import ImageGrab
+
+            image = ImageGrab.grab(xdisplay=self.name).convert("RGB")
+            with self._lock:
+                pointer = self._root.query_pointer()
+        else:
+            width, height = self.size()
+            with self._lock:
+                raw = self._root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
+                pointer = self._root.query_pointer()
+            image = Image.frombytes("RGB", (width, height), raw.data, "raw", "BGRX")
         _draw_pointer(image, int(pointer.root_x), int(pointer.root_y))
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG", compress_level=compress_level)
-        return buffer.getvalue()
+        return image
+
+    def screenshot_png(self) -> bytes:
+        """The whole screen as PNG bytes (see ``screenshot``)."""
+        return png_bytes(self.screenshot())
 
     def window_titles(self) -> list[tuple[int, str]]:
         """The managed top-level windows (``_NET_CLIENT_LIST``) with their titles."""
@@ -66,6 +81,25 @@ class Screen:
     def close(self) -> None:
         """Close the X connection."""
         self._display.close()
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """An RGB image as PNG: 8-bit RGB, rows unfiltered, zlib level 1."""
+    width, height = image.size
+    pixels = image.tobytes()
+    row = width * 3
+    rows = b"".join(b"\x00" + pixels[start : start + row] for start in range(0, row * height, row))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", zlib.compress(rows, 1))
+        + _chunk(b"IEND", b"")
+    )
 
 
 _ARROW = (

@@ -42,6 +42,21 @@ oor:op="fuse"><value>false</value></prop></item>
 autosave or recovery prompts (a desktop is thrown away, never recovered). Saving in a foreign
 format still asks, as a stock LibreOffice does."""
 
+WINDOW_MANAGER_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<openbox_config xmlns="http://openbox.org/3.4/rc">
+  <applications>
+    <application class="*" type="normal">
+      <decor>no</decor>
+      <maximized>true</maximized>
+    </application>
+  </applications>
+</openbox_config>
+"""
+"""openbox's settings: application windows maximised and without a title bar. LibreOffice (GTK3
+on X) reports screen coordinates without its frame's offset, so a title bar would put every node
+of the accessibility tree a bar's height above where it is drawn; with no frame they coincide.
+Dialogs keep their frames and sizes."""
+
 ACCESSIBILITY_ENVIRONMENT = {
     "SAL_USE_VCLPLUGIN": "gtk3",
     "GTK_MODULES": "gail:atk-bridge",
@@ -124,9 +139,15 @@ class Session:
         self._start(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
 
     def start_window_manager(self) -> None:
-        """Start openbox (it manages windows for ``wmctrl`` and ``/windows``)."""
+        """Start openbox (it manages windows for ``wmctrl`` and ``/windows``) with
+        ``WINDOW_MANAGER_SETTINGS``."""
+        settings = self.profile.parent / ".openbox-rc.xml"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(WINDOW_MANAGER_SETTINGS, encoding="utf-8")
         self._start(
-            ["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            ["openbox", "--sm-disable", "--config-file", str(settings)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
 
     def start_office(self, document: Path | None) -> None:

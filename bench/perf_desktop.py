@@ -1,0 +1,303 @@
+"""``make perf-desktop``: desktop latencies and memory, printed as figures with their targets.
+
+Measures, per desktop backend (``local`` here; container backends add theirs through
+``BACKENDS``):
+- desktop ready with a document open (Writer, Calc and Impress): from the start request until
+  the control server answers, the document's window is up and the document shows in the
+  accessibility tree (target: 3 s local, 5 s docker); the first desktop of the run is printed
+  apart (it installs nothing, but warms the page cache);
+- a PNG screenshot of the 1920x1080 screen (target 150 ms);
+- the linearised accessibility tree (fetched as XML, then linearised and trimmed to the budget)
+  of a Writer page (target 1 s) and of a Calc sheet (target 2 s);
+- one replayed action (a click, typed text), without the pause a replay adds (target 0.5 s);
+- 4 desktops started at once, all ready, and each one's peak memory (its cgroup's peak).
+
+The machine is shared: each figure is a median and a 95th percentile over several runs, and,
+for backends whose processes are visible from here (``local``), the CPU time the desktop's own
+processes spent on it (a figure the other jobs on the machine cannot inflate). The load average
+is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import statistics
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import PurePosixPath
+from typing import Protocol
+
+import docx
+import openpyxl
+import pptx
+import psutil
+
+from dataset.actions import Computer13Action
+from sandboxes.desktop.observations import find_nodes, linearize_tree
+from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
+
+TARGETS_MS = {
+    "ready local": 3000.0,
+    "ready docker": 5000.0,
+    "screenshot": 150.0,
+    "tree writer": 1000.0,
+    "tree calc": 2000.0,
+    "action": 500.0,
+}
+"""The issue's targets, in milliseconds."""
+
+
+@asynccontextmanager
+async def _local() -> AsyncIterator[DesktopProvider]:
+    from sandboxes.desktop.local import LocalDesktopProvider
+
+    async with LocalDesktopProvider() as provider:
+        yield provider
+
+
+BACKENDS: dict[str, Callable[[], AbstractAsyncContextManager[DesktopProvider]]] = {"local": _local}
+"""The desktop backends measured, by name."""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def figure(
+    name: str, seconds: list[float], target_ms: float | None = None, cpu: list[float] | None = None
+) -> None:
+    milliseconds = [value * 1000 for value in seconds]
+    median = statistics.median(milliseconds)
+    verdict = ""
+    if target_ms is not None:
+        verdict = f"   target {target_ms:5.0f} ms {'met' if median <= target_ms else 'MISSED'}"
+    spent = f"   cpu {statistics.median(cpu) * 1000:7.1f} ms" if cpu else ""
+    print(
+        f"{name:<50} median {median:8.1f} ms   p95 {percentile(milliseconds, 0.95):8.1f} ms"
+        f"   (n={len(milliseconds)}){spent}{verdict}"
+    )
+
+
+def box_cpu_seconds(desktop: DesktopSandbox) -> float | None:
+    """CPU seconds (user + system) the desktop's processes have used so far, when they are
+    processes of this machine (the local backend's box); None otherwise."""
+    process = getattr(desktop.handle, "process", None)
+    if process is None:
+        return None
+    total = 0.0
+    try:
+        box = psutil.Process(process.pid)
+        for member in [box, *box.children(recursive=True)]:
+            with_children = member.cpu_times()
+            total += with_children.user + with_children.system
+            total += with_children.children_user + with_children.children_system
+    except psutil.Error:
+        return None
+    return total
+
+
+async def timed(action: Awaitable[object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = await action
+    return time.perf_counter() - started, result
+
+
+async def timed_on(
+    desktop: DesktopSandbox, action: Awaitable[object], cpu: list[float]
+) -> tuple[float, object]:
+    """``timed``, adding the desktop's CPU seconds for the action to ``cpu`` when known."""
+    before = box_cpu_seconds(desktop)
+    seconds, result = await timed(action)
+    after = box_cpu_seconds(desktop)
+    if before is not None and after is not None:
+        cpu.append(after - before)
+    return seconds, result
+
+
+class _Savable(Protocol):
+    def save(self, file: io.BytesIO) -> None: ...
+
+
+def _save(document: _Savable) -> bytes:
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def writer_page() -> bytes:
+    """A .docx whose first page is full of text."""
+    document = docx.Document()
+    document.add_heading("Quarterly operations report", level=1)
+    for n in range(40):
+        document.add_paragraph(
+            f"Paragraph {n + 1}: the team reviewed the figures of the region and agreed on the "
+            "next steps for the coming weeks, with owners and dates for each item."
+        )
+    return _save(document)
+
+
+def calc_sheet() -> bytes:
+    """An .xlsx whose visible area is full: 60 rows by 30 columns of numbers and labels."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    for row in range(1, 61):
+        for column in range(1, 31):
+            sheet.cell(row, column, f"r{row}" if column == 1 else row * column)
+    return _save(book)
+
+
+def impress_deck() -> bytes:
+    """A .pptx with three title-and-content slides."""
+    deck = pptx.Presentation()
+    for n in range(3):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        assert slide.shapes.title is not None
+        slide.shapes.title.text = f"Slide {n + 1}"
+        slide.placeholders[1].text = "Revenue, costs and the plan for next quarter"
+    return _save(deck)
+
+
+DOCUMENTS: dict[str, Callable[[], bytes]] = {
+    "report.docx": writer_page,
+    "figures.xlsx": calc_sheet,
+    "deck.pptx": impress_deck,
+}
+
+
+async def start(provider: DesktopProvider, name: str, data: bytes) -> DesktopSandbox:
+    return await provider.start_desktop(DocumentFile(PurePosixPath(name), data))
+
+
+async def tree_seconds(desktop: DesktopSandbox, runs: int, cpu: list[float]) -> list[float]:
+    seconds: list[float] = []
+    for _ in range(runs):
+        before = box_cpu_seconds(desktop)
+        started = time.perf_counter()
+        linearize_tree(await desktop.client.accessibility_tree())
+        seconds.append(time.perf_counter() - started)
+        after = box_cpu_seconds(desktop)
+        if before is not None and after is not None:
+            cpu.append(after - before)
+    return seconds
+
+
+async def measure(backend: str, runs: int) -> None:
+    print(f"-- desktop backend: {backend}")
+    documents = {name: make() for name, make in DOCUMENTS.items()}
+    ready_target = TARGETS_MS.get(f"ready {backend}")
+    async with BACKENDS[backend]() as provider:
+        seconds, first = await timed(start(provider, "report.docx", documents["report.docx"]))
+        assert isinstance(first, DesktopSandbox)
+        await first.destroy()
+        figure(f"[{backend}] first desktop of the run (Writer)", [seconds])
+        for name, data in documents.items():
+            ready: list[float] = []
+            ready_cpu: list[float] = []
+            for _ in range(runs):
+                seconds, desktop = await timed(start(provider, name, data))
+                ready.append(seconds)
+                assert isinstance(desktop, DesktopSandbox)
+                spent = box_cpu_seconds(desktop)
+                if spent is not None:
+                    ready_cpu.append(spent)
+                await desktop.destroy()
+            figure(f"[{backend}] ready with {name} open", ready, ready_target, ready_cpu)
+
+        await writer_figures(backend, provider, documents["report.docx"], runs)
+        await calc_figures(backend, provider, documents["figures.xlsx"], runs)
+        await together_figures(backend, provider, documents["report.docx"])
+
+
+async def writer_figures(backend: str, provider: DesktopProvider, data: bytes, runs: int) -> None:
+    writer = await start(provider, "report.docx", data)
+    shots: list[float] = []
+    shots_cpu: list[float] = []
+    for _ in range(runs * 4):
+        shots.append((await timed_on(writer, writer.client.screenshot(), shots_cpu))[0])
+    figure(f"[{backend}] screenshot (PNG, 1920x1080)", shots, TARGETS_MS["screenshot"], shots_cpu)
+    lines = linearize_tree(await writer.client.accessibility_tree()).count("\n")
+    tree_cpu: list[float] = []
+    figure(
+        f"[{backend}] linearised tree, Writer page ({lines} lines)",
+        await tree_seconds(writer, runs * 2, tree_cpu),
+        TARGETS_MS["tree writer"],
+        tree_cpu,
+    )
+    paragraph = find_nodes(await writer.client.accessibility_tree(), tag="paragraph")[1]
+    clicks: list[float] = []
+    typing: list[float] = []
+    clicks_cpu: list[float] = []
+    typing_cpu: list[float] = []
+    for _ in range(runs * 2):
+        click = Computer13Action(
+            action_type="CLICK", parameters={"x": paragraph.center[0], "y": paragraph.center[1]}
+        )
+        clicks.append((await timed_on(writer, writer.perform(click), clicks_cpu))[0])
+        text = Computer13Action(action_type="TYPING", parameters={"text": "abc <def>"})
+        typing.append((await timed_on(writer, writer.perform(text), typing_cpu))[0])
+    figure(f"[{backend}] one replayed action: CLICK", clicks, TARGETS_MS["action"], clicks_cpu)
+    figure(
+        f"[{backend}] one replayed action: TYPING 9 chars",
+        typing,
+        TARGETS_MS["action"],
+        typing_cpu,
+    )
+    await writer.destroy()
+
+
+async def calc_figures(backend: str, provider: DesktopProvider, data: bytes, runs: int) -> None:
+    calc = await start(provider, "figures.xlsx", data)
+    xml = await calc.client.accessibility_tree()
+    cells = len(find_nodes(xml, tag="table-cell"))
+    calc_cpu: list[float] = []
+    figure(
+        f"[{backend}] linearised tree, Calc sheet ({cells} visible cells)",
+        await tree_seconds(calc, runs * 2, calc_cpu),
+        TARGETS_MS["tree calc"],
+        calc_cpu,
+    )
+    await calc.destroy()
+
+
+async def together_figures(backend: str, provider: DesktopProvider, data: bytes) -> None:
+    started = time.perf_counter()
+    desktops = await asyncio.gather(*(start(provider, f"d{n}.docx", data) for n in range(4)))
+    together = time.perf_counter() - started
+    print(f"[{backend}] 4 desktops at once: all ready in {together:.2f} s")
+    for desktop in desktops:  # some work on each, so the peak is a working desktop's
+        await desktop.client.accessibility_tree()
+        await desktop.client.screenshot()
+    peaks = [desktop.handle.peak_memory_bytes() for desktop in desktops]
+    for desktop in desktops:
+        await desktop.destroy()
+    if all(peak is not None for peak in peaks):
+        mib = [peak / 2**20 for peak in peaks if peak is not None]
+        print(
+            f"[{backend}] peak memory per desktop (cgroup): median {statistics.median(mib):.0f}"
+            f" MiB, max {max(mib):.0f} MiB"
+        )
+    else:
+        print(f"[{backend}] peak memory per desktop: not measurable (no memory cgroup)")
+
+
+async def main(backends: list[str], runs: int) -> None:
+    print("load average before: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+    for backend in backends:
+        await measure(backend, runs)
+    print("load average after: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--backend", action="append", choices=sorted(BACKENDS), help="default: every backend"
+    )
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (some take more)")
+    options = parser.parse_args()
+    asyncio.run(main(options.backend or list(BACKENDS), options.runs))

@@ -1,0 +1,194 @@
+"""The control server's HTTP protocol, spoken by the client: over a local desktop's Unix socket,
+and over TCP on 127.0.0.1 (as a container's or an OSWorld VM's server is reached)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx2
+import psutil
+import pytest
+import pytest_asyncio
+
+from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.local import CONTROL_SERVER_PARENT, LocalDesktopProvider
+from sandboxes.desktop.sandbox import DesktopSandbox
+from tests.sandboxes.desktop.helpers import start, wait_for_node, word_document
+
+pytestmark = [pytest.mark.desktop, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def desktop() -> AsyncIterator[DesktopSandbox]:
+    async with LocalDesktopProvider() as provider:
+        sandbox = await start(provider, "protocol.docx", word_document("Protocol checks"))
+        yield sandbox
+
+
+async def test_files_go_in_and_come_out(desktop: DesktopSandbox) -> None:
+    client = desktop.client
+    await client.upload_file("/box/inbox/notes.txt", b"line one\nline two\n")
+    assert await client.download_file("/box/inbox/notes.txt") == b"line one\nline two\n"
+    listing = await client.execute(["ls", "/box/inbox"])
+    assert listing.ok
+    assert listing.output == "notes.txt\n"
+    with pytest.raises(DesktopControlError, match=r"/file answered 404: no file /box/missing"):
+        await client.download_file("/box/missing")
+
+
+async def test_commands_scripts_and_python_report_output_and_exit_codes(
+    desktop: DesktopSandbox,
+) -> None:
+    client = desktop.client
+    shell = await client.execute("echo $HOME; echo oops >&2; exit 3", shell=True)
+    assert (shell.output, shell.error, shell.returncode, shell.ok) == ("/box\n", "oops\n", 3, False)
+    script = await client.run_bash_script("cd /box && pwd && test -d .office-profile")
+    assert script.ok
+    assert script.output == "/box\n"
+    python = await client.run_python("import sys; print(sys.version_info[0]); sys.exit(4)")
+    assert (python.output, python.returncode, python.status) == ("3\n", 4, "error")
+    slow = await client.execute(["sleep", "30"], timeout=1)
+    assert slow.status == "error"
+    assert "timed out" in slow.error
+
+
+async def test_bad_requests_name_the_endpoint_and_the_reason(desktop: DesktopSandbox) -> None:
+    client = desktop.client
+    with pytest.raises(DesktopControlError, match=r"/nothing answered 404: no endpoint"):
+        await client._request("GET", "/nothing")
+    with pytest.raises(DesktopControlError, match=r"answered 400: missing field 'command'"):
+        await client._request("POST", "/execute", json={"shell": True})
+    with pytest.raises(DesktopControlError, match=r"answered 400: the body is not JSON"):
+        await client._request(
+            "POST", "/execute", content=b"{not json", headers={"Content-Type": "application/json"}
+        )
+    # OSWorld's own client posts JSON without a JSON content type: it is read as JSON.
+    response = await client._request("POST", "/execute", content=b'{"command": ["true"]}')
+    assert response.json()["returncode"] == 0
+
+
+async def test_a_second_document_opens_and_windows_are_activated_and_closed(
+    desktop: DesktopSandbox,
+) -> None:
+    client = desktop.client
+    await client.upload_file("/box/second.docx", word_document("The second document"))
+    await client.open_file("/box/second.docx", timeout=60)
+    await wait_for_node(desktop, tag="paragraph", text_contains="The second document")
+    await client.activate_window("protocol.docx")
+    await client.close_window("second.docx")
+    for _ in range(100):
+        titles = [title for _, title in await client.windows() or []]
+        if not any("second.docx" in title for title in titles):
+            break
+        await asyncio.sleep(0.1)
+    assert any("protocol.docx" in title for title in titles)
+    assert not any("second.docx" in title for title in titles)
+    with pytest.raises(DesktopControlError, match="no window 'no such window'"):
+        await client.activate_window("no such window")
+    with pytest.raises(DesktopControlError, match=r"no file /box/absent\.docx"):
+        await client.open_file("/box/absent.docx")
+
+
+@pytest.fixture(scope="module")
+def tcp_server() -> Iterator[int]:
+    """The control server in ``serve`` mode on a 127.0.0.1 port, over a bare Xvfb."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        display = f":{pipe.readline().strip()}"
+    server = subprocess.Popen(
+        ["/usr/bin/python3", "-m", "control_server", "serve", "--port", str(port)],
+        env={**os.environ, "DISPLAY": display, "PYTHONPATH": str(CONTROL_SERVER_PARENT)},
+        cwd="/",
+    )
+    try:
+        yield port
+    finally:
+        for process in (server, xvfb):
+            process.kill()
+            process.wait()
+
+
+async def test_the_tcp_server_listens_on_loopback_only(tcp_server: int) -> None:
+    async with DesktopClient(f"http://127.0.0.1:{tcp_server}") as client:
+        await client.wait_until_up(20)
+        assert await client.screen_size() == (800, 600)
+        shot = await client.screenshot()
+        assert shot.startswith(b"\x89PNG")
+        result = await client.execute([sys.executable, "-c", "print(6 * 7)"])
+        assert result.output == "42\n"
+    listening = [
+        (connection.laddr[0], connection.laddr[1])
+        for connection in psutil.net_connections("tcp")
+        if connection.status == psutil.CONN_LISTEN
+        and connection.laddr
+        and connection.laddr[1] == tcp_server
+    ]
+    assert listening == [("127.0.0.1", tcp_server)]
+    outside = next(
+        (a.address for addrs in psutil.net_if_addrs().values() for a in addrs
+         if a.family == socket.AF_INET and not a.address.startswith("127.")),
+        None,
+    )  # fmt: skip
+    if outside is not None:
+        with pytest.raises(httpx2.ConnectError):
+            async with httpx2.AsyncClient() as raw:
+                await raw.get(f"http://{outside}:{tcp_server}/screen_size")
+
+
+async def test_the_server_package_needs_only_the_standard_library_and_debian_packages() -> None:
+    allowed = {"gi", "Xlib", "PIL"}
+    for path in Path(CONTROL_SERVER_PARENT / "control_server").glob("*.py"):
+        for statement in ast.walk(ast.parse(path.read_text())):
+            if isinstance(statement, ast.Import):
+                tops = [alias.name.split(".")[0] for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and not statement.level:
+                tops = [(statement.module or "").split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                assert top in sys.stdlib_module_names or top in allowed, f"{path.name}: {top}"
+
+
+async def test_pyautogui_code_runs_warm_with_the_semantics_of_python_c(
+    desktop: DesktopSandbox,
+) -> None:
+    client = desktop.client
+    code = (
+        "import os, sys, pathlib, pyautogui\n"
+        "parent = pathlib.Path(f'/proc/{os.getppid()}/cmdline').read_bytes()\n"
+        "print(__name__, sys.argv, pyautogui.size(), b'pyautogui_runner' in parent)\n"
+        "sys.exit(3)"
+    )
+    result = await client.execute(["python3", "-c", code])
+    assert result.output == "__main__ ['-c'] Size(width=1920, height=1080) True\n"
+    assert result.returncode == 3
+    slow = await client.execute(
+        ["python3", "-c", "import pyautogui, time; time.sleep(30)"], timeout=1
+    )
+    assert (slow.status, slow.returncode) == ("error", -9)
+    assert "timed out" in slow.error
+    for x in (100, 200):  # each run has an X connection of its own, and still moves the pointer
+        moved = await client.execute(
+            ["python", "-c", f"import pyautogui; pyautogui.moveTo({x}, 50)"]
+        )
+        assert moved.ok, moved.error
+        assert await client.cursor_position() == (x, 50)
+    failed = await client.execute(["python3", "-c", "import pyautogui\nraise ValueError('bad')"])
+    assert failed.returncode == 1
+    assert "ValueError: bad" in failed.error

@@ -1,0 +1,151 @@
+"""A desktop's life: frozen into a recipe and restored for judges (replay, reopened files), and
+collected by ``gc`` after its run was killed with SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path, PurePosixPath
+
+import psutil
+import pytest
+
+from dataset.actions import Computer13Action
+from dataset.models import DocumentState, Task
+from environments.leftovers import collect_all_leftovers
+from sandboxes.base import SandboxError
+from sandboxes.desktop.local import LocalDesktopProvider
+from sandboxes.desktop.sandbox import ReopenFilesRestore, ReplayRestore, document_location
+from tests.sandboxes.desktop.helpers import (
+    act,
+    save_keeping_format,
+    wait_for_node,
+    word_document,
+    word_paragraphs,
+)
+
+pytestmark = pytest.mark.desktop
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+
+
+def word_task(folder: Path, text: str) -> Task:
+    (folder / "report.docx").write_bytes(word_document(text))
+    return Task(
+        id="word-report",
+        domain="gui",
+        subdomain="word",
+        instruction="Add a line to the report and save it.",
+        initial_state=DocumentState(path="report.docx", open_at="/home/user/Desktop/report.docx"),
+    )
+
+
+def test_documents_go_where_the_agent_had_them() -> None:
+    at = DocumentState(path="files/r.docx", open_at="/home/user/Desktop/r.docx")
+    assert document_location(at) == PurePosixPath("Desktop/r.docx")
+    assert document_location(DocumentState(path="files/r.docx")) == PurePosixPath("r.docx")
+    outside = DocumentState(path="r.docx", open_at="/opt/data/r.docx")
+    assert document_location(outside) == PurePosixPath("r.docx")
+
+
+async def test_a_frozen_desktop_is_restored_by_replay_and_by_reopening_its_file(
+    tmp_path: Path,
+) -> None:
+    task = word_task(tmp_path, "Status report")
+    async with LocalDesktopProvider() as provider:
+        desktop = await provider.create(task, tmp_path)
+        assert str(desktop.document) == "/box/Desktop/report.docx"
+        await wait_for_node(desktop, tag="paragraph", text_contains="Status report")
+        await act(desktop, "HOTKEY", keys=["ctrl", "end"])
+        await act(desktop, "TYPING", text=" all green")
+        saved = await save_keeping_format(desktop, (tmp_path / "report.docx").read_bytes())
+        assert word_paragraphs(saved)[0] == "Status report all green"
+        # Typed after the save: only a replay brings it back.
+        await act(desktop, "TYPING", text=" (unsaved)")
+        await wait_for_node(desktop, tag="paragraph", text_contains="(unsaved)")
+        snapshot = await desktop.freeze()
+        assert not desktop.handle.folder.exists()  # type: ignore[attr-defined]
+        assert snapshot.saved_document == saved
+        assert [type(a) for a in snapshot.actions] == [Computer13Action] * len(snapshot.actions)
+
+        reopened = await snapshot.clone(method=ReopenFilesRestore())
+        async with reopened:
+            node = await wait_for_node(reopened, tag="paragraph", text_contains="all green")
+            assert "(unsaved)" not in node.text
+
+        # The replay answers the save dialog with the recorded click, as the agent did.
+        replayed = await snapshot.clone(method=ReplayRestore(pause=0.5))
+        async with replayed:
+            node = await wait_for_node(replayed, tag="paragraph", text_contains="(unsaved)")
+            assert node.text.startswith("Status report all green")
+            assert replayed.performed == snapshot.actions
+        await snapshot.destroy()
+
+
+async def test_reopening_needs_a_saved_document(tmp_path: Path) -> None:
+    async with LocalDesktopProvider() as provider:
+        desktop = await provider.start_desktop(None)
+        snapshot = await desktop.freeze()
+        with pytest.raises(SandboxError, match="holds no saved document"):
+            await snapshot.clone(method=ReopenFilesRestore())
+
+
+CHILD = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import PurePosixPath
+    from sandboxes.desktop.local import LocalDesktopProvider
+    from sandboxes.desktop.sandbox import DocumentFile
+
+    async def main():
+        provider = LocalDesktopProvider()
+        data = open(sys.argv[1], "rb").read()
+        desktop = await provider.start_desktop(DocumentFile(PurePosixPath("k.docx"), data))
+        handle = desktop.handle
+        print(json.dumps({
+            "folder": str(handle.folder),
+            "cgroup": str(handle.cap.folder) if handle.cap else None,
+            "box": handle.process.pid,
+        }), flush=True)
+        await asyncio.sleep(3600)
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_a_killed_run_leaves_nothing_after_gc(tmp_path: Path) -> None:
+    document = tmp_path / "k.docx"
+    document.write_bytes(word_document("killed mid-run"))
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(document)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY)},
+        cwd=REPOSITORY,
+    )
+    try:
+        assert child.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(child.stdout.readline), 120)
+        started = json.loads(line)
+        box = psutil.Process(started["box"])
+        inside = box.children(recursive=True)
+        assert any(p.name() == "Xvfb" for p in inside)
+        assert any(p.name().startswith("soffice") for p in inside)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    _, alive = psutil.wait_procs([box, *inside], timeout=15)
+    assert alive == []  # the box died with its run (bubblewrap's --die-with-parent)
+    folder = Path(started["folder"])
+    assert folder.exists()  # nobody removed it yet
+    removed = await collect_all_leftovers()
+    assert not folder.exists()
+    assert not folder.parent.exists() or not any(folder.parent.iterdir())
+    if started["cgroup"]:
+        assert not Path(started["cgroup"]).exists()
+        assert f"desktop cgroup {started['cgroup']}" in removed
