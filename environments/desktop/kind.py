@@ -37,7 +37,6 @@ from environments.kind import (
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
 from sandboxes.desktop.sandbox import DEFAULT_ACTION_PAUSE, DesktopSandbox
-from sandboxes.desktop.screens import wait_for_still_screen
 from sandboxes.runs import current_run
 
 if TYPE_CHECKING:
@@ -52,11 +51,6 @@ GUI_TASKS: frozenset[tuple[str, str]] = frozenset(
 REPLAY_PAUSE = DEFAULT_ACTION_PAUSE
 """Seconds replay waits after each action before observing (OSWorld's harness sleeps after
 every action too; a restored clone waits as long, so judges see the replayed state)."""
-
-FIRST_STILL_INTERVAL = 1.5
-"""Before a desktop's first replayed action: seconds the screen must stay unchanged."""
-FIRST_STILL_TIMEOUT = 30.0
-"""Before a desktop's first replayed action: seconds to wait at most for a still screen."""
 
 RESTORE_METADATA_KEY = "desktop_restore"
 """A task's ``metadata`` entry naming its restore method (``replay`` or ``reopen-files``)."""
@@ -159,22 +153,14 @@ class DesktopKind(EnvironmentKind):
     async def perform_action(
         self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
     ) -> PerformedAction:
-        """Perform a recorded action inside the desktop (never on the host), wait
-        ``REPLAY_PAUSE`` as a restored clone does (a WAIT waits that long too), then until the
-        screen is still (``sandboxes.desktop.screens``), and observe."""
+        """Perform a recorded action inside the desktop (never on the host) as a restored clone
+        does (``DesktopSandbox.perform_settled``: ``REPLAY_PAUSE``, then a still screen), and
+        observe."""
         desktop = as_desktop_sandbox(sandbox)
         if not isinstance(action, Computer13Action | PyAutoGuiAction):
             raise TypeError(f"a desktop performs no {action.type} actions")
         started = time.perf_counter()
-        if not desktop.performed:
-            # A fresh desktop lists its window before LibreOffice has drawn it all (toolbars,
-            # sidebar); the first action must meet the screen the recorded agent met.
-            await wait_for_still_screen(
-                desktop.client, timeout=FIRST_STILL_TIMEOUT, interval=FIRST_STILL_INTERVAL
-            )
-        outcome = await desktop.perform(action, wait_seconds=REPLAY_PAUSE)
-        await asyncio.sleep(REPLAY_PAUSE)
-        screen = await wait_for_still_screen(desktop.client) if screenshot or tree else None
+        outcome, screen = await desktop.perform_settled(action, pause=REPLAY_PAUSE)
         seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
         return PerformedAction(
             status=outcome.status,

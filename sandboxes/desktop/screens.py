@@ -118,27 +118,34 @@ def compare_screens(recorded: bytes, replayed: bytes) -> ScreenComparison:
     )
 
 
-STILL_TIMEOUT = 5.0
+STILL_TIMEOUT = 8.0
 """Seconds ``wait_for_still_screen`` waits at most."""
-STILL_INTERVAL = 0.25
+STILL_INTERVAL = 0.4
 """Seconds between the screenshots ``wait_for_still_screen`` compares."""
+STILL_CHECKS = 2
+"""Consecutive unchanged screenshots ``wait_for_still_screen`` needs: a busy LibreOffice (saving,
+closing a dialog) leaves the screen unchanged for a moment before it repaints."""
 
 
 async def wait_for_still_screen(
-    client: DesktopClient, *, timeout: float = STILL_TIMEOUT, interval: float = STILL_INTERVAL
+    client: DesktopClient,
+    *,
+    timeout: float = STILL_TIMEOUT,
+    interval: float = STILL_INTERVAL,
+    checks: int = STILL_CHECKS,
 ) -> bytes:
-    """The screen once two screenshots ``interval`` apart show the same (or the last one after
-    ``timeout`` seconds), as PNG bytes."""
+    """The screen once ``checks`` screenshots in a row, ``interval`` apart, showed the same as
+    the one before them (or the last one after ``timeout`` seconds), as PNG bytes."""
     deadline = time.monotonic() + timeout
     previous = await client.screenshot()
-    while time.monotonic() < deadline:
+    unchanged = 0
+    while unchanged < checks and time.monotonic() < deadline:
         await asyncio.sleep(interval)
         current = await client.screenshot()
         same = (
             current == previous
             or (await asyncio.to_thread(compare_screens, previous, current)).same
         )
+        unchanged = unchanged + 1 if same else 0
         previous = current
-        if same:
-            break
     return previous

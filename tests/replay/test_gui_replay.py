@@ -25,6 +25,7 @@ from environments.desktop.kind import KIND
 from replay.engine import replay_trajectory
 from replay.screens import compare_screens, compare_trees
 from sandboxes.desktop.local import LocalDesktopProvider
+from sandboxes.desktop.sandbox import DesktopSnapshot
 
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 
@@ -130,8 +131,16 @@ async def test_a_recorded_trajectory_replays_faithfully_and_its_saved_file_passe
     trajectory = dataset.trajectories[f"{TASK_ID}--recorded"]
     async with ProviderSet(BackendChoice()) as providers:
         result = await replay_trajectory(
-            trajectory, dataset.tasks[TASK_ID], dataset.task_dir(TASK_ID), providers
+            trajectory, dataset.tasks[TASK_ID], dataset.task_dir(TASK_ID), providers, keep=True
         )
+        # A judge's desktop is restored from the frozen replay by performing the actions again
+        # the way replay did: it shows the replayed end state.
+        assert isinstance(result.snapshot, DesktopSnapshot)
+        judge = await result.snapshot.clone()
+        async with judge:
+            seen = await judge.observe("a11y_tree")
+        assert seen.linearized_tree is not None
+        assert SIGNATURE in seen.linearized_tree
     report = result.report
     assert report.verdict == "faithful", [s.diff or s.message for s in report.steps]
     assert [step.status for step in report.steps] == ["match"] * 6
