@@ -37,6 +37,7 @@ import pptx
 import psutil
 
 from dataset.actions import Computer13Action
+from sandboxes.base import SandboxError
 from sandboxes.desktop.observations import find_nodes, linearize_tree
 from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
 
@@ -199,15 +200,23 @@ async def measure(backend: str, runs: int) -> None:
         for name, data in documents.items():
             ready: list[float] = []
             ready_cpu: list[float] = []
+            failures: list[str] = []
             for _ in range(runs):
-                seconds, desktop = await timed(start(provider, name, data))
+                try:
+                    seconds, desktop = await timed(start(provider, name, data))
+                except SandboxError as error:
+                    failures.append(str(error).splitlines()[0][:200])
+                    continue
                 ready.append(seconds)
                 assert isinstance(desktop, DesktopSandbox)
                 spent = box_cpu_seconds(desktop)
                 if spent is not None:
                     ready_cpu.append(spent)
                 await desktop.destroy()
-            figure(f"[{backend}] ready with {name} open", ready, ready_target, ready_cpu)
+            if ready:
+                figure(f"[{backend}] ready with {name} open", ready, ready_target, ready_cpu)
+            for failure in failures:
+                print(f"[{backend}] {name}: a desktop failed to start: {failure}")
 
         await writer_figures(backend, provider, documents["report.docx"], runs)
         await calc_figures(backend, provider, documents["figures.xlsx"], runs)

@@ -75,5 +75,10 @@ async def ensure_desktop_packages() -> Path:
                 os.chmod(os.path.join(root, name), 0o644)
             del folders  # walked by os.walk itself
         folder.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging, folder)
+        try:
+            os.replace(staging, folder)
+        except OSError:  # another process installed it meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+            if not (folder / "pyautogui").is_dir():
+                raise
         return folder

@@ -64,6 +64,9 @@ SOCKET_NAME = ".control.sock"
 PROFILE_NAME = ".office-profile"
 """LibreOffice's profile folder, in the desktop's home folder."""
 
+RUNTIME_NAME = ".runtime"
+"""The desktop user's runtime folder (``XDG_RUNTIME_DIR``, mode 0700), in its home folder."""
+
 CGROUP_NOTE = "cgroup"
 """A file in the desktop's folder naming its memory cgroup (for ``gc``)."""
 
@@ -173,7 +176,7 @@ class LocalDesktopProvider(DesktopProvider):
                 environment={
                     "PATH": f"{WORK_MOUNT}/.bin:/usr/local/bin:/usr/bin:/bin",
                     "PYTHONPATH": f"{CONTROL_SERVER_PARENT}:{packages}",
-                    "XDG_RUNTIME_DIR": "/tmp",
+                    "XDG_RUNTIME_DIR": f"{WORK_MOUNT}/{RUNTIME_NAME}",
                     "PYTHONDONTWRITEBYTECODE": "1",
                 },
                 interpreter=False,
@@ -245,9 +248,10 @@ class LocalDesktopProvider(DesktopProvider):
         if document is None:
             return
         if not await wait_for_window(sandbox.client, document.location.name, self.ready_timeout):
+            titles = [title for _, title in await sandbox.client.windows() or []]
             raise SandboxError(
                 f"desktop {sandbox.name}: no window showed {document.location.name} within "
-                f"{self.ready_timeout:g} s: {_log_tail(folder)}"
+                f"{self.ready_timeout:g} s (windows: {titles}): {_log_tail(folder)}"
             )
         if not await wait_for_document_tree(sandbox.client, self.ready_timeout):
             raise SandboxError(
@@ -262,6 +266,7 @@ def _make_home(folder: Path, document: DocumentFile | None) -> Path:
     home = folder / "home"
     (home / ".bin").mkdir(parents=True)
     (home / "tmp").mkdir()
+    (home / RUNTIME_NAME).mkdir(mode=0o700)
     (home / ".bin" / "python").symlink_to("/usr/bin/python3")
     if document is not None:
         target = home / document.location

@@ -47,8 +47,9 @@ DEFAULT_SCREEN = (1920, 1080)
 DEFAULT_MEMORY_BYTES = 3 * 2**30
 """The memory cap of one desktop (all its processes together)."""
 
-DEFAULT_READY_TIMEOUT = 60.0
-"""Seconds a desktop may take to answer and show its document."""
+DEFAULT_READY_TIMEOUT = 120.0
+"""Seconds a desktop may take to answer and show its document (LibreOffice needs 2-3 s of CPU
+to start; on a machine shared by many jobs that can stretch to a minute)."""
 
 FIRST_STILL_INTERVAL = 1.5
 """Before a desktop's first replayed action: seconds the screen must stay unchanged."""

@@ -8,7 +8,7 @@ from OSWorld's documented protocol, so the runtime's client drives this server a
 alike.
 
 It runs with the desktop's system ``python3`` and Debian packages only (``python3-gi`` with
-``gir1.2-atspi-2.0`` and ``python3-pyatspi``, ``python3-xlib``, ``python3-pil``); nothing here
-imports the runtime, so the folder can be copied or bind-mounted into a container and started
-with ``python3 -m control_server``.
+``gir1.2-atspi-2.0``, ``python3-xlib``, ``python3-pil``), plus pyautogui for recorded code
+(``pyautogui_runner``); nothing here imports the runtime, so the folder can be copied or
+bind-mounted into a container and started with ``python3 -m control_server``.
 """

@@ -60,7 +60,8 @@ async def test_a_frozen_desktop_is_restored_by_replay_and_by_reopening_its_file(
     async with LocalDesktopProvider() as provider:
         desktop = await provider.create(task, tmp_path)
         assert str(desktop.document) == "/box/Desktop/report.docx"
-        await wait_for_node(desktop, tag="paragraph", text_contains="Status report")
+        paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Status report")
+        await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
         await act(desktop, "HOTKEY", keys=["ctrl", "end"])
         await act(desktop, "TYPING", text=" all green")
         saved = await save_keeping_format(desktop, (tmp_path / "report.docx").read_bytes())
