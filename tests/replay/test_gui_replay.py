@@ -215,3 +215,87 @@ def test_screens_and_trees_are_compared_by_what_they_show(recorded: Path) -> Non
     diff = compare_trees(first_tree, second_tree)
     assert diff is not None
     assert f"+paragraph\t\t{SIGNATURE}" in diff
+
+
+async def test_an_osworld_run_imported_from_its_files_replays_faithfully(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """The recorded run written out as OSWorld leaves it (traj.jsonl, step screenshots,
+    result.txt; the task JSON downloading and opening the memo), imported, then replayed: OSWorld
+    keeps no trees, so the screens alone are compared."""
+    from dataset.importers.osworld import import_osworld
+
+    dataset = load_dataset(recorded)
+    trajectory = dataset.trajectories[f"{TASK_ID}--recorded"]
+    example = "4c1d0e2a-9b7f-4a51-8f0e-3d2b6c7a9e10"
+    run = tmp_path / "results/computer_13/screenshot/recorder/libreoffice_writer" / example
+    run.mkdir(parents=True)
+    lines = []
+    for step in trajectory.steps:
+        stamp = f"20250101@1200{step.index:02d}"
+        shot = f"step_{step.index}_{stamp}.png"
+        assert step.observation is not None
+        assert step.observation.screenshot is not None
+        (run / shot).write_bytes(
+            (dataset.trajectory_dir() / step.observation.screenshot).read_bytes()
+        )
+        action = step.action
+        recorded_action: object
+        if isinstance(action, Computer13Action):
+            recorded_action = {"action_type": action.action_type, "parameters": action.parameters}
+        else:
+            assert isinstance(action, PyAutoGuiAction)
+            recorded_action = action.code
+        lines.append(
+            json.dumps(
+                {
+                    "step_num": step.index,
+                    "action_timestamp": stamp,
+                    "action": recorded_action,
+                    "reward": 0,
+                    "done": step.index == len(trajectory.steps),
+                    "info": {},
+                    "screenshot_file": shot,
+                }
+            )
+        )
+    (run / "traj.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    (run / "result.txt").write_text("1.0\n", "utf-8")
+    tasks = tmp_path / "evaluation_examples/examples/libreoffice_writer"
+    tasks.mkdir(parents=True)
+    url = "https://example.org/memo.docx"
+    (tasks / f"{example}.json").write_text(
+        json.dumps(
+            {
+                "id": example,
+                "instruction": dataset.tasks[TASK_ID].instruction,
+                "config": [
+                    {
+                        "type": "download",
+                        "parameters": {
+                            "files": [{"url": url, "path": "/home/user/Documents/memo.docx"}]
+                        },
+                    },
+                    {"type": "open", "parameters": {"path": "/home/user/Documents/memo.docx"}},
+                ],
+            }
+        ),
+        "utf-8",
+    )
+    out = tmp_path / "imported"
+    report = import_osworld(
+        [tmp_path / "results"],
+        out,
+        tasks_root=tmp_path / "evaluation_examples",
+        files={url: dataset.task_dir(TASK_ID) / "memo.docx"},
+    )
+    assert report.needed_files == []
+    imported = load_dataset(out)
+    (converted,) = imported.trajectories.values()
+    async with ProviderSet(BackendChoice()) as providers:
+        result = await replay_trajectory(
+            converted, imported.tasks[example], imported.task_dir(example), providers
+        )
+    steps = result.report.steps
+    assert result.report.verdict == "faithful", [s.diff or s.message for s in steps]
+    assert [s.status for s in steps] == ["match"] * len(trajectory.steps)
