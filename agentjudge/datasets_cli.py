@@ -329,6 +329,140 @@ def _finish_search_import(report: ImportReport, destination: Path, seconds: floa
         raise typer.Exit(1)
 
 
+def _supplied_files(given: list[str]) -> dict[str, Path]:
+    """``--file URL=PATH`` options as a mapping; a malformed one or a missing file exits 2."""
+    supplied: dict[str, Path] = {}
+    for item in given:
+        key, separator, path = item.rpartition("=")
+        if not separator or not key.strip() or not path.strip():
+            console.print(f"error: --file {item!r}: expected URL=PATH", markup=False)
+            raise typer.Exit(2)
+        if not Path(path.strip()).is_file():
+            console.print(f"error: --file {item!r}: {path.strip()} is not a file", markup=False)
+            raise typer.Exit(2)
+        supplied[key.strip()] = Path(path.strip())
+    return supplied
+
+
+@app.command("import-osworld")
+def import_osworld_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            help="OSWorld results folders (or AJ-Bench's GUI folders); every folder holding a "
+            "traj.jsonl below them is one run."
+        ),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    tasks_root: Annotated[
+        Path | None,
+        typer.Option(
+            help="OSWorld's evaluation_examples folder (examples/<domain>/<id>.json); without "
+            "it a task JSON beside each run is used."
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            help="A human label file (JSON, JSON lines or CSV: run -> PASS/FAIL); its labels "
+            "win over true/false folders and result.txt."
+        ),
+    ] = None,
+    file: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A file a task's setup downloads, supplied locally as URL=PATH (the key may "
+            "also be its desktop path or file name). Repeatable."
+        ),
+    ] = None,
+    files_dir: Annotated[
+        Path | None,
+        typer.Option(help="A folder holding downloaded files, found by file name."),
+    ] = None,
+    pass_threshold: Annotated[
+        float,
+        typer.Option(help="The result.txt score from which a run is labelled PASS."),
+    ] = 1.0,
+    max_steps: Annotated[
+        int,
+        typer.Option(help="The agents' step cap when a task file sets none (OSWorld's 15)."),
+    ] = 15,
+) -> None:
+    """Convert OSWorld result folders (traj.jsonl, step screenshots, result.txt) and their task
+    JSON into the unified dataset format, for LibreOffice Impress, Writer and Calc tasks.
+
+    Both action spaces (computer_13, pyautogui) are read. Labels come from a --labels file,
+    else AJ-Bench's true/false folders (human), else result.txt (OSWorld's evaluator). Files the
+    task's setup downloads from the web are bundled when supplied with --file or --files-dir;
+    otherwise the import lists them and the task cannot be replayed until they are. Exits 1 if
+    the import or the written dataset has errors, 2 if a path it is given is missing.
+    """
+    from dataset.importers.osworld import import_osworld, read_label_file
+    from dataset.importers.osworld.importer import DuplicateIdError
+    from dataset.importers.osworld.labels import LabelFileError
+
+    for source in sources:
+        require_folder(source, "OSWorld results folder")
+    if tasks_root is not None:
+        require_folder(tasks_root, "OSWorld tasks folder (--tasks-root)")
+    if files_dir is not None:
+        require_folder(files_dir, "downloaded files folder (--files-dir)")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    supplied = _supplied_files(file or [])
+    human = {}
+    if labels is not None:
+        try:
+            human = read_label_file(labels)
+        except LabelFileError as error:
+            console.print(f"error: --labels: {error}", markup=False)
+            raise typer.Exit(2) from None
+    started = time.perf_counter()
+    try:
+        report = import_osworld(
+            sources,
+            destination,
+            tasks_root=tasks_root,
+            labels=human,
+            files=supplied,
+            files_dir=files_dir,
+            pass_threshold=pass_threshold,
+            max_steps=max_steps,
+        )
+    except DuplicateIdError as error:
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(1) from None
+    seconds = time.perf_counter() - started
+    import_errors, _ = print_problems(report.problems)
+    groups = ", ".join(f"{name} {count}" for name, count in sorted(report.by_subdomain.items()))
+    sources_text = ", ".join(
+        f"{name} {count}" for name, count in sorted(report.by_label_source.items())
+    )
+    console.print(
+        f"imported {len(report.trajectories)} trajectory(ies) of {len(report.tasks)} task(s) "
+        f"into {destination} in {seconds:.1f} s"
+        + (f" ({groups}; labels: {sources_text})" if groups else ""),
+        markup=False,
+    )
+    if report.needed_files:
+        console.print(
+            f"{len(report.needed_files)} downloaded file(s) were not supplied; their tasks "
+            "cannot be replayed until they are:",
+            markup=False,
+        )
+        for needed in report.needed_files:
+            console.print(
+                f"  {needed.task_id}: {needed.url} -> {needed.path}  ({needed.how_to_supply()})",
+                markup=False,
+            )
+    if not report.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
 def _require_files(sources: list[Path]) -> None:
     for source in sources:
         if not source.exists():

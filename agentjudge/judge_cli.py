@@ -32,6 +32,7 @@ from bench.grid_runner import (
     JudgeRecord,
     JudgeSummary,
 )
+from dataset.screenshots import parse_screenshot_policy
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
 from judge_agent.modes import check_method_options, mode_names, select_modes
@@ -46,6 +47,16 @@ NO_MODEL_LEAD = (
     "No judge model is configured, so only the replay, the verifier check and the baselines ran."
 )
 """Printed before the registry's hint on how to configure a model (``no_model_hint``)."""
+
+
+def _policy(option: str, value: str) -> str:
+    """A screenshot or tree policy as given, after checking it (a bad one exits 2)."""
+    try:
+        parse_screenshot_policy(value)
+    except ValueError as error:
+        console.print(f"error: {option}: {error}", markup=False)
+        raise typer.Exit(2) from None
+    return value
 
 
 def _modes(text: str) -> tuple[str, ...]:
@@ -323,6 +334,13 @@ def judge(
     screenshots: Annotated[
         str, typer.Option(help="Screenshots in the prompt: last, all, none, or a number.")
     ] = "last",
+    trees: Annotated[
+        str,
+        typer.Option(
+            help="Recorded accessibility trees in the prompt: all, last, none, or a number "
+            "(sampled, first and last included)."
+        ),
+    ] = "all",
     judge_access: Annotated[
         Literal["read-only", "writable"],
         typer.Option(
@@ -465,7 +483,8 @@ def judge(
             timeout_seconds=timeout,
             max_retries=retries,
         ),
-        screenshots=screenshots,
+        screenshots=_policy("--screenshots", screenshots),
+        trees=_policy("--trees", trees),
         judge_access=judge_access,
         method_options=switches,
         items=items,

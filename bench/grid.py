@@ -72,6 +72,9 @@ class GridFile(BaseModel):
     )
     """Switch sets of the judge method modes (e.g. ``[{screenshots: 3}, {screenshots: 48, ui:
     on}]``), one arm each; a switch goes to the modes that take it."""
+    trees: list[str] = Field(default_factory=lambda: ["all"], min_length=1)
+    """Which recorded accessibility trees go into the prompt (``all``, ``last``, ``none`` or a
+    count); with ``observations`` it gives screenshots, trees or both."""
     runs: PositiveInt = 1
     """Independent repetitions of every configuration."""
     limits: JudgeLimits | None = None
@@ -133,10 +136,11 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
         else [base.method_options]
     )
     item_judging = grid.items if "items" in given else [base.items]
+    tree_policies = grid.trees if "trees" in given else [base.trees]
     arms: list[tuple[str, GridSpec]] = []
     for model in grid.models or models:
-        for effort, budget, observation, switches, items in itertools.product(
-            efforts, budgets, observations, switch_sets, item_judging
+        for effort, budget, observation, trees, switches, items in itertools.product(
+            efforts, budgets, observations, tree_policies, switch_sets, item_judging
         ):
             try:
                 check_method_options(modes, switches)
@@ -156,6 +160,7 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
                 "judge_access": access,
                 "generate": generate,
                 "screenshots": observation,
+                "trees": trees,
                 "method_options": switches,
                 "items": items,
             }

@@ -138,6 +138,8 @@ class GridSpec(BaseModel):
     method_options: dict[str, str] = Field(default_factory=dict)
     """Switches of the judge method modes (``screenshots=24``, ``ui=on``); each mode gets those
     it takes (``judge_agent.modes.method_options_for``)."""
+    trees: str = "all"
+    """Recorded accessibility trees in the prompt (``all``, ``last``, ``none`` or a count)."""
     judge_access: JudgeAccess = "writable"
     """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
     included; the frozen state and other judges never see them). ``read-only``: judges share the
@@ -163,6 +165,8 @@ class GridSpec(BaseModel):
             parts.append(f"thinking={self.generate.thinking_budget}")
         if self.screenshots != "last":
             parts.append(f"screenshots={self.screenshots}")
+        if self.trees != "all":
+            parts.append(f"trees={self.trees}")
         if self.judge_access != "writable":
             parts.append(f"access={self.judge_access}")
         if self.method_options:
@@ -369,6 +373,7 @@ class _Grid:
             limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
             generate=arm.grid.generate,
             screenshots=arm.grid.screenshots,
+            trees=arm.grid.trees,
             notes_template=environment_notes(planned.task),
             method_options=method_options_for(planned.mode, arm.grid.method_options),
         )

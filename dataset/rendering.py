@@ -33,8 +33,10 @@ Truncation (every cut is announced in the text with the number of characters or 
   one notice. The last step is always shown.
 
 Screenshots follow a ``ScreenshotPolicy`` (``"last"`` by default), chosen among the steps shown
-in the text. A file that is missing, unreadable, outside the trajectory's folder or too large is
-noted in the text and skipped, never an exception.
+in the text; accessibility trees follow one too (``"all"`` by default: every shown step's tree),
+so that a GUI judge can be given screenshots, trees or both. A step whose tree is left out says
+that one was recorded and how long it is. A screenshot file that is missing, unreadable, outside
+the trajectory's folder or too large is noted in the text and skipped, never an exception.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ __all__ = [
     "ACCESSIBILITY_TREE_CHARS",
     "ACTION_CHARS",
     "CLAIM_CHARS",
+    "DEFAULT_TREES",
     "FINAL_ACCESSIBILITY_TREE_CHARS",
     "FINAL_RESPONSE_CHARS",
     "HEAD_STEPS",
@@ -111,6 +114,8 @@ HEAD_STEPS = 10
 """Steps kept from the start of a trajectory too long to show whole."""
 STEPS_CHAR_BUDGET = 120_000
 """Characters of step text shown at most (the last step is shown even if alone it is larger)."""
+DEFAULT_TREES: ScreenshotPolicy = "all"
+"""Which shown steps' accessibility trees the prompt includes unless configured otherwise."""
 SUMMARY_CHARS = 100
 """Characters of the one-line summary of an action (``summarize_action``)."""
 
@@ -165,6 +170,9 @@ class RenderedTrajectory(BaseModel):
 
     missing_screenshots: list[int] = Field(default_factory=list)
     """Steps whose selected screenshot could not be attached (missing, unreadable, too big)."""
+
+    tree_steps: list[int] = Field(default_factory=list)
+    """Steps whose accessibility tree is shown in the text."""
 
 
 # --- text helpers ---------------------------------------------------------------------------
@@ -276,11 +284,13 @@ def render_step(
     last: bool,
     screenshot_note: str | None,
     timing: bool = False,
+    show_tree: bool = True,
 ) -> str:
     """Everything recorded for ``step`` under a ``### Step N`` heading, each field cut to
     ``limits`` (``last``: the step is the trajectory's last, whose accessibility tree shows the
     final screen). ``screenshot_note`` says what became of its screenshot (None: no line);
-    ``timing`` adds when the step started and ended."""
+    ``timing`` adds when the step started and ended; without ``show_tree`` a recorded
+    accessibility tree is only mentioned, with its length."""
     parts = [f"### Step {step.index}"]
     parts.append(_cut_head(render_action(step.action), limits.action, f"{_where(step)} action"))
     if step.reasoning:
@@ -302,7 +312,9 @@ def render_step(
             )
             parts.append(f"Observation:\n{body}" if body.strip() else "Observation: (empty)")
         tree = observation.accessibility_tree
-        if tree is not None:
+        if tree is not None and not show_tree:
+            parts.append(f"Accessibility tree: recorded ({len(tree):,} characters), not shown.")
+        elif tree is not None:
             limit = limits.final_accessibility_tree if last else limits.accessibility_tree
             cut = _cut_head(tree, limit, f"{_where(step)} accessibility tree")
             parts.append(f"Accessibility tree ({len(tree):,} characters):\n{cut}")
@@ -400,7 +412,11 @@ def _task_lines(task: Task) -> list[str]:
 
 
 def _steps_lines(
-    trajectory: Trajectory, shown: list[Step], notes: dict[int, str], long: bool
+    trajectory: Trajectory,
+    shown: list[Step],
+    notes: dict[int, str],
+    long: bool,
+    trees: set[int],
 ) -> list[str]:
     steps = trajectory.steps
     errors = sum(step.is_error for step in steps)
@@ -427,7 +443,14 @@ def _steps_lines(
             ]
         last = step.index == len(steps)
         note = notes.get(step.index)
-        lines += [render_step(step, limits=PROMPT_STEP_LIMITS, last=last, screenshot_note=note), ""]
+        block = render_step(
+            step,
+            limits=PROMPT_STEP_LIMITS,
+            last=last,
+            screenshot_note=note,
+            show_tree=step.index in trees,
+        )
+        lines += [block, ""]
         previous = step.index
     return lines
 
@@ -476,10 +499,13 @@ def render_trajectory(
     *,
     base_dir: Path | str | None,
     screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
+    trees: ScreenshotPolicy | str = DEFAULT_TREES,
 ) -> RenderedTrajectory:
     """The task and trajectory as the judge's prompt shows them; screenshots are loaded from
-    ``base_dir`` (the folder of the trajectory file) according to ``screenshots``."""
+    ``base_dir`` (the folder of the trajectory file) according to ``screenshots``, and the
+    accessibility trees of the steps ``trees`` selects are shown (same policy forms)."""
     policy = parse_screenshot_policy(screenshots)
+    tree_policy = parse_screenshot_policy(trees)
     steps = trajectory.steps
     # Which steps are shown is decided on blocks rendered without screenshot notes (the notes
     # change the sizes only slightly).
@@ -492,9 +518,15 @@ def render_trajectory(
     chosen = _choose_steps(draft)
     shown = steps if chosen is None else [steps[position] for position in chosen]
     shots = _Screenshots(shown, policy, Path(base_dir) if base_dir is not None else None)
+    with_trees = [
+        step.index
+        for step in shown
+        if step.observation is not None and step.observation.accessibility_tree is not None
+    ]
+    tree_steps = select_screenshot_steps(with_trees, tree_policy)
 
     lines = _task_lines(task)
-    lines += _steps_lines(trajectory, shown, shots.notes, long=chosen is not None)
+    lines += _steps_lines(trajectory, shown, shots.notes, chosen is not None, set(tree_steps))
     lines += _answer_lines(trajectory)
     lines += shots.summary()
     return RenderedTrajectory(
@@ -502,4 +534,5 @@ def render_trajectory(
         images=shots.images,
         shown_steps=[step.index for step in shown],
         missing_screenshots=shots.missing,
+        tree_steps=tree_steps,
     )

@@ -1,8 +1,8 @@
 """What the runtime asks of an environment kind, as one abstract record per kind.
 
 Owns ``EnvironmentKind`` and the small records its hooks return (``VerifierInputs``,
-``LeftoverSource``). A kind (filesystem, postgres; later desktop, browser, android) subclasses it
-once, in its own subpackage of ``environments``, and is registered by name in
+``PerformedAction``, ``LeftoverSource``). A kind (filesystem, postgres, desktop; later browser,
+android) subclasses it once, in its own subpackage of ``environments``, and is registered by name in
 ``environments.registry``. Replay, verifiers, judges, ``agentjudge serve`` and garbage collection
 ask the kind's record instead of testing a sandbox's class. Nothing here knows a particular kind.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from dataset.actions import AndroidAction, Computer13Action, PyAutoGuiAction
+from dataset.actions import Action, AndroidAction, Computer13Action, PyAutoGuiAction
 from dataset.models import InitialState, Task, Trajectory
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
@@ -46,6 +46,24 @@ class VerifierInputs:
     """Host paths bound read-only into the verifier's box at the same place (the sandbox's
     tree, a relay's socket folder); the box sees nothing else of the host but the system, the
     interpreter and the task folder."""
+
+
+@dataclass(frozen=True)
+class PerformedAction:
+    """One recorded action that is not a tool call (a mouse or keyboard action, pyautogui code),
+    performed again on a sandbox, and what the environment showed afterwards."""
+
+    status: Literal["done", "failed", "signal"]
+    """``done``: performed; ``failed``: it could not run or raised; ``signal``: a WAIT, FAIL or
+    DONE that touches nothing."""
+    error: str = ""
+    """Why it failed (its error output), for ``failed``."""
+    screenshot: bytes | None = None
+    """The screen afterwards (PNG), when the kind has one."""
+    accessibility_tree: str | None = None
+    """The accessibility tree afterwards (OSWorld's XML), when the kind has one."""
+    seconds: float = 0.0
+    """Wall time of the action and the pause after it."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +161,20 @@ class EnvironmentKind(ABC):
         """What ``${SANDBOX_ROOT}`` stands for in this sandbox ("" when recordings of this kind
         hold no such paths). Replay substitutes it into arguments and masks it in outputs."""
         return ""
+
+    action_types: ClassVar[frozenset[str]] = frozenset({"tool_call"})
+    """The recorded action types (``Step.action.type``) its replay executes: ``tool_call`` go
+    through ``execute_call``, the others (``computer_13``, ``pyautogui``) through
+    ``perform_action``."""
+
+    async def perform_action(
+        self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
+    ) -> PerformedAction:
+        """Perform one recorded action that is not a tool call on ``sandbox``, with the pause
+        the recorded agent's harness made after it, then take a screenshot and/or the
+        accessibility tree as asked (replay asks for what the record holds). Only kinds that list
+        the action's type in ``action_types`` implement it."""
+        raise NotImplementedError(f"a {self.name} sandbox performs no {action.type} actions")
 
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """Whether ``trajectory`` must not replay while another trajectory of the same task for

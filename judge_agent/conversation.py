@@ -7,7 +7,12 @@ Owns ``JudgeRun`` (the conversation so far, the tools, the usage and cost, the t
   Each model call that may use tools is a *turn*; ``turn_limit`` bounds them. All tool calls of
   one answer run concurrently and each counts against ``tool_call_limit``.
 * ``react_turns``: the same tools driven by a text protocol (one ``Action`` per answer, results
-  sent back as ``Observation`` messages), for models without native tool calling.
+  sent back as ``Observation`` messages with the tool's images), for models without native tool
+  calling.
+
+Both tool-using conversations also take AJ-Bench's ``ACTION: {...}`` line
+(``judge_agent.action_line``) as one tool call: in the agent mode an answer that calls no tool
+but holds such a line (and no verdict) has it run, and the result comes back as an observation.
 * ``single_call``: no tools; one call whose answer must hold the verdict.
 
 A conversation returns the parsed verdict, returns None when the turns ran out (the loop then
@@ -26,11 +31,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt
 
+from judge_agent.action_line import ActionLine, ActionLineError, find_action_line
 from judge_agent.model import (
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageTool,
     ChatMessageUser,
+    ContentImage,
+    ContentText,
     GenerateConfig,
     ModelAPI,
     ModelUsage,
@@ -167,6 +175,28 @@ class JudgeRun:
         self.messages.append(message)
         self.log.write("message", message=message)
 
+    def observe(self, text: str, is_error: bool, content: list[Any]) -> None:
+        """Send a tool's result as a user message: the observation text and the tool's images
+        (a GUI tool answers with a screenshot)."""
+        images = [block for block in content if isinstance(block, ContentImage)]
+        observation = format_observation(text, is_error)
+        if not images:
+            self.say(observation)
+            return
+        message = ChatMessageUser(content=[ContentText(text=observation), *images])
+        self.messages.append(message)
+        self.log.write("message", message=message)
+
+    async def run_text_action(self, tool: str, arguments: dict[str, Any]) -> None:
+        """Run one tool call the model wrote as text and answer with the observation; refused
+        (with a message) once the tool-call limit is reached."""
+        budget = self.tool_budget()
+        if budget is not None and budget <= 0:
+            raise RunEndedError("tool_call_limit", f"the run reached {self.limits.tool_call_limit}")
+        call = ToolCall(id=f"react_{self.calls}", name=tool, arguments=arguments)
+        text, is_error, content = await self.run_tool(call)
+        self.observe(text, is_error, content)
+
     async def run_tool(self, call: ToolCall) -> tuple[str, bool, list[Any]]:
         """Execute one call (or refuse it) and record it."""
         if self.toolbox is None:
@@ -225,6 +255,13 @@ async def native_tool_turns(run: JudgeRun) -> ParsedVerdict | None:
         parsed = parse_verdict_text(message.content)
         if parsed is not None:
             return parsed
+        line = find_action_line(message.content, [tool.name for tool in run.toolbox_tools()])
+        if isinstance(line, ActionLine):
+            await run.run_text_action(line.tool, line.arguments)
+            continue
+        if isinstance(line, ActionLineError):
+            run.say(line.message)
+            continue
         if reasked:
             raise RunEndedError("verdict", "no verdict after a re-ask")
         reasked = True
@@ -295,14 +332,7 @@ async def react_turns(run: JudgeRun) -> ParsedVerdict | None:
         if isinstance(step, ReactFinal):
             return step.verdict
         if isinstance(step, ReactAction):
-            budget = run.tool_budget()
-            if budget is not None and budget <= 0:
-                raise RunEndedError(
-                    "tool_call_limit", f"the run reached {run.limits.tool_call_limit}"
-                )
-            call = ToolCall(id=f"react_{run.calls}", name=step.tool, arguments=step.arguments)
-            text, is_error, _ = await run.run_tool(call)
-            run.say(format_observation(text, is_error))
+            await run.run_text_action(step.tool, step.arguments)
             continue
         assert isinstance(step, ReactError)
         if reasked:

@@ -65,6 +65,9 @@ class JudgeSettings(BaseModel):
     """Settings of every model call."""
     screenshots: str = "last"
     """Which screenshots go into the prompt (see ``dataset.rendering``)."""
+    trees: str = "all"
+    """Which recorded accessibility trees go into the prompt: ``all`` (every shown step's),
+    ``last``, ``none`` or a number sampled uniformly, first and last included."""
     notes_template: str | None = None
     """The prompt template with notes on the agent's environment, as its environment kind names
     it (``EnvironmentKind.prompt_notes``); None: the subdomain's own notes."""
@@ -102,6 +105,7 @@ def _prompt(
         tools=tools if mode.prompt.tool_section is not None else None,
         base_dir=base_dir,
         screenshots=settings.screenshots,
+        trees=settings.trees,
         turn_budget=settings.limits.turn_limit if mode.turn_budget else None,
         notes_template=settings.notes_template,
     )

@@ -19,6 +19,8 @@ Tolerated: markdown bold around the keys, code fences around the JSON, text afte
 object, a hallucinated ``Observation:`` (it and everything after it are ignored), a missing
 ``Action Input`` (empty arguments), and an ``Action: submit_verdict`` whose input holds the verdict.
 An answer with no ``Action`` and no ``Final Answer`` but an explicit verdict line counts as final.
+AJ-Bench's ``ACTION: {"action_type": ..., "parameters": {...}}`` line (``judge_agent.action_line``)
+is an action too: the action type names the tool, the parameters are its arguments.
 Everything else yields a ``ReactError`` whose ``message`` is meant to be sent back to the model.
 """
 
@@ -30,6 +32,7 @@ from collections.abc import Collection
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from judge_agent.action_line import ActionLine, ActionLineError, find_action_line
 from judge_agent.verdict_parsing import (
     SUBMIT_TOOL_NAME,
     ParsedVerdict,
@@ -201,9 +204,27 @@ def parse_react_response(
     observation = _OBSERVATION.search(text)
     if observation is not None:
         text = text[: observation.start()]
-    actions = list(_ACTION.finditer(text))
+    # ``ACTION: {...}`` lines are AJ-Bench's form; the other Action lines name a tool.
+    actions = [m for m in _ACTION.finditer(text) if not _is_json_action(m)]
     final = _FINAL.search(text)
+    names = None if tool_names is None else [*tool_names, SUBMIT_TOOL_NAME]
+    line = find_action_line(text, names)
+    if line is not None:
+        if actions or final is not None:
+            return _error(
+                "Your answer mixes an ACTION line with another Action or a Final Answer. Give "
+                "one action per answer, or only the Final Answer."
+            )
+        return _from_action_line(text, line)
+    return _named_action_or_final(text, actions, final, tool_names)
 
+
+def _named_action_or_final(
+    text: str,
+    actions: list[re.Match[str]],
+    final: re.Match[str] | None,
+    tool_names: Collection[str] | None,
+) -> ReactAction | ReactFinal | ReactError:
     if actions and final is not None:
         return _error(
             "Your answer contains both an Action and a Final Answer. Give one action and wait for "
@@ -222,6 +243,25 @@ def parse_react_response(
             "wait for its Observation."
         )
     return _action(text, actions[0], tool_names)
+
+
+def _is_json_action(match: re.Match[str]) -> bool:
+    return match.group("name").strip().lstrip("*_").startswith(("{", "```"))
+
+
+def _from_action_line(
+    text: str, line: ActionLine | ActionLineError
+) -> ReactAction | ReactFinal | ReactError:
+    if isinstance(line, ActionLineError):
+        return _error(line.message)
+    first = _ACTION.search(text)
+    thought = _thought(text, first.start()) if first is not None else None
+    if line.tool == SUBMIT_TOOL_NAME:
+        submitted = parse_submit_arguments(line.arguments)
+        if isinstance(submitted, str):
+            return _error(submitted)
+        return ReactFinal(thought=thought, verdict=submitted)
+    return ReactAction(thought=thought, tool=line.tool, arguments=line.arguments)
 
 
 parse_react = parse_react_response

@@ -20,7 +20,9 @@ Layout (domain x mode is a composition, so that modes cannot drift apart):
   ``PromptStyle`` names (the ``llm`` mode names none: its tool section is empty), built from the
   tool list,
   ``evidence/{domain}.md`` (what to check in that domain's environment), ``modes/evidence_rules.md``
-  (the minimum-evidence rule), ``modes/view_step.md`` (when ``VIEW_TRAJECTORY_STEP`` is offered)
+  (the minimum-evidence rule), ``modes/view_step.md`` (when ``VIEW_TRAJECTORY_STEP`` is offered),
+  ``modes/action_line.md`` (GUI tasks in a mode that writes its calls as text: the one-line
+  ``ACTION: {...}`` form ``judge_agent.react`` also reads)
   and ``modes/budget.md`` (when a turn budget is given); the react section also documents the text
   protocol that ``judge_agent.react`` parses;
 - ``verdict_format.md``: the strict text verdict format shared by all modes;
@@ -45,7 +47,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from dataset.models import Task, Trajectory
-from dataset.rendering import render_trajectory
+from dataset.rendering import DEFAULT_TREES, render_trajectory
 from dataset.screenshots import DEFAULT_SCREENSHOTS, Screenshot, ScreenshotPolicy
 
 __all__ = [
@@ -243,6 +245,9 @@ def _tool_section(
         rules = _fill("modes/evidence_rules.md", min_evidence_calls=str(min_evidence_calls))
         if any(tool.name == VIEW_STEP_TOOL_NAME for tool in listed):
             rules += "\n" + _fill("modes/view_step.md", view_step_tool=VIEW_STEP_TOOL_NAME)
+        if domain == "gui" and style.list_arguments:
+            # Models that write their calls as text may use AJ-Bench's one-line action form.
+            rules += "\n" + _fill("modes/action_line.md")
     if turn_budget is not None:
         rules += "\n" + _fill("modes/budget.md", turn_budget=str(turn_budget))
     section = _fill(
@@ -267,6 +272,7 @@ def build_prompt(
     tools: Sequence[ListedTool] | None,
     base_dir: Path | str | None,
     screenshots: ScreenshotPolicy | str = DEFAULT_SCREENSHOTS,
+    trees: ScreenshotPolicy | str = DEFAULT_TREES,
     min_evidence_calls: int = MIN_EVIDENCE_CALLS,
     turn_budget: int | None = None,
     notes_template: str | None = None,
@@ -274,15 +280,17 @@ def build_prompt(
     """The system prompt and user message that open a judge's conversation.
 
     ``style`` is the judge mode's choice of tool section. ``tools`` are the tools the model is
-    offered (``submit_verdict`` may be included or not; it is never listed with the others). They
-    are listed in the tool section; a style without one accepts only None or an empty list (or
-    ``submit_verdict`` alone). ``base_dir`` is the folder of
-    the trajectory file (screenshots are relative to it; None attaches none and says so).
-    ``screenshots`` is a ``ScreenshotPolicy`` or its string form (``"last"``, ``"all"``,
-    ``"none"``, ``"8"``). ``turn_budget``, when given, tells tool-using modes how many tool-using
-    answers they have (a style without a tool section ignores it). ``notes_template`` names the
-    template with notes on the agent's environment (its environment kind's choice); without one
-    the subdomain's own notes (``subdomains/<subdomain>.md``) are used when they exist.
+    offered (``submit_verdict`` may be included or not; it is never listed with the others).
+    They are listed in the tool section; a style without one accepts only None or an empty list
+    (or ``submit_verdict`` alone). ``base_dir`` is the folder of the trajectory file
+    (screenshots are relative to it; None attaches none and says so). ``screenshots`` is a
+    ``ScreenshotPolicy`` or its string form (``"last"``, ``"all"``, ``"none"``, ``"8"``);
+    ``trees`` chooses the steps whose recorded accessibility tree is shown, in the same forms
+    (``"all"`` by default). ``turn_budget``, when given, tells tool-using modes how many
+    tool-using answers they have (a style without a tool section ignores it).
+    ``notes_template`` names the template with notes on the agent's environment (its
+    environment kind's choice); without one the subdomain's own notes
+    (``subdomains/<subdomain>.md``) are used when they exist.
     """
     if task.domain not in DOMAINS:
         raise ValueError(f"no prompt for domain {task.domain!r}")
@@ -307,7 +315,9 @@ def build_prompt(
         )
     )
 
-    rendered = render_trajectory(task, trajectory, base_dir=base_dir, screenshots=screenshots)
+    rendered = render_trajectory(
+        task, trajectory, base_dir=base_dir, screenshots=screenshots, trees=trees
+    )
     user: list[PromptPart] = [_fill("user.md", trajectory=rendered.text.rstrip())]
     for number, (step, image) in enumerate(rendered.images, start=1):
         user.append(_fill("screenshot_caption.md", number=str(number), step=str(step)))

@@ -1,10 +1,11 @@
-"""Replaying one DS trajectory: re-execute its calls in a fresh sandbox and compare outputs.
+"""Replaying one trajectory: re-execute its steps in a fresh sandbox and compare outputs.
 
 Every recorded tool call is executed again, in order, by the task's environment kind
 (``environments``) with the tool semantics of the server the agent used: the writes rebuild the
 state the agent left, and the reads let replay check, step by step, that the rebuilt state matches
 what the agent saw. Recorded ``${SANDBOX_ROOT}`` paths become the root the kind names before
-execution. Nothing here knows a particular kind.
+execution. Mouse and keyboard steps (``computer_13``, ``pyautogui``) go to ``replay.gui`` when
+the kind performs them. Nothing here knows a particular kind.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dataset.actions import ToolCallAction
+from dataset.actions import Computer13Action, PyAutoGuiAction, ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
+from dataset.store import TRAJECTORIES_DIR
 from environments.backends import BackendChoice, ProviderSet
 from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
@@ -25,6 +27,7 @@ from mcp_servers.results import ToolArgumentError
 from replay.crashes import crash_line
 from replay.diffs import short_diff
 from replay.divergence import classify_step
+from replay.gui import replay_gui_step
 from replay.normalise import normalise_output
 from replay.report import (
     FidelityReport,
@@ -64,14 +67,17 @@ async def replay_step(
     file: str,
     *,
     trajectory: Trajectory | None = None,
+    trajectory_dir: Path | None = None,
 ) -> StepFidelity:
     """Execute one recorded step in ``sandbox`` through its task's environment kind, and compare
     its output with the recording. With ``trajectory``, the tool learns which recording it is
-    re-executing (``mcp_servers.recorded``: the server implementation, the recorded answer)."""
+    re-executing (``mcp_servers.recorded``: the server implementation, the recorded answer).
+    Mouse and keyboard actions are performed by the kind and their screens compared
+    (``replay.gui``; recorded screenshots are read from ``trajectory_dir``)."""
     position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
     action = step.action
     if not isinstance(action, ToolCallAction):
-        return await replay_action(kind, sandbox, step, position)
+        return await _replay_action(kind, sandbox, step, file, trajectory_dir, position)
     spec = kind.tool_spec(action.name)
     writes = spec is not None and spec.writes  # every SQL text tool may write
 
@@ -129,6 +135,22 @@ async def replay_step(
     else:
         outcome.status = "match"
     return outcome
+
+
+async def _replay_action(
+    kind: EnvironmentKind,
+    sandbox: Sandbox,
+    step: Step,
+    file: str,
+    trajectory_dir: Path | None,
+    position: str,
+) -> StepFidelity:
+    """A step that is no tool call: mouse and keyboard actions performed on a screen the kind
+    compares (``replay.gui``), any other action through the kind's ``execute_action``."""
+    action = step.action
+    if isinstance(action, Computer13Action | PyAutoGuiAction) and action.type in kind.action_types:
+        return await replay_gui_step(kind, sandbox, step, file, trajectory_dir)
+    return await replay_action(kind, sandbox, step, position)
 
 
 async def replay_action(
@@ -308,13 +330,17 @@ async def replay_trajectory(
     file: str | None = None,
     keep: bool = False,
     verify: bool = True,
+    trajectory_dir: Path | None = None,
 ) -> ReplayResult:
     """Replay ``trajectory`` into a fresh sandbox, check it, and destroy or freeze the sandbox.
 
     With ``keep=True`` the final state is frozen and returned as a snapshot (replay once, judge
     many); otherwise the sandbox is destroyed. A failure to build the sandbox becomes a ``failed``
-    report; nothing here raises for a bad trajectory.
+    report; nothing here raises for a bad trajectory. ``trajectory_dir`` holds the recorded
+    screenshots (default: the dataset's ``trajectories/`` beside ``tasks/<id>``).
     """
+    if trajectory_dir is None:
+        trajectory_dir = task_dir.parent.parent / TRAJECTORIES_DIR
     started = time.perf_counter()
     file = file or f"trajectories/{trajectory.id}.json"
     kind = kind_for_task(task)
@@ -351,7 +377,9 @@ async def replay_trajectory(
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:
-            fidelity = await replay_step(kind, sandbox, step, file, trajectory=trajectory)
+            fidelity = await replay_step(
+                kind, sandbox, step, file, trajectory=trajectory, trajectory_dir=trajectory_dir
+            )
             report.steps.append(fidelity)
             if fidelity.message:
                 report.problems.append(fidelity.message)

@@ -47,6 +47,12 @@ class StepFidelity(_Model):
     (``state``) or only what the agent was shown (``presentation``)."""
     effect_reason: str | None = None
     """Why the step got its ``effect``, in a few words."""
+    screen_changed: float | None = None
+    """GUI steps with a recorded screenshot: the share of the screen that differs from it after
+    the replayed action (``replay.screens``)."""
+    screen_region: tuple[int, int, int, int] | None = None
+    """GUI steps: where the replayed screen differs from the recorded one, as (x, y, width,
+    height); None when it does not."""
 
 
 class VerifierRun(_Model):

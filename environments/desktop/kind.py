@@ -19,21 +19,24 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from dataset.actions import Action, Computer13Action, PyAutoGuiAction
 from dataset.models import Task
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
     LeftoverSource,
+    PerformedAction,
     ProviderFactory,
     VerifierInputs,
 )
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
-from sandboxes.desktop.sandbox import DesktopSandbox
+from sandboxes.desktop.sandbox import DEFAULT_ACTION_PAUSE, DesktopSandbox
 from sandboxes.runs import current_run
 
 if TYPE_CHECKING:
@@ -44,6 +47,10 @@ GUI_TASKS: frozenset[tuple[str, str]] = frozenset(
     {("gui", "word"), ("gui", "excel"), ("gui", "ppt")}
 )
 """The (domain, subdomain) pairs a desktop serves once GUI replay exists."""
+
+REPLAY_PAUSE = DEFAULT_ACTION_PAUSE
+"""Seconds replay waits after each action before observing (OSWorld's harness sleeps after
+every action too; a restored clone waits as long, so judges see the replayed state)."""
 
 RESTORE_METADATA_KEY = "desktop_restore"
 """A task's ``metadata`` entry naming its restore method (``replay`` or ``reopen-files``)."""
@@ -104,10 +111,9 @@ class DesktopKind(EnvironmentKind):
 
     name: ClassVar[str] = "desktop"
     serve_name: ClassVar[str] = "desktop"
-    tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset()
-    """Empty until GUI replay lands: the replay engine re-executes tool calls only, and a GUI
-    task left unserved is reported "not replayable" instead of failing every step. GUI replay
-    sets this to ``GUI_TASKS``."""
+    tasks: ClassVar[frozenset[tuple[str, str]]] = GUI_TASKS
+    action_types: ClassVar[frozenset[str]] = frozenset({"computer_13", "pyautogui"})
+    """Replay performs recorded mouse and keyboard actions and pyautogui code (``replay.gui``)."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"document", "empty"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {
         "local": _local,
@@ -167,14 +173,44 @@ class DesktopKind(EnvironmentKind):
         finally:
             await asyncio.to_thread(shutil.rmtree, export, True)
 
+    async def perform_action(
+        self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
+    ) -> PerformedAction:
+        """Perform a recorded action inside the desktop (never on the host) as a restored clone
+        does (``DesktopSandbox.perform_settled``: ``REPLAY_PAUSE``, then a still screen), and
+        observe."""
+        desktop = as_desktop_sandbox(sandbox)
+        if not isinstance(action, Computer13Action | PyAutoGuiAction):
+            raise TypeError(f"a desktop performs no {action.type} actions")
+        started = time.perf_counter()
+        outcome, screen = await desktop.perform_settled(action, pause=REPLAY_PAUSE)
+        seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
+        return PerformedAction(
+            status=outcome.status,
+            error=(outcome.error or outcome.output) if outcome.status == "failed" else "",
+            screenshot=screen if screenshot else None,
+            accessibility_tree=seen.accessibility_tree if seen is not None else None,
+            seconds=time.perf_counter() - started,
+        )
+
     @asynccontextmanager
     async def judge_servers(
         self, sandbox: Sandbox, *, writable: bool
     ) -> AsyncIterator[list[ToolServer[Any]]]:
-        """No server yet: the GUI MCP server (actions and observations as tools) is added with
-        the GUI judge."""
-        as_desktop_sandbox(sandbox)
-        yield []
+        """The GUI MCP server (``mcp_servers.desktop``) on the judge's own desktop: a desktop
+        cannot be shared, so a read-only judge gets a private one too and the same actions."""
+        from mcp_servers.desktop import desktop_server
+
+        desktop = as_desktop_sandbox(sandbox)
+        yield [desktop_server(desktop.client, perform=desktop.perform)]
+
+    def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
+        """The recorded agents' own action set: the same GUI server, every action remembered
+        by the sandbox."""
+        from mcp_servers.desktop import desktop_server
+
+        desktop = as_desktop_sandbox(sandbox)
+        return desktop_server(desktop.client, perform=desktop.perform)
 
     def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
         """Containers of dead runs (Docker), the memory cgroups of dead runs' local desktops

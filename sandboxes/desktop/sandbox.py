@@ -38,6 +38,7 @@ from sandboxes.desktop.observations import (
     ObservationKind,
     observe,
 )
+from sandboxes.desktop.screens import wait_for_still_screen
 from sandboxes.runs import current_run
 
 DEFAULT_SCREEN = (1920, 1080)
@@ -49,6 +50,11 @@ DEFAULT_MEMORY_BYTES = 3 * 2**30
 DEFAULT_READY_TIMEOUT = 120.0
 """Seconds a desktop may take to answer and show its document (LibreOffice needs 2-3 s of CPU
 to start; on a machine shared by many jobs that can stretch to a minute)."""
+
+FIRST_STILL_INTERVAL = 1.5
+"""Before a desktop's first replayed action: seconds the screen must stay unchanged."""
+FIRST_STILL_TIMEOUT = 30.0
+"""Before a desktop's first replayed action: seconds to wait at most for a still screen."""
 
 DEFAULT_ACTION_PAUSE = 0.5
 """Seconds a replay waits after each action before the next one (lets the UI settle)."""
@@ -145,6 +151,21 @@ class DesktopSandbox(Sandbox):
         self.performed.append(action)
         return outcome
 
+    async def perform_settled(
+        self, action: DesktopAction, *, pause: float = DEFAULT_ACTION_PAUSE
+    ) -> tuple[ActionOutcome, bytes]:
+        """Perform ``action`` as replay does, so that every replay of a recording ends alike:
+        before a fresh desktop's first action, wait until LibreOffice has drawn its window (the
+        screen still for ``FIRST_STILL_INTERVAL``); then perform, wait ``pause`` (a WAIT waits
+        that long too) and until the screen is still. Returns the outcome and that screen."""
+        if not self.performed:
+            await wait_for_still_screen(
+                self.client, timeout=FIRST_STILL_TIMEOUT, interval=FIRST_STILL_INTERVAL, checks=1
+            )
+        outcome = await self.perform(action, wait_seconds=pause)
+        await asyncio.sleep(pause)
+        return outcome, await wait_for_still_screen(self.client)
+
     async def observe(
         self,
         kind: ObservationKind = "screenshot_a11y_tree",
@@ -205,7 +226,7 @@ class RestoreMethod(ABC):
 
 class ReplayRestore(RestoreMethod):
     """A fresh desktop from the task's initial state, with the snapshot's actions performed
-    again (``pause`` seconds after each)."""
+    again as replay performed them (``DesktopSandbox.perform_settled``, ``pause`` after each)."""
 
     name: ClassVar[str] = "replay"
 
@@ -216,8 +237,7 @@ class ReplayRestore(RestoreMethod):
         sandbox = await snapshot.provider.start_from(snapshot.task, snapshot.task_dir)
         try:
             for action in snapshot.actions:
-                await sandbox.perform(action, wait_seconds=self.pause)
-                await asyncio.sleep(self.pause)
+                await sandbox.perform_settled(action, pause=self.pause)
         except BaseException:
             await sandbox.destroy()
             raise

@@ -77,6 +77,9 @@ def test_judge_refuses_bad_modes_and_budgets() -> None:
     bad_turns = runner.invoke(app, ["judge", str(MINI), "--model", "mock/pass", "--turns", "0"])
     assert bad_turns.exit_code == 2
     assert "at least 1" in bad_turns.output
+    bad_trees = runner.invoke(app, ["judge", str(MINI), "--model", "mock/pass", "--trees", "few"])
+    assert bad_trees.exit_code == 2
+    assert "--trees" in bad_trees.output
 
 
 def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters, types
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
@@ -94,3 +95,19 @@ def test_serve_refuses_an_unknown_trajectory_and_a_kind_mismatch() -> None:
     mismatch = _run_serve("sql", "fs-meeting-notes-index--sonnet-pass")
     assert mismatch.returncode == 2
     assert "not one for sql" in mismatch.stderr
+
+
+@pytest.mark.desktop
+@pytest.mark.slow
+async def test_serve_desktop_gives_the_gui_tools_on_the_replayed_document() -> None:
+    trajectory_id = "word-memo-q4-update--c13-pass"
+    untouched = "To: All staff"  # a paragraph of memo.docx no recorded step edits
+    async with Client(_serve("desktop", trajectory_id), read_timeout_seconds=600) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        observed = await client.call_tool("OBSERVE", {})
+        pressed = await client.call_tool("HOTKEY", {"keys": ["ctrl", "home"]})
+    assert {"CLICK", "TYPING", "HOTKEY", "WAIT", "OBSERVE"} <= names
+    assert not observed.is_error, _text(observed)
+    assert untouched in _text(observed)
+    assert any(isinstance(block, types.ImageContent) for block in observed.content)
+    assert not pressed.is_error, _text(pressed)

@@ -65,6 +65,23 @@ def test_axes_missing_from_the_file_keep_the_command_line_values(tmp_path: Path)
     assert spec.limits.time_limit == 30
 
 
+def test_the_trees_axis_multiplies_the_observation_axis(tmp_path: Path) -> None:
+    grid = load_grid(_write(tmp_path, "observations: [last, none]\ntrees: [all, none]\n"))
+    arms = expand_grid(grid, GridSpec(), ["mock/pass"])
+    assert sorted((spec.screenshots, spec.trees) for _, spec in arms) == [
+        ("last", "all"),
+        ("last", "none"),
+        ("none", "all"),
+        ("none", "none"),
+    ]
+    assert {spec.variant for _, spec in arms} == {
+        "",
+        "trees=none",
+        "screenshots=none",
+        "screenshots=none trees=none",
+    }
+
+
 def test_an_empty_file_with_no_model_has_no_arms(tmp_path: Path) -> None:
     assert expand_grid(load_grid(_write(tmp_path, "")), GridSpec(), []) == []
 

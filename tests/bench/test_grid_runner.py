@@ -58,6 +58,7 @@ class Inspector:
         return reply("", tool_call("trajectory_overview"))
 
 
+@pytest.mark.desktop  # the example's GUI runs are judged on desktops
 async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
     mini = load_dataset(MINI)
     script = Inspector()
@@ -93,7 +94,7 @@ async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
             assert record.verdict.verdict == "PASS"
             assert len(record.verdict.tool_calls) == 1
             assert not record.verdict.tool_calls[0].is_error
-            expected = {"filesystem": "filesystem", "postgres": "postgres"}.get(
+            expected = {"filesystem": "filesystem", "postgres": "postgres", "word": "desktop"}.get(
                 mini.tasks[trajectory.task_id].subdomain, "trajectory-only"
             )
             assert record.environment == expected
@@ -107,6 +108,7 @@ async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
     assert any("execute_sql" in names for names in agent_tools)
     assert all("VIEW_TRAJECTORY_STEP" in names for names in agent_tools)
     assert any("write_file" in names for names in agent_tools)
+    assert any({"CLICK", "TYPING", "OBSERVE"} <= names for names in agent_tools)
 
     calls_before = script.calls
     again = await judge_dataset(

@@ -266,3 +266,22 @@ def test_rendering_is_deterministic(mini: Dataset) -> None:
     first = render_trajectory(task, trajectory, base_dir=mini.trajectory_dir())
     second = render_trajectory(task, trajectory, base_dir=mini.trajectory_dir())
     assert first == second
+
+
+def test_the_tree_policy_samples_first_and_last_and_mentions_the_others() -> None:
+    steps = [_step(n, tree=f"<tree-{n}/>", arg=str(n)) for n in range(1, 6)]
+    rendered = render_trajectory(_ds_task(), _trajectory(steps), base_dir=None, trees=2)
+    assert rendered.tree_steps == [1, 5]
+    assert "<tree-1/>" in rendered.text
+    assert "<tree-5/>" in rendered.text
+    assert "<tree-3/>" not in rendered.text
+    assert rendered.text.count("Accessibility tree: recorded (9 characters), not shown.") == 3
+    assert render_trajectory(_ds_task(), _trajectory(steps), base_dir=None).tree_steps == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+    with pytest.raises(ValueError, match="screenshot policy"):
+        render_trajectory(_ds_task(), _trajectory(steps), base_dir=None, trees="some")

@@ -75,8 +75,8 @@ def test_kind_for_task_follows_domain_and_subdomain() -> None:
     found = {task_id: kind_for_task(task) for task_id, task in mini.tasks.items()}
     assert found["fs-meeting-notes-index"] is environments.filesystem.KIND
     assert found["pg-active-customers-view"] is environments.postgres.KIND
-    for task_id in ("word-memo-q4-update", "android-markor-shopping-note"):
-        assert found[task_id] is None
+    assert found["word-memo-q4-update"] is environments.desktop.KIND
+    assert found["android-markor-shopping-note"] is None
     # A live-web search task (no page archive) has nothing to replay into.
     assert found["search-python3-release-dates"] is None
 

@@ -388,3 +388,31 @@ def test_environment_notes_template_replaces_the_subdomain_notes(mini: Dataset) 
     assert "## Notes for database tasks" in chosen.system
     with pytest.raises(ValueError, match="no-such-notes"):
         _build(mini, filesystem_id, "llm", notes_template="subdomains/no-such-notes.md")
+
+
+def test_gui_react_prompts_describe_the_one_line_action_form(mini: Dataset) -> None:
+    gui = "word-memo-q4-update--c13-pass"
+    react = _build(mini, gui, "react")
+    assert 'ACTION: {"action_type": "CLICK"' in react.tool_section
+    # Native tool calling needs no text form; other domains have no desktop actions.
+    assert "ACTION: {" not in _build(mini, gui, "agent").tool_section
+    assert "ACTION: {" not in _build(mini, "fs-meeting-notes-index--sonnet-pass", "react").system
+    # The GUI evidence notes tell how to aim from the element list.
+    assert "x + width/2" in react.tool_section
+
+
+def test_the_tree_policy_chooses_which_recorded_trees_are_shown(mini: Dataset) -> None:
+    gui = "word-memo-q4-update--c13-pass"
+    trajectory = mini.trajectories[gui]
+    trees = [s.observation.accessibility_tree for s in trajectory.steps if s.observation]
+    assert len(trees) == 8
+    everything = _build(mini, gui, "llm")
+    assert everything.user_text.count("Accessibility tree (") == 8
+    last = _build(mini, gui, "llm", trees="last", screenshots="none")
+    assert last.user_text.count("Accessibility tree (") == 1
+    assert last.user_text.count("Accessibility tree: recorded (") == 7
+    assert last.user_text.index("Accessibility tree (") > last.user_text.index("### Step 8")
+    none = _build(mini, gui, "llm", trees="none")
+    assert "Accessibility tree (" not in none.user_text
+    sampled = _build(mini, gui, "llm", trees="3")
+    assert sampled.user_text.count("Accessibility tree (") == 3

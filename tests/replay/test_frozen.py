@@ -87,8 +87,9 @@ async def test_a_judges_writes_reach_neither_the_frozen_state_nor_other_judges(
 
 async def test_domains_without_replay_get_no_environment(providers: ProviderSet) -> None:
     async with FrozenReplays(load_dataset(MINI), providers) as frozen:
-        assert await frozen.environment("word-memo-q4-update--c13-pass", writable=False) is None
-        assert (await frozen.get("word-memo-q4-update--c13-pass")).report.verdict == ("unsupported")
+        android = "android-markor-shopping-note--pass"
+        assert await frozen.environment(android, writable=False) is None
+        assert (await frozen.get(android)).report.verdict == ("unsupported")
 
 
 async def test_role_managing_trajectories_of_one_task_are_frozen_one_at_a_time(

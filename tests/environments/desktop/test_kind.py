@@ -73,7 +73,8 @@ async def test_verifiers_get_the_saved_document_read_only(tmp_path: Path) -> Non
                 assert list(inputs.read_only) == [exported.parent]
             assert not exported.parent.exists()
             async with KIND.judge_servers(desktop, writable=True) as servers:
-                assert servers == []
+                assert [server.name for server in servers] == ["desktop"]
+                assert "CLICK" in servers[0].tools
 
 
 @pytest.mark.desktop

@@ -1,0 +1,137 @@
+"""Replaying one GUI step: perform the recorded action, then compare the screen with the record.
+
+A ``computer_13`` action or ``pyautogui`` code is performed again by the task's environment kind
+(``EnvironmentKind.perform_action``: inside the desktop, never on the host, with the pause the
+recorded harness made after each action), which answers with the screen afterwards. The step
+matches when the replayed screenshot is perceptually the same as the recorded one and the
+accessibility tree holds the same elements (``replay.screens``); otherwise it diverged, and the
+report says by how much, where on the screen, and which elements differ. A step whose record
+holds neither a screenshot nor a tree is ``unrecorded``. Signals (WAIT, FAIL, DONE) touch
+nothing, so their differences are only in what the agent was shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from dataset.actions import Computer13Action, PyAutoGuiAction
+from dataset.models import Step
+from dataset.screenshots import Screenshot, load_screenshot
+from environments.kind import EnvironmentKind, PerformedAction
+from replay.report import StepFidelity
+from replay.screens import compare_screens, compare_trees
+from sandboxes.base import Sandbox
+
+__all__ = ["replay_gui_step"]
+
+
+def _name(action: Computer13Action | PyAutoGuiAction) -> str:
+    if isinstance(action, Computer13Action):
+        return action.action_type
+    return f"pyautogui {action.code.strip()}" if action.is_control else "pyautogui"
+
+
+async def replay_gui_step(
+    kind: EnvironmentKind,
+    sandbox: Sandbox,
+    step: Step,
+    file: str,
+    trajectory_dir: Path | None,
+) -> StepFidelity:
+    """Perform ``step``'s action on ``sandbox`` and compare what the screen shows with the
+    record (screenshots are read from ``trajectory_dir``, the folder of trajectory files)."""
+    action = step.action
+    assert isinstance(action, Computer13Action | PyAutoGuiAction)
+    position = f"{file}: step {step.index}"
+    signal = (
+        action.action_type in {"WAIT", "FAIL", "DONE"}
+        if isinstance(action, Computer13Action)
+        else action.is_control
+    )
+    outcome = StepFidelity(index=step.index, tool=_name(action), status="unrecorded", writes=True)
+    observation = step.observation
+    try:
+        performed = await kind.perform_action(
+            sandbox,
+            action,
+            screenshot=observation is not None and observation.screenshot is not None,
+            tree=observation is not None and observation.accessibility_tree is not None,
+        )
+    except Exception as error:  # a broken desktop must fail this step, not the whole run
+        performed = PerformedAction(
+            status="failed", error=f"the action could not run: {type(error).__name__}: {error}"
+        )
+    if performed.status == "failed":
+        lines = performed.error.strip().splitlines()
+        outcome.status = "failed"
+        outcome.replayed_error = True
+        outcome.message = f"{position}: {lines[-1] if lines else 'the action failed'}"
+        outcome.effect, outcome.effect_reason = (
+            ("presentation", "a signal touches nothing")
+            if signal
+            else ("state", "the action did not run as recorded")
+        )
+        return outcome
+    differences = await _differences(step, performed, trajectory_dir, outcome, position)
+    if differences is None:
+        return outcome
+    if differences:
+        outcome.status = "diverged"
+        outcome.diff = "\n".join(differences)
+        outcome.effect, outcome.effect_reason = (
+            ("presentation", "a signal touches nothing")
+            if signal
+            else ("state", "the screen after the action differs from the record")
+        )
+    else:
+        outcome.status = "match"
+    return outcome
+
+
+async def _differences(
+    step: Step,
+    performed: PerformedAction,
+    trajectory_dir: Path | None,
+    outcome: StepFidelity,
+    position: str,
+) -> list[str] | None:
+    """What differs between the record and the replayed screen; None when nothing was recorded
+    to compare with (the step stays ``unrecorded``)."""
+    observation = step.observation
+    recorded_tree = observation.accessibility_tree if observation else None
+    shot = observation.screenshot if observation else None
+    recorded_image: Screenshot | None = None
+    if shot is not None:
+        loaded = await asyncio.to_thread(load_screenshot, trajectory_dir, shot)
+        if isinstance(loaded, Screenshot):
+            recorded_image = loaded
+        else:
+            outcome.message = f"{position}: screenshot {shot}: {loaded}"
+    compared = False
+    differences: list[str] = []
+    if recorded_image is not None and performed.screenshot is not None:
+        compared = True
+        try:
+            screens = await asyncio.to_thread(
+                compare_screens, recorded_image.data, performed.screenshot
+            )
+        except ValueError as error:
+            differences.append(f"screen: {error}")
+        else:
+            outcome.screen_changed = round(screens.changed_share, 6)
+            outcome.screen_region = screens.region
+            if not screens.same:
+                differences.append(f"screen: {screens.describe()}")
+    if recorded_tree is not None and performed.accessibility_tree is not None:
+        compared = True
+        try:
+            tree_diff = await asyncio.to_thread(
+                compare_trees, recorded_tree, performed.accessibility_tree
+            )
+        except ValueError as error:
+            differences.append(f"accessibility tree: {error}")
+        else:
+            if tree_diff is not None:
+                differences.append(f"accessibility tree (role, name, text):\n{tree_diff}")
+    return differences if compared else None

@@ -1,0 +1,33 @@
+"""How far a replayed screen is from the recorded one: screenshots and accessibility trees.
+
+Screenshots are compared perceptually (``sandboxes.desktop.screens.compare_screens``: grey cells,
+a tolerance per cell and for the share of changed cells, and the box where they differ). Trees
+are compared as the elements an agent reads: role, name and text of each node the linearised
+tree keeps, positions left out so that a layout shift of a few pixels is not a different state.
+"""
+
+from __future__ import annotations
+
+from replay.diffs import short_diff
+from sandboxes.desktop.observations import tree_nodes
+from sandboxes.desktop.screens import ScreenComparison, compare_screens
+
+__all__ = ["ScreenComparison", "compare_screens", "compare_trees", "tree_elements"]
+
+
+def tree_elements(xml: str) -> list[str]:
+    """The elements an agent reads in a tree (OSWorld XML): ``role<TAB>name<TAB>text`` per node
+    the linearised tree keeps, in document order; ``ValueError`` when it is not XML."""
+    try:
+        return [f"{node.tag}\t{node.name}\t{node.text}" for node in tree_nodes(xml)]
+    except Exception as error:  # ElementTree.ParseError and friends
+        raise ValueError(f"the accessibility tree is not OSWorld XML: {error}") from None
+
+
+def compare_trees(recorded: str, replayed: str) -> str | None:
+    """A short diff of the elements (recorded -, replayed +), or None when they are the same."""
+    before = "\n".join(tree_elements(recorded))
+    after = "\n".join(tree_elements(replayed))
+    if before == after:
+        return None
+    return short_diff(before, after)
