@@ -24,7 +24,7 @@ GRID ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,9 @@ images: $(RUNTIME_STAMP)
 
 suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds
+
+suite-mobile: $(RUNTIME_STAMP)
+	$(BIN)/python -m suites.mobile --output datasets/mobile
 
 gc: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes gc

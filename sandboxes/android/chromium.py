@@ -383,7 +383,7 @@ class WebDevice(Device):
 
     async def screenshot(self) -> bytes:
         """The viewport as PNG, in device pixels."""
-        return await self.page.screenshot(type="png", animations="disabled", caret="initial")
+        return await self.page.screenshot(type="png", animations="disabled", caret="hide")
 
     async def hierarchy(self) -> str:
         """The page's visible elements as uiautomator XML, validated like a device's dump."""
