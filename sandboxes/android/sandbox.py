@@ -196,6 +196,10 @@ class ChromiumProvider(SandboxProvider):
 # -- adb -------------------------------------------------------------------------------------
 
 
+DEVICE_WAIT = 900.0
+"""Seconds a new adb sandbox waits for the device before giving up with a message."""
+
+
 class AdbSandbox(AndroidSandbox):
     """The device behind adb, in the state of one snapshot; holds the device until destroyed."""
 
@@ -267,8 +271,15 @@ class AdbProvider(SandboxProvider):
         return await self.load(snapshot.snapshot_name)
 
     async def load(self, name: str) -> AdbSandbox:
-        """Wait for the device, then load snapshot ``name`` into it."""
-        await self._in_use.acquire()
+        """Wait for the device (at most ``DEVICE_WAIT`` seconds), then load snapshot ``name``."""
+        try:
+            await asyncio.wait_for(self._in_use.acquire(), DEVICE_WAIT)
+        except TimeoutError:
+            raise SandboxError(
+                f"{self.serial} is still held by another sandbox after {DEVICE_WAIT:.0f} s: the "
+                "adb backend has one device, so one sandbox (a replay, a judge's view or "
+                "clone) at a time; judge one trajectory at a time (--jobs 1)"
+            ) from None
         try:
             await self.device.connect()
             await self.console.load(name, self.device)

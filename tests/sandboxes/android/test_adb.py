@@ -102,3 +102,20 @@ async def test_live_device_screenshot_dump_and_home() -> None:
     elements = await device.elements()
     if elements:
         await perform_action(device, AndroidAction(action_type="wait"))
+
+
+async def test_a_second_sandbox_waits_for_the_one_device_then_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sandboxes.android.sandbox as android_sandboxes
+
+    monkeypatch.setattr(android_sandboxes, "DEVICE_WAIT", 0.2)
+    provider = android_sandboxes.AdbProvider("emulator-65534")
+    await provider._in_use.acquire()  # a first sandbox holds the device
+    with pytest.raises(SandboxError, match="still held by another sandbox after 0 s"):
+        await provider.load("aj_abcdefghij_avd_1")
+    provider.release_device()
+    # Once free, the next load goes on to the device (here: no adb server, named as such).
+    with pytest.raises(SandboxError, match="adb"):
+        await provider.load("aj_abcdefghij_avd_1")
+    assert not provider._in_use.locked()
