@@ -124,7 +124,12 @@ class WebSandbox(AndroidSandbox):
 
 
 class WebSnapshot(Snapshot):
-    """A frozen phone: app data and screen; each clone is a new context built from it."""
+    """A frozen phone: app data and screen; each clone is a new context built from it.
+
+    A phone has one screen, so read-only views are not shared: each judge that asks gets its
+    own (a judge's taps must not move another judge's screen). The snapshot owns them and
+    closes them when it is destroyed; writable clones belong to whoever asked for them.
+    """
 
     kind: ClassVar[str] = "android"
 
@@ -135,12 +140,20 @@ class WebSnapshot(Snapshot):
         self.state = state
         self.apps = apps
         self._provider = provider
+        self.views: list[WebSandbox] = []
 
     async def clone(self, *, writable: bool = True) -> Sandbox:
         """A new phone with this state (a read-only one refuses writes to app data)."""
-        return await self._provider.open(self.state, self.apps, read_only=not writable)
+        phone = await self._provider.open(self.state, self.apps, read_only=not writable)
+        if not writable:
+            self.views.append(phone)
+        return phone
 
     async def destroy(self) -> None:
+        """Close the read-only views handed out and forget the state."""
+        views, self.views = self.views, []
+        for view in views:
+            await view.destroy()
         self._provider.snapshots.discard(self)
 
 
