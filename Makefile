@@ -20,11 +20,13 @@ JOBS ?= 4
 PYTEST_ARGS ?=
 RESULTS ?= runs/judge/$(notdir $(abspath $(DATASET)))
 GRID ?=
+ITEMS ?=
+ITEM_SCORING ?=
 # llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge images gc suite suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser images gc suite suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,9 +59,9 @@ replay: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
 
 judge: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),)
 
-perf: perf-sandboxes perf-mcp perf-judge
+perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
@@ -70,11 +72,19 @@ perf-mcp: $(DEV_STAMP)
 perf-judge: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_judge
 
+perf-ranking: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_agent_ranking
+perf-browser: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_browser
+
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images
 
 suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds
+
+suite-search: $(RUNTIME_STAMP)
+	$(BIN)/python -m suites.search --output datasets/search
 
 suite-mobile: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.mobile --output datasets/mobile

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from agentjudge import datasets_cli, judge_cli, replay_cli, sandboxes_cli, serve_cli, settings_cli
+from agentjudge import (
+    archive_cli,
+    datasets_cli,
+    judge_cli,
+    replay_cli,
+    sandboxes_cli,
+    serve_cli,
+    settings_cli,
+)
 from agentjudge.console import console
 
 __all__ = ["app", "main"]
@@ -24,6 +32,7 @@ app.command()(replay_cli.replay)
 app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
 app.command("settings")(settings_cli.show_settings)
+app.command()(archive_cli.archive)
 
 
 @app.command()
@@ -37,6 +46,12 @@ def report(
     output: Annotated[
         Path | None, typer.Option(help="Where to write the report (default: the results folder).")
     ] = None,
+    item_scoring: Annotated[
+        Literal["trajectory", "item"],
+        typer.Option(
+            help="Score search claims aggregated per trajectory (AJ-Bench) or one by one."
+        ),
+    ] = "trajectory",
 ) -> None:
     """Score a results folder and write `report.md`, `report.html` (self-contained) and
     `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
@@ -58,7 +73,7 @@ def report(
             markup=False,
         )
         raise typer.Exit(2)
-    scored, files = report_folder(folder, output=output)
+    scored, files = report_folder(folder, output=output, item_scoring=item_scoring)
     from agentjudge.judge_cli import print_report
 
     print_report(scored)

@@ -11,8 +11,10 @@ import typer
 from rich.table import Table
 
 from agentjudge.console import console, print_problems
-from agentjudge.paths import fail, require_dataset, require_folder
+from agentjudge.paths import fail, name_mappings, require_dataset, require_folder
+from dataset.importers.search.common import URLS_FILE, ImportReport
 from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
+from dataset.urls import needed_urls
 from settings import get_settings
 
 __all__ = ["app", "default_search_roots"]
@@ -144,15 +146,25 @@ def import_mcpmark_command(
     environments_root: Annotated[
         Path | None,
         typer.Option(
-            help="Initial states: <category>/ trees (filesystem); <category>/<task>.sql, else "
-            "<category>.sql (postgres)."
+            help="Initial states: <category>/ trees (filesystem); <category>/<task>, else "
+            "<category>, as .sql, .backup or .dump (postgres; a task's preparation script runs "
+            "on it at replay)."
         ),
     ] = None,
     environment: Annotated[
         list[str] | None,
         typer.Option(
-            help="One task's own initial state, as CATEGORY/TASK=PATH (an SQL file for "
-            "postgres, a folder for filesystem); tried before --environments-root. Repeatable."
+            help="One task's prepared initial state, as CATEGORY/TASK=PATH (an SQL file or a "
+            "pg_dump archive for postgres, a folder for filesystem); tried before "
+            "--environments-root. Repeatable."
+        ),
+    ] = None,
+    collation: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="The collation a server's runs start under, as SERVER=COLLATION (postgres-mcp,"
+            " supabase, insforge), or COLLATION for all; 'default' is the replaying server's."
+            " Defaults: postgres-mcp and insforge en_US.utf8, supabase C. Repeatable."
         ),
     ] = None,
     sandbox_prefix: Annotated[
@@ -193,13 +205,16 @@ def import_mcpmark_command(
         require_folder(environments_root, "initial states folder (--environments-root)")
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
-    mapping: dict[str, Path] = {}
-    for given in environment or []:
-        name, separator, path = given.partition("=")
-        if not separator or not name.strip() or not path.strip():
-            console.print(f"error: --environment {given!r}: expected CATEGORY/TASK=PATH")
-            raise typer.Exit(2)
-        mapping[name.strip()] = Path(path.strip())
+    mapping = {
+        name: Path(path)
+        for name, path in name_mappings(environment, "--environment", "CATEGORY/TASK=PATH").items()
+    }
+    collations: dict[str, str | None] = {}
+    for given in collation or []:
+        server, separator, name = given.rpartition("=") if "=" in given else ("*", "", given)
+        if not name.strip() or (separator and not server.strip()):
+            raise fail(f"--collation {given!r}: expected [SERVER=]COLLATION")
+        collations[server.strip()] = None if name.strip() == "default" else name.strip()
     started = time.perf_counter()
     try:
         report = import_mcpmark(
@@ -211,6 +226,7 @@ def import_mcpmark_command(
             sandbox_prefixes=sandbox_prefix,
             max_turns=max_turns,
             skip_empty=skip_empty,
+            collations=collations,
         )
     except DuplicateIdError as error:
         console.print(f"error: {error}", markup=False)
@@ -235,6 +251,153 @@ def import_mcpmark_command(
     validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
     if import_errors or validation_errors:
         raise typer.Exit(1)
+
+
+@app.command("import-mobile")
+def import_mobile_command(
+    source_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="androidworld (episode JSON), spa-bench (log.json + <n>.png), "
+            "a3 (histories/*.json) "
+            "or agentrewardbench (cleaned/<benchmark>/<agent>/<exp>/<task>.json).",
+        ),
+    ],
+    sources: Annotated[list[Path], typer.Argument(help="Source files or folders.")],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            help="Annotators' votes (CSV: trajectory,annotator,label; or JSON lines): the "
+            "majority becomes the label (source vote), every vote is kept."
+        ),
+    ] = None,
+) -> None:
+    """Convert Android trajectories (AndroidWorld, SPA-Bench, A3) and AgentRewardBench web
+    trajectories into the unified dataset format, recording the source benchmark and agent.
+
+    A run that cannot be read is reported with its file and field; the others still land. Exits
+    1 if nothing was imported or the written dataset has errors, 2 if a source is missing.
+    """
+    from dataset.importers.mobile import FORMATS, import_mobile
+
+    if source_format not in FORMATS:
+        raise fail(f"--format {source_format!r}: use one of {', '.join(FORMATS)}")
+    for source in sources:
+        if not source.exists():
+            raise fail(f"{source}: no such file or folder")
+    if labels is not None and not labels.is_file():
+        raise fail(f"{labels}: the labels file does not exist")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    summary = import_mobile(source_format, sources, destination, labels=labels)
+    seconds = time.perf_counter() - started
+    import_errors, _ = print_problems(summary.problems)
+    benchmarks = ", ".join(
+        f"{name} {count}" for name, count in sorted(summary.by_benchmark.items())
+    )
+    console.print(
+        f"imported {len(summary.trajectories)} trajectory(ies) of {len(summary.tasks)} task(s) "
+        f"into {destination} in {seconds:.1f} s ({benchmarks or 'none'}); "
+        f"{summary.labelled_by_vote} labelled by vote",
+        markup=False,
+    )
+    if not summary.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
+def _finish_search_import(report: ImportReport, destination: Path, seconds: float) -> None:
+    """Print what a search import made and its problems; exit 1 on any error."""
+    import_errors, _ = print_problems(report.problems)
+    console.print(
+        f"imported {len(report.trajectories)} trajectory(ies) of {len(report.tasks)} task(s) "
+        f"into {destination} in {seconds:.1f} s; {len(report.urls)} page(s) a judge will need "
+        f"are listed in {destination / URLS_FILE}",
+        markup=False,
+    )
+    if not report.trajectories:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
+def _require_files(sources: list[Path]) -> None:
+    for source in sources:
+        if not source.exists():
+            raise fail(f"{source}: no such file or folder")
+
+
+@app.command("import-search")
+def import_search_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(help="Recorded runs: .json/.jsonl files, or folders holding them."),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+    archive: Annotated[
+        Path | None,
+        typer.Option(
+            help="A page archive (a page folder or a WARC file, e.g. made by `agentjudge "
+            "archive` from urls.txt): copied into every task folder, the tasks start from it "
+            "instead of the live web."
+        ),
+    ] = None,
+) -> None:
+    """Convert recorded search-agent runs (tool calls with URLs and a final answer, OpenAI chat
+    messages or a plain step list) into search trajectories, and list in `urls.txt` every page
+    they opened or cited (the pages to archive for offline judging). Exits 1 if a run could not
+    be imported or the written dataset has errors."""
+    from dataset.importers.search import import_search_runs
+
+    _require_files(sources)
+    if archive is not None and not archive.exists():
+        raise fail(f"{archive}: no such page archive (--archive)")
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    report = import_search_runs(sources, destination, archive=archive)
+    _finish_search_import(report, destination, time.perf_counter() - started)
+
+
+@app.command("import-ajbench-search")
+def import_ajbench_search_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(help="AJ-Bench's src/data/Search files (deep_*.json/.jsonl, wide_*.jsonl)."),
+    ],
+    destination: Annotated[Path, typer.Argument(help="The dataset folder to write (or add to).")],
+) -> None:
+    """Convert AJ-Bench's search items (answers split into labelled single rows) into search
+    trajectories whose claims are the rows, and list in `urls.txt` every source they cite.
+    Exits 1 if a record could not be imported or the written dataset has errors."""
+    from dataset.importers.search import import_ajbench_search
+
+    _require_files(sources)
+    if destination.exists() and not destination.is_dir():
+        raise fail(f"{destination}: the destination is a file, not a dataset folder")
+    started = time.perf_counter()
+    report = import_ajbench_search(sources, destination)
+    _finish_search_import(report, destination, time.perf_counter() - started)
+
+
+@app.command("urls")
+def urls_command(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder.")],
+) -> None:
+    """Print every page the dataset's trajectories opened or cited and each archived task's
+    start page, one a line, sorted: the URL list to archive for offline judging."""
+    require_dataset(dataset)
+    loaded = load_dataset(dataset, partial=True)
+    for url in needed_urls(loaded.trajectories.values(), loaded.tasks.values()):
+        typer.echo(url)
 
 
 @app.command("schema")

@@ -16,7 +16,12 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error, require_dataset
+from agentjudge.paths import (
+    SuppliedEnvironments,
+    folder_error,
+    require_dataset,
+    supplied_environments,
+)
 from agentjudge.replay_cli import print_summary as print_replay_summary
 from bench.grid_runner import (
     LOGS_DIR,
@@ -28,7 +33,7 @@ from bench.grid_runner import (
 )
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
-from judge_agent.modes import mode_names
+from judge_agent.modes import check_method_options, mode_names, select_modes
 from judge_agent.pricing import add_costs
 from storage.locks import ResultsFolderError
 
@@ -43,17 +48,54 @@ NO_MODEL_LEAD = (
 
 
 def _modes(text: str) -> tuple[str, ...]:
-    """The registered modes ``text`` names (a comma list, or ``all``)."""
-    if text == "all":
-        return mode_names()
-    chosen: list[str] = []
-    for part in text.split(","):
-        name = part.strip()
-        if name not in mode_names():
-            known = ", ".join(mode_names())
-            raise typer.BadParameter(f"unknown mode {name!r}: use {known}, a comma list, or all")
-        chosen.append(name)
-    return tuple(chosen)
+    """The registered modes ``text`` names (a comma list of modes and groups, or ``all``)."""
+    try:
+        return select_modes(text)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+def _switches(given: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` texts as a mapping."""
+    switches: dict[str, str] = {}
+    for text in given:
+        key, separator, value = text.partition("=")
+        if not separator or not key.strip() or not value.strip():
+            raise typer.BadParameter(f"{text!r}: expected KEY=VALUE", param_hint="--method-option")
+        switches[key.strip()] = value.strip()
+    return switches
+
+
+def _dry_run(
+    dataset: Path, output: Path, modes: tuple[str, ...], switches: dict[str, str], screenshots: str
+) -> None:
+    from bench.dry_run import write_dry_run
+
+    summary = write_dry_run(
+        dataset, output, modes=modes, method_options=switches, screenshots=screenshots
+    )
+    for problem in summary.problems:
+        console.print(problem, markup=False)
+    console.print(
+        f"dry run: {summary.requests} request(s) with {summary.images} image(s) for "
+        f"{len(summary.folders)} trajectory x mode folder(s) under {output}; no model was called",
+        markup=False,
+    )
+
+
+def _print_agent_ranking(folder: Path) -> None:
+    """The agent-ranking and meta-correlation tables, when the report wrote them."""
+    from bench.agent_ranking import MARKDOWN_FILE
+
+    path = folder / MARKDOWN_FILE
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    head = text.split("\n## Per source benchmark", 1)[0]
+    console.print(head.rstrip(), markup=False)
+    console.print(
+        f"Agent ranking tables: {path} (per benchmark, per agent, failures)", markup=False
+    )
 
 
 def _turns(text: str) -> tuple[int, ...]:
@@ -252,7 +294,11 @@ def judge(
         str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
     ] = None,
     mode: Annotated[
-        str, typer.Option(help=f"{', '.join(mode_names())}, a comma list, or all.")
+        str,
+        typer.Option(
+            help=f"{', '.join(mode_names())}, the group mobile-methods, a comma list, or all "
+            "(the runtime's agent, react and llm)."
+        ),
     ] = "all",
     turns: Annotated[
         str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")
@@ -283,6 +329,20 @@ def judge(
             "read-only: the shared read-only view and reading tools only."
         ),
     ] = "writable",
+    items: Annotated[
+        Literal["each", "together"],
+        typer.Option(
+            help="Search answers' claims: each judged in a run of its own (AJ-Bench), or all "
+            "together in one run with a verdict per claim."
+        ),
+    ] = "each",
+    item_scoring: Annotated[
+        Literal["trajectory", "item"],
+        typer.Option(
+            help="Score claims aggregated per trajectory (PASS when all pass; AJ-Bench) or "
+            "each claim as one prediction."
+        ),
+    ] = "trajectory",
     backend: Annotated[
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
@@ -292,9 +352,10 @@ def judge(
         typer.Option(
             min=0.001,
             metavar="SECONDS",
-            help="Seconds a task's Postgres seed may run (default 600).",
+            help="Seconds a task's Postgres seed, and then its preparation, may run (default 600).",
         ),
     ] = None,
+    environment: SuppliedEnvironments = None,
     max_tokens: Annotated[int | None, typer.Option(help="Per-call answer token cap.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     reasoning_effort: Annotated[
@@ -335,6 +396,21 @@ def judge(
             "instead of stopping (exit code 2)."
         ),
     ] = False,
+    method_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A judge method's switch as KEY=VALUE (mobile-baseline: screenshots=3..192, "
+            "long_edge=PX, ui=on|off, reasoning=on|off; a3-essential: window, stride; "
+            "androidarena: token_budget, fallback_screenshots; all: long_edge). Repeatable."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the exact requests (messages and images) each mode would send for every "
+            "trajectory into this folder, then stop: no replay, no model."
+        ),
+    ] = None,
 ) -> None:
     """Replay, run the baselines, judge every trajectory in each configuration, and report.
 
@@ -353,8 +429,17 @@ def judge(
     from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
     from judge_agent.providers.registry import MODEL_ENV
 
+    modes = _modes(mode)
+    switches = _switches(method_option or [])
+    try:
+        check_method_options(modes, switches)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--method-option") from None
+    if dry_run is not None:
+        _dry_run(dataset, dry_run, modes, switches, screenshots)
+        return
     grid = GridSpec(
-        modes=_modes(mode),
+        modes=modes,
         turns=_turns(turns),
         runs=runs,
         limits=JudgeLimits(
@@ -373,6 +458,8 @@ def judge(
         ),
         screenshots=screenshots,
         judge_access=judge_access,
+        method_options=switches,
+        items=items,
     )
     default_model = model or os.environ.get(MODEL_ENV) or None
     options = EvaluationOptions(
@@ -384,11 +471,13 @@ def judge(
         backend=backend,
         dsn=dsn,
         seed_timeout=seed_timeout,
+        environments=supplied_environments(environment),
         jobs=jobs,
         max_connections=max_connections,
         cache=cache,
         fresh=fresh,
         retry_invalid=retry_invalid,
+        item_scoring=item_scoring,
         wait=wait,
     )
     printer = _Printer()
@@ -405,6 +494,7 @@ def judge(
     print_report(result.report)
     files = result.files
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)
+    _print_agent_ranking(files.markdown.parent)
     if not result.models:
         from judge_agent.providers.registry import no_model_hint
 

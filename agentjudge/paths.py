@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -12,7 +13,14 @@ from agentjudge.console import console
 from dataset.store import DatasetNotFoundError, check_dataset_folder
 from storage.locks import FolderBusyError, ResultsFolderError
 
-__all__ = ["fail", "folder_error", "require_dataset", "require_folder"]
+__all__ = [
+    "fail",
+    "folder_error",
+    "name_mappings",
+    "require_dataset",
+    "require_folder",
+    "supplied_environments",
+]
 
 WAIT_HINT = "pass --wait to wait for it to finish"
 
@@ -49,3 +57,40 @@ def folder_error(error: ResultsFolderError) -> typer.Exit:
     """Print why a results folder cannot be used (with how to wait, when it is busy)."""
     hint = f"; {WAIT_HINT}" if isinstance(error, FolderBusyError) else ""
     return fail(f"{error}{hint}")
+
+
+def name_mappings(values: list[str] | None, option: str, form: str) -> dict[str, str]:
+    """Repeated ``NAME=VALUE`` options as a mapping; one without ``=``, a name or a value stops
+    with exit code 2 naming ``option`` and the ``form`` expected."""
+    mapping: dict[str, str] = {}
+    for given in values or []:
+        name, separator, value = given.partition("=")
+        if not separator or not name.strip() or not value.strip():
+            raise fail(f"{option} {given!r}: expected {form}")
+        mapping[name.strip()] = value.strip()
+    return mapping
+
+
+SuppliedEnvironments = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--environment",
+        metavar="TASK_ID=PATH",
+        help="Start a task's trajectories from this state instead of the task's own: a "
+        "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
+        "a folder (filesystem). Repeatable.",
+    ),
+]
+"""The ``--environment`` option of the commands that replay (``replay``, ``judge``)."""
+
+
+def supplied_environments(values: list[str] | None) -> dict[str, Path]:
+    """``--environment TASK_ID=PATH`` options of replaying commands: each path must exist."""
+    mapping = {
+        task: Path(path)
+        for task, path in name_mappings(values, "--environment", "TASK_ID=PATH").items()
+    }
+    for task, path in mapping.items():
+        if not path.exists():
+            raise fail(f"--environment {task}={path}: the path does not exist")
+    return mapping

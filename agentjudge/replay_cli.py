@@ -11,7 +11,12 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.paths import folder_error, require_dataset
+from agentjudge.paths import (
+    SuppliedEnvironments,
+    folder_error,
+    require_dataset,
+    supplied_environments,
+)
 from environments.backends import BackendChoice
 from replay.report import FidelityReport
 from replay.runner import (
@@ -33,6 +38,7 @@ def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
         str(row.trajectories),
         str(row.faithful),
         str(row.diverged),
+        str(row.diverged_presentation),
         str(row.failed),
         str(row.unsupported),
         agrees,
@@ -50,6 +56,7 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
         "total",
         "faithful",
         "diverged",
+        "of which shown only",
         "failed",
         "no replay",
         "verifier ok",
@@ -82,8 +89,9 @@ def _progress(report: FidelityReport) -> None:
         agrees = " recorded verification crashed"
     elif check is not None and check.agrees is not None:
         agrees = " verifier agrees" if check.agrees else " VERIFIER DISAGREES"
+    effect = {"presentation": " (shown only)", "state": " (state)"}.get(report.divergence or "", "")
     console.print(
-        f"  {report.trajectory_id}: {report.verdict}{agrees} ({report.seconds:.2f} s)",
+        f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)",
         markup=False,
     )
 
@@ -104,10 +112,11 @@ def replay(
         typer.Option(
             min=0.001,
             metavar="SECONDS",
-            help="Seconds a task's Postgres seed may run (default 600); a seed that fails or runs"
-            " over fails all its task's trajectories at once.",
+            help="Seconds a task's Postgres seed, and then its preparation, may run (default"
+            " 600); one that fails or runs over fails all its task's trajectories at once.",
         ),
     ] = None,
+    environment: SuppliedEnvironments = None,
     output: Annotated[
         Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
     ] = None,
@@ -125,7 +134,9 @@ def replay(
     """Replay every trajectory into a fresh sandbox, re-execute each call, compare outputs, and
     run the task verifier on the result.
 
-    Prints per subdomain: trajectories, faithful, diverged, failed, not replayable (no replay for
+    Prints per subdomain: trajectories, faithful, diverged (and of those, how many differ only in
+    what the agent was shown, with an end state no step could have changed), failed, not
+    replayable (no replay for
     that domain yet), verifier agreement with the recorded labels, verifier errors (a verifier that
     crashed or timed out on the replay: no verdict, not compared) and labels whose recorded
     verification crashed. Writes `fidelity.jsonl` (one
@@ -135,7 +146,9 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
-    choice = BackendChoice.for_backend(backend, dsn, seed_timeout=seed_timeout)
+    choice = BackendChoice.for_backend(
+        backend, dsn, seed_timeout=seed_timeout, environments=supplied_environments(environment)
+    )
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     try:

@@ -9,7 +9,15 @@
 * ``self-report``: believes the agent: PASS when its final message claims success
   (``dataset.claims.claims_success``).
 * ``verifier``: the task's own verifier run on the replayed final state: the rule-based upper
-  bound. A trajectory without a verifier result (no verifier, replay failed) gets ``INVALID``.
+  bound. A trajectory without a verifier result (no verifier, replay failed) gets ``INVALID``;
+  the row is left out when no task of the run has a verifier.
+* ``cited-sources`` (only when some trajectory has single-item claims): PASS when the claim cites
+  at least one source and the agent opened every source it cites (``dataset.urls``); a claim
+  citing a page the agent never loaded is likely made up.
+
+A trajectory with single-item claims (search answers) is answered claim by claim: each rule gets
+the trajectory focused on one claim (``dataset.items.focus_on_item``) and its prediction carries
+the claim's id and label; ``bench.item_scoring`` aggregates them as the report asks.
 
 Each baseline is registered once with ``@baseline(name)``: a function that, given the run's
 inputs (``BaselineInputs``), returns the per-trajectory rule, or None when it cannot run (the
@@ -21,13 +29,16 @@ start environments: baselines read the recorded trajectories and the replay repo
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from bench.results import JudgeConfig, Prediction
 from dataset.claims import claims_success
+from dataset.items import focus_on_item, focused_item, labelled_items
 from dataset.models import Task, Trajectory
+from dataset.urls import cited_urls, opened_urls
 from judge_agent.verdict import VerdictValue
 from replay.report import FidelityReport
 
@@ -153,12 +164,18 @@ def _coin(seed: int, trajectory_id: str) -> bool:
     return digest[0] < 128
 
 
+def _subject(trajectory: Trajectory) -> str:
+    """The trajectory id, with ``#<item id>`` for a copy focused on one claim."""
+    item = focused_item(trajectory)
+    return trajectory.id if item is None else f"{trajectory.id}#{item.id}"
+
+
 @baseline("random")
 def _random(inputs: BaselineInputs) -> BaselineRule:
-    """PASS with probability one half, seeded per trajectory id."""
+    """PASS with probability one half, seeded per trajectory id (and claim id)."""
     seed = inputs.seed
     return lambda trajectory, task: (
-        "PASS" if _coin(seed, trajectory.id) else "FAIL",
+        "PASS" if _coin(seed, _subject(trajectory)) else "FAIL",
         f"coin seeded with {seed}",
     )
 
@@ -200,11 +217,33 @@ def _self_report(inputs: BaselineInputs) -> BaselineRule:
 
 @baseline("verifier")
 def _verifier(inputs: BaselineInputs) -> BaselineRule | None:
-    """The task's verifier on the replayed final state; left out without replay reports."""
+    """The task's verifier on the replayed final state; left out without replay reports, and
+    when no judged trajectory's task has a verifier (a search dataset: nothing to run)."""
     reports = inputs.replay_reports
     if reports is None:
         return None
+    if not any(inputs.tasks[t.task_id].verifier is not None for t in inputs.labelled):
+        return None
     return lambda trajectory, task: _verifier_answer(reports.get(trajectory.id))
+
+
+@baseline("cited-sources")
+def _cited_sources(inputs: BaselineInputs) -> BaselineRule | None:
+    """PASS when every cited source was opened by the agent; only for data with claims."""
+    if not any(trajectory.items for trajectory in inputs.labelled):
+        return None
+
+    def answer(trajectory: Trajectory, task: Task) -> Answer:
+        cited = cited_urls(trajectory)
+        if not cited:
+            return "FAIL", "cites no source"
+        opened = set(opened_urls(trajectory))
+        missing = [url for url in cited if url not in opened]
+        if missing:
+            return "FAIL", f"cites a page the agent never opened: {missing[0]}"
+        return "PASS", f"the agent opened all {len(cited)} cited source(s)"
+
+    return answer
 
 
 def _verifier_answer(report: FidelityReport | None) -> Answer:
@@ -232,7 +271,11 @@ def baseline_predictions(
     baseline is left out rather than reported as all ``INVALID``.
     """
     labelled = sorted(
-        (trajectory for trajectory in trajectories.values() if trajectory.label is not None),
+        (
+            trajectory
+            for trajectory in trajectories.values()
+            if trajectory.label is not None or labelled_items(trajectory)
+        ),
         key=lambda trajectory: trajectory.id,
     )
     inputs = BaselineInputs(labelled, tasks, replay_reports, seed)
@@ -242,15 +285,18 @@ def baseline_predictions(
         if (rule := registered.make_rule(inputs)) is not None
     ]
     predictions: list[Prediction] = []
-    for trajectory in labelled:
-        assert trajectory.label is not None
-        task = tasks[trajectory.task_id]
-        for name, rule in rules:
+    for whole in labelled:
+        task = tasks[whole.task_id]
+        subjects = [focus_on_item(whole, item.id) for item in labelled_items(whole)] or [whole]
+        for trajectory, (name, rule) in itertools.product(subjects, rules):
+            assert trajectory.label is not None
+            item = focused_item(trajectory)
             verdict, rationale = rule(trajectory, task)
             predictions.append(
                 Prediction(
                     config=JudgeConfig(kind="baseline", name=name),
                     trajectory_id=trajectory.id,
+                    item_id=item.id if item is not None else None,
                     task_id=task.id,
                     domain=task.domain,
                     subdomain=task.subdomain,

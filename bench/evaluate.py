@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
+from bench.agent_ranking import write_agent_ranking
 from bench.baselines import baseline_predictions
 from bench.grid import GridError, expand_grid, load_grid
 from bench.grid_runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
@@ -37,6 +38,7 @@ from bench.grid_runner import (
     judge_dataset,
     read_records,
 )
+from bench.item_scoring import ItemScoring
 from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
@@ -130,6 +132,8 @@ class EvaluationOptions(BaseModel):
     seed_timeout: PositiveFloat | None = None
     """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
     all its task's trajectories at once."""
+    environments: dict[str, Path] = Field(default_factory=dict)
+    """Starting states supplied by task id, replacing the tasks' own (``--environment``)."""
     jobs: PositiveInt = 4
     """Concurrent replays, and concurrent judge runs."""
     max_connections: PositiveInt = 8
@@ -142,6 +146,9 @@ class EvaluationOptions(BaseModel):
     """Judge again the runs recorded ``INVALID`` (harness errors included)."""
     replicates: PositiveInt = 2000
     """Bootstrap replicates behind the report's confidence intervals."""
+    item_scoring: ItemScoring = "trajectory"
+    """How single-item claims (search answers) are scored: ``trajectory`` (aggregated into one
+    result per trajectory, AJ-Bench's way) or ``item`` (each claim one prediction)."""
     wait: bool = False
     """When another process writes the results (or replay) folder: wait for it to finish
     instead of stopping with ``FolderBusyError``."""
@@ -320,7 +327,10 @@ async def evaluate_async(
         raise EvaluationError(str(error)) from error
     arms = _make_arms(_planned_arms(options), options.cache)
     choice = BackendChoice.for_backend(
-        options.backend, options.dsn, seed_timeout=options.seed_timeout
+        options.backend,
+        options.dsn,
+        seed_timeout=options.seed_timeout,
+        environments=options.environments,
     )
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
@@ -387,6 +397,7 @@ async def _evaluate_into(
         notes=replay_notes(replay_summary),
         model_configured=bool(arms),
         replicates=options.replicates,
+        item_scoring=options.item_scoring,
     )
     return EvaluationResult(
         dataset=dataset,
@@ -492,6 +503,7 @@ def report_folder(
     notes: Sequence[str] = (),
     model_configured: bool = True,
     replicates: int = 2000,
+    item_scoring: ItemScoring = "trajectory",
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
@@ -513,6 +525,8 @@ def report_folder(
         title=f"Judge evaluation: {Path(dataset).name}",
         notes=all_notes,
         replicates=replicates,
+        item_scoring=item_scoring,
     )
     files = write_report(report, output or folder)
+    write_agent_ranking(output or folder, predictions, Path(dataset), replicates=replicates)
     return report, files

@@ -17,15 +17,16 @@ inside it. Non-default axes become the run's ``variant`` so they never share a k
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from bench.grid_runner import GridSpec, JudgeAccess
+from bench.grid_runner import GridSpec, ItemJudging, JudgeAccess
 from judge_agent.conversation import JudgeLimits
-from judge_agent.modes import ModeName
+from judge_agent.modes import ModeName, check_method_options
 
 __all__ = ["GridError", "GridFile", "expand_grid", "load_grid"]
 
@@ -38,6 +39,14 @@ def _not_set() -> list[Any]:
 
 class GridError(ValueError):
     """A grid file that cannot be used; the message names the file and the field."""
+
+
+def _no_switches() -> list[dict[str, str | int | bool]]:
+    return [{}]
+
+
+def _each_alone() -> list[ItemJudging]:
+    return ["each"]
 
 
 class GridFile(BaseModel):
@@ -58,12 +67,20 @@ class GridFile(BaseModel):
     observations: list[str] = Field(default_factory=lambda: ["last"], min_length=1)
     """Observation modality: which screenshots go into the prompt (``last``, ``all``, ``none``
     or a count)."""
+    method_options: list[dict[str, str | int | bool]] = Field(
+        default_factory=_no_switches, min_length=1
+    )
+    """Switch sets of the judge method modes (e.g. ``[{screenshots: 3}, {screenshots: 48, ui:
+    on}]``), one arm each; a switch goes to the modes that take it."""
     runs: PositiveInt = 1
     """Independent repetitions of every configuration."""
     limits: JudgeLimits | None = None
     """Limits besides the turn budget (``turn_limit`` is ignored: ``turns`` sets it)."""
     judge_access: JudgeAccess | None = None
     """``writable`` (private clones) or ``read-only`` (shared view, reading tools)."""
+    items: list[ItemJudging] = Field(default_factory=_each_alone, min_length=1)
+    """How search answers' claims are judged: ``each`` in a run of its own, or ``together`` in
+    one run with a verdict per claim; both is an ablation axis."""
 
 
 def load_grid(path: Path) -> GridFile:
@@ -88,6 +105,12 @@ def load_grid(path: Path) -> GridFile:
         raise GridError("\n".join(lines)) from None
 
 
+def _switch(value: str | int | bool) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple[str, GridSpec]]:
     """One ``(model, GridSpec)`` per arm: the file's axes over ``base`` (the command line's
     settings). Axes the file does not set keep ``base``'s values; ``models`` is used when the
@@ -101,31 +124,40 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
     efforts = grid.reasoning_efforts if "reasoning_efforts" in given else [None]
     budgets = grid.thinking_budgets if "thinking_budgets" in given else [None]
     observations = grid.observations if "observations" in given else [base.screenshots]
+    switch_sets = (
+        [
+            {key: _switch(value) for key, value in switches.items()}
+            for switches in grid.method_options
+        ]
+        if "method_options" in given
+        else [base.method_options]
+    )
+    item_judging = grid.items if "items" in given else [base.items]
     arms: list[tuple[str, GridSpec]] = []
     for model in grid.models or models:
-        for effort in efforts:
-            for budget in budgets:
-                for observation in observations:
-                    generate = base.generate.model_copy(
-                        update={
-                            "reasoning_effort": effort or base.generate.reasoning_effort,
-                            "thinking_budget": budget or base.generate.thinking_budget,
-                        }
-                    )
-                    arms.append(
-                        (
-                            model,
-                            base.model_copy(
-                                update={
-                                    "modes": modes,
-                                    "turns": turns,
-                                    "runs": runs,
-                                    "limits": limits,
-                                    "judge_access": access,
-                                    "generate": generate,
-                                    "screenshots": observation,
-                                }
-                            ),
-                        )
-                    )
+        for effort, budget, observation, switches, items in itertools.product(
+            efforts, budgets, observations, switch_sets, item_judging
+        ):
+            try:
+                check_method_options(modes, switches)
+            except ValueError as error:
+                raise GridError(f"method_options: {error}") from None
+            generate = base.generate.model_copy(
+                update={
+                    "reasoning_effort": effort or base.generate.reasoning_effort,
+                    "thinking_budget": budget or base.generate.thinking_budget,
+                }
+            )
+            update = {
+                "modes": modes,
+                "turns": turns,
+                "runs": runs,
+                "limits": limits,
+                "judge_access": access,
+                "generate": generate,
+                "screenshots": observation,
+                "method_options": switches,
+                "items": items,
+            }
+            arms.append((model, base.model_copy(update=update)))
     return arms

@@ -36,20 +36,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dataset.items import focus_on_item
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
-from judge_agent.modes import ModeName, judge_mode
-from judge_agent.pricing import total_cost
+from judge_agent.modes import ModeName, check_method_options, judge_mode, method_options_for
+from judge_agent.pricing import add_costs, cost_usd, total_cost
 from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
+from judge_agent.sampling import ModelSampler
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
 from mcp_servers.serving import ToolServer
+from settings import get_settings
 from storage.files import write_json_atomic
 from storage.jobs import Job, ResumableJobs
 from storage.jsonl import read_jsonl
@@ -66,6 +69,9 @@ HARNESS_ERROR_PREFIX = "harness: "
 harness failed, not the judge)."""
 
 JudgeAccess = Literal["read-only", "writable"]
+ItemJudging = Literal["each", "together"]
+"""How a trajectory's single-item claims are judged: ``each`` claim in a run of its own (as
+AJ-Bench does), or all ``together`` in one run that gives a verdict per claim."""
 
 
 class JudgeRecord(BaseModel):
@@ -91,12 +97,19 @@ class JudgeRecord(BaseModel):
     """``provider/model``."""
     run: int
     """The repetition, from 1."""
+    item_id: str | None = None
+    """The single claim this run judged alone (``items="each"``); None for a run on the whole
+    trajectory."""
     variant: str = ""
     """Non-default ablation axes of the run (e.g. ``effort=high``); empty when all are default."""
     agent: str | None = None
     """The agent that produced the trajectory (for ranking fidelity)."""
     label: Literal["PASS", "FAIL"] | None
-    """The trajectory's ground truth, for scoring (never shown to the judge)."""
+    """The ground truth of what was judged (the trajectory, or the claim ``item_id``), for
+    scoring (never shown to the judge)."""
+    item_labels: dict[str, Literal["PASS", "FAIL"]] = Field(default_factory=dict)
+    """The labelled claims' ground truth by item id, when the claims were judged together (their
+    verdicts are ``verdict.items``)."""
     scripted: bool
     """True when the model is the scripted ``mock`` provider: not a judge result."""
     environment: str
@@ -122,10 +135,22 @@ class GridSpec(BaseModel):
     """Model call settings."""
     screenshots: str = "last"
     """Screenshots in the prompt."""
+    method_options: dict[str, str] = Field(default_factory=dict)
+    """Switches of the judge method modes (``screenshots=24``, ``ui=on``); each mode gets those
+    it takes (``judge_agent.modes.method_options_for``)."""
     judge_access: JudgeAccess = "writable"
     """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
     included; the frozen state and other judges never see them). ``read-only``: judges share the
     snapshot's read-only view and get only the reading tools."""
+    items: ItemJudging = "each"
+    """Trajectories with single-item claims: ``each`` claim judged in a run of its own, or all
+    ``together`` in one run with a verdict per claim. Trajectories without claims are judged
+    whole either way, and so is a labelled trajectory whose claims carry no labels."""
+
+    @model_validator(mode="after")
+    def _switches_fit_modes(self) -> GridSpec:
+        check_method_options(self.modes, self.method_options)
+        return self
 
     @property
     def variant(self) -> str:
@@ -140,6 +165,11 @@ class GridSpec(BaseModel):
             parts.append(f"screenshots={self.screenshots}")
         if self.judge_access != "writable":
             parts.append(f"access={self.judge_access}")
+        if self.method_options:
+            switches = ",".join(f"{k}={v}" for k, v in sorted(self.method_options.items()))
+            parts.append(f"options={switches}")
+        if self.items != "each":
+            parts.append(f"items={self.items}")
         return " ".join(parts)
 
 
@@ -173,10 +203,17 @@ class JudgeSummary(BaseModel):
 
 
 def run_key(
-    trajectory_id: str, mode: str, turns: int, model: str, run: int, variant: str = ""
+    trajectory_id: str,
+    mode: str,
+    turns: int,
+    model: str,
+    run: int,
+    variant: str = "",
+    item_id: str | None = None,
 ) -> str:
-    """A stable, file-name-safe key for one judge run."""
-    readable = f"{trajectory_id}--{mode}--t{turns}--{model}--r{run}"
+    """A stable, file-name-safe key for one judge run (of one claim, when ``item_id``)."""
+    subject = trajectory_id if item_id is None else f"{trajectory_id}--item-{item_id}"
+    readable = f"{subject}--{mode}--t{turns}--{model}--r{run}"
     if variant:
         readable += f"--{variant}"
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", readable)
@@ -196,19 +233,46 @@ class PlannedRun:
     run: int
     key: str
     arm: int = 0
+    item_id: str | None = None
+
+    @property
+    def judged(self) -> Trajectory:
+        """What the judge sees: the trajectory, or its copy about the claim ``item_id`` alone."""
+        if self.item_id is None:
+            return self.trajectory
+        return focus_on_item(self.trajectory, self.item_id)
+
+
+def _judged_per_claim(trajectory: Trajectory) -> bool:
+    """Whether ``items="each"`` splits the trajectory into one run per claim: it has claims, and
+    they can be scored (some claim is labelled) or nothing can (no trajectory label either). A
+    labelled trajectory whose claims carry no labels is judged whole, claims listed together, so
+    its verdict can still be scored against its label."""
+    if not trajectory.items:
+        return False
+    return trajectory.label is None or any(item.label is not None for item in trajectory.items)
 
 
 def plan_runs(dataset: Dataset, grid: GridSpec, model: str, arm: int = 0) -> list[PlannedRun]:
-    """Every run of the grid over the dataset, in a stable order."""
+    """Every run of the grid over the dataset, in a stable order (with ``items="each"``, one
+    run per claim of a trajectory that has claims)."""
     planned: list[PlannedRun] = []
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         task = dataset.tasks[trajectory.task_id]
+        subjects: list[str | None] = [None]
+        if grid.items == "each" and _judged_per_claim(trajectory):
+            subjects = [item.id for item in trajectory.items]
         for mode in grid.modes:
             budgets = grid.turns if judge_mode(mode).turn_budget else (0,)
             for turns in budgets:
                 for repetition in range(1, grid.runs + 1):
-                    key = run_key(trajectory_id, mode, turns, model, repetition, grid.variant)
-                    planned.append(PlannedRun(trajectory, task, mode, turns, repetition, key, arm))
+                    for item_id in subjects:
+                        key = run_key(
+                            trajectory_id, mode, turns, model, repetition, grid.variant, item_id
+                        )
+                        planned.append(
+                            PlannedRun(trajectory, task, mode, turns, repetition, key, arm, item_id)
+                        )
     return planned
 
 
@@ -298,12 +362,15 @@ class _Grid:
     async def judge(self, planned: PlannedRun, environments: _Environments) -> JudgeRecord:
         arm = self.arms[planned.arm]
         kind = "none"
+        judged = planned.judged
+        together = planned.item_id is None and bool(judged.items)
         settings = JudgeSettings(
             mode=planned.mode,
             limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
             generate=arm.grid.generate,
             screenshots=arm.grid.screenshots,
             notes_template=environment_notes(planned.task),
+            method_options=method_options_for(planned.mode, arm.grid.method_options),
         )
         log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
         started = time.monotonic()
@@ -315,6 +382,7 @@ class _Grid:
             verdict = Verdict(
                 trajectory_id=planned.trajectory.id,
                 verdict="INVALID",
+                items={item.id: "INVALID" for item in judged.items} if together else {},
                 stop_reason="error",
                 error=f"{HARNESS_ERROR_PREFIX}{type(error).__name__}: {error}",
                 model=arm.model.name,
@@ -324,7 +392,7 @@ class _Grid:
             )
         finally:
             log.close()
-        label = planned.trajectory.label
+        label = judged.label
         self.spent.append(verdict.cost_usd)
         return JudgeRecord(
             key=planned.key,
@@ -336,9 +404,13 @@ class _Grid:
             turns=planned.turns,
             model=arm.model.name,
             run=planned.run,
+            item_id=planned.item_id,
             variant=arm.grid.variant,
             agent=planned.trajectory.agent,
             label=label.value if label is not None else None,
+            item_labels={item.id: item.label for item in judged.items if item.label is not None}
+            if together
+            else {},
             scripted=is_scripted(arm.model),
             environment=kind,
             verdict=verdict,
@@ -355,7 +427,7 @@ class _Grid:
         async def judge(toolbox: Toolbox | None) -> Verdict:
             return await judge_trajectory(
                 planned.task,
-                planned.trajectory,
+                planned.judged,
                 model=model,
                 settings=settings,
                 base_dir=self.root / TRAJECTORIES_DIR,
@@ -366,16 +438,34 @@ class _Grid:
         if not judge_mode(planned.mode).uses_tools:
             return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
-            toolbox = await Toolbox.open(servers)
+            # With page summaries on, servers may ask the judge's own model to write them.
+            sampler = ModelSampler(model) if get_settings().browser_summaries else None
+            options = {} if sampler is None else {"sampler": sampler}
+            toolbox = await Toolbox.open(servers, **options)
             try:
                 verdict = await judge(toolbox)
             finally:
                 await toolbox.aclose()
+        if sampler is not None and sampler.calls:
+            verdict = _with_sampling(verdict, sampler, model.name)
         return verdict, kind
 
     def cost(self) -> float | None:
         total = total_cost(self.spent)
         return None if total is None else round(total, 6)
+
+
+def _with_sampling(verdict: Verdict, sampler: ModelSampler, model: str) -> Verdict:
+    """The verdict with the tokens (and cost) of the messages servers had the model write."""
+    usage = sampler.usage
+    extra = cost_usd(model, usage)
+    return verdict.model_copy(
+        update={
+            "tokens_in": verdict.tokens_in + usage.input_tokens,
+            "tokens_out": verdict.tokens_out + usage.output_tokens,
+            "cost_usd": add_costs(verdict.cost_usd, extra),
+        }
+    )
 
 
 async def judge_dataset(

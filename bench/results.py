@@ -77,6 +77,9 @@ class Prediction(BaseModel):
     """Who judged."""
     trajectory_id: str
     """The trajectory judged."""
+    item_id: str | None = None
+    """The single claim of the trajectory this prediction is about (search answers are scored
+    per claim); None for a prediction on the whole trajectory."""
     task_id: str
     """Its task: the unit the cluster bootstrap resamples."""
     domain: str
@@ -112,46 +115,73 @@ class Prediction(BaseModel):
     """Why the verdict (a baseline's rule, or the judge's stated reasoning, shortened)."""
 
     @property
+    def subject(self) -> str:
+        """What was judged: the trajectory id, or ``<trajectory id>#<item id>`` for a claim."""
+        return (
+            self.trajectory_id if self.item_id is None else f"{self.trajectory_id}#{self.item_id}"
+        )
+
+    @property
     def correct(self) -> bool:
         """Whether the verdict equals the label (``INVALID`` never does)."""
         return self.verdict == self.label
 
 
+def _claims_judged_together(record: JudgeRecord, prediction: Prediction) -> list[Prediction]:
+    """One prediction per labelled claim of a run that judged all claims together. The run's
+    cost, model calls and tool calls go to the first claim only, so totals stay right."""
+    claims: list[Prediction] = []
+    for position, (item_id, label) in enumerate(record.item_labels.items()):
+        verdict = record.verdict.items.get(item_id, "INVALID")
+        update: dict[str, object] = {"item_id": item_id, "label": label, "verdict": verdict}
+        if verdict == "INVALID" and prediction.error is None:
+            update["error"] = "no verdict for this claim"
+        if position:
+            update.update(cost_usd=0.0, turns_used=0, tool_calls=0, tool_errors=0)
+        claims.append(prediction.model_copy(update=update))
+    return claims
+
+
 def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
-    """Scorable predictions from judge records (unlabelled trajectories are left out)."""
+    """Scorable predictions from judge records: one per labelled trajectory or claim judged
+    alone, one per labelled claim of a run that judged claims together (unlabelled ones are left
+    out)."""
     predictions: list[Prediction] = []
     for record in records:
-        if record.label is None:
+        if record.label is None and not record.item_labels:
             continue
         verdict = record.verdict
-        predictions.append(
-            Prediction(
-                config=JudgeConfig(
-                    kind="judge",
-                    name=record.mode,
-                    turns=record.turns,
-                    model=record.model,
-                    variant=record.variant,
-                ),
-                trajectory_id=record.trajectory_id,
-                task_id=record.task_id,
-                domain=record.domain,
-                subdomain=record.subdomain,
-                agent=record.agent,
-                run=record.run,
-                label=record.label,
-                verdict=verdict.verdict,
-                scripted=record.scripted,
-                cost_usd=verdict.cost_usd,
-                turns_used=verdict.turns_used,
-                tool_calls=len(verdict.tool_calls),
-                tool_errors=sum(call.is_error for call in verdict.tool_calls),
-                stop_reason=verdict.stop_reason,
-                error=verdict.error,
-                key=record.key,
-                rationale=(verdict.reasoning or "")[:300] or None,
-            )
+        prediction = Prediction(
+            config=JudgeConfig(
+                kind="judge",
+                name=record.mode,
+                turns=record.turns,
+                model=record.model,
+                variant=record.variant,
+            ),
+            trajectory_id=record.trajectory_id,
+            item_id=record.item_id,
+            task_id=record.task_id,
+            domain=record.domain,
+            subdomain=record.subdomain,
+            agent=record.agent,
+            run=record.run,
+            label=record.label or "FAIL",
+            verdict=verdict.verdict,
+            scripted=record.scripted,
+            cost_usd=verdict.cost_usd,
+            turns_used=verdict.turns_used,
+            tool_calls=len(verdict.tool_calls),
+            tool_errors=sum(call.is_error for call in verdict.tool_calls),
+            stop_reason=verdict.stop_reason,
+            error=verdict.error,
+            key=record.key,
+            rationale=(verdict.reasoning or "")[:300] or None,
         )
+        if record.item_labels:
+            predictions.extend(_claims_judged_together(record, prediction))
+        else:
+            predictions.append(prediction)
     return predictions
 
 

@@ -273,3 +273,7 @@ class BenchReport(_Model):
     verdicts, runs missing)."""
     bootstrap_replicates: int = 2000
     """Replicates behind every bootstrap interval."""
+    item_scoring: Literal["trajectory", "item"] | None = None
+    """How single-item claims were scored (``bench.item_scoring``): ``trajectory`` (claims
+    aggregated into one result per trajectory, AJ-Bench's way) or ``item`` (each claim one
+    prediction); None when no prediction was about a claim."""

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from bench.baselines import baseline_names
 from bench.error_tags import ERROR_TAGS, error_tag, mode_uses_tools
 from bench.grid_runner import LOGS_DIR
+from bench.item_scoring import ITEM_SCORING_NOTES, ItemScoring, aggregate_items, has_items
 from bench.metrics import (
     METRICS_FROM_COUNTS,
     confusion_counts,
@@ -143,7 +144,7 @@ def _score_group(
         group=group,
         level=level,
         predictions=len(predictions),
-        trajectories=len({p.trajectory_id for p in predictions}),
+        trajectories=len({p.subject for p in predictions}),
         confusion=confusion,
         accuracy=values["accuracy"],
         precision=values["precision"],
@@ -169,7 +170,7 @@ def _ranking(predictions: Sequence[Prediction]) -> RankingFidelity | None:
     for prediction in predictions:
         if prediction.agent is None:
             continue
-        labels[prediction.agent][prediction.trajectory_id] = prediction.label == "PASS"
+        labels[prediction.agent][prediction.subject] = prediction.label == "PASS"
         judged[prediction.agent].append(prediction.verdict == "PASS")
     agents = sorted(labels)
     return ranking_fidelity(
@@ -218,12 +219,8 @@ def _score_config(
 def _paired(
     agent: Sequence[Prediction], llm: Sequence[Prediction], replicates: int, seed: int
 ) -> tuple[PairedTest, list[tuple[Prediction, Prediction]]]:
-    llm_by_key = {(p.trajectory_id, p.run): p for p in llm}
-    pairs = [
-        (a, llm_by_key[(a.trajectory_id, a.run)])
-        for a in agent
-        if (a.trajectory_id, a.run) in llm_by_key
-    ]
+    llm_by_key = {(p.subject, p.run): p for p in llm}
+    pairs = [(a, llm_by_key[(a.subject, a.run)]) for a in agent if (a.subject, a.run) in llm_by_key]
     agent_only = sum(a.correct and not b.correct for a, b in pairs)
     llm_only = sum(b.correct and not a.correct for a, b in pairs)
     tasks = sorted({a.task_id for a, _ in pairs})
@@ -317,7 +314,7 @@ def _wrong_verdicts(predictions: Iterable[Prediction]) -> list[WrongVerdict]:
         wrong.append(
             WrongVerdict(
                 config=prediction.config.label,
-                trajectory_id=prediction.trajectory_id,
+                trajectory_id=prediction.subject,
                 run=prediction.run,
                 label=prediction.label,
                 verdict=prediction.verdict,
@@ -337,8 +334,12 @@ def build_report(
     notes: Sequence[str] = (),
     replicates: int = 2000,
     seed: int = 0,
+    item_scoring: ItemScoring = "trajectory",
 ) -> BenchReport:
-    """Score every configuration in ``predictions`` and assemble the report."""
+    """Score every configuration in ``predictions`` and assemble the report. Predictions on
+    single claims are scored as ``item_scoring`` says (``bench.item_scoring``)."""
+    with_items = has_items(predictions)
+    predictions = aggregate_items(predictions, item_scoring)
     levels = _groups(predictions)
     by_config = _by(predictions, lambda prediction: prediction.config)
     ordered = sorted(by_config, key=config_order)
@@ -349,8 +350,8 @@ def build_report(
     labels: dict[str, str] = {}
     where: dict[str, Prediction] = {}
     for prediction in predictions:
-        labels[prediction.trajectory_id] = prediction.label
-        where[prediction.trajectory_id] = prediction
+        labels[prediction.subject] = prediction.label
+        where[prediction.subject] = prediction
     label_counts: dict[str, dict[str, int]] = {}
     for group, level in levels.items():
         members = [t for t, p in where.items() if _members(p, group, level)]
@@ -363,6 +364,8 @@ def build_report(
     for item in wrong:
         totals[item.tag] = totals.get(item.tag, 0) + 1
     all_notes = list(notes)
+    if with_items:
+        all_notes.append(ITEM_SCORING_NOTES[item_scoring])
     scripted = sorted({p.config.model for p in judged if p.scripted})
     if scripted:
         all_notes.append(
@@ -383,4 +386,5 @@ def build_report(
         error_tag_totals={tag: totals[tag] for tag in ERROR_TAGS if tag in totals},
         notes=all_notes,
         bootstrap_replicates=replicates,
+        item_scoring=item_scoring if with_items else None,
     )

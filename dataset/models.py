@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -19,7 +19,9 @@ from pydantic import (
     Field,
     JsonValue,
     NonNegativeInt,
+    SerializerFunctionWrapHandler,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -28,6 +30,7 @@ from dataset.actions import Action
 __all__ = [
     "IDENTIFIER_PATTERN",
     "KNOWN_SUBDOMAINS",
+    "PG_DUMP_MAGIC",
     "SANDBOX_ROOT_PLACEHOLDER",
     "AgentStopReason",
     "AgentUsage",
@@ -105,14 +108,47 @@ class DirectoryTreeState(_Model):
     """The tree's folder, relative to the task folder."""
 
 
+PG_DUMP_MAGIC = b"PGDMP"
+"""The first bytes of a ``pg_dump`` custom-format archive (a seed that is not SQL)."""
+
+
 class SqlSeedState(_Model):
-    """A SQL script that builds the starting database from an empty one."""
+    """A database built from an empty one: a seed (a SQL script or a ``pg_dump`` archive), then
+    optionally a preparation script, under a chosen collation."""
 
     kind: Literal["sql_seed"] = "sql_seed"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath = "seed.sql"
-    """The SQL file, relative to the task folder."""
+    path: RelativePath | None = "seed.sql"
+    """The seed, relative to the task folder: plain SQL, or a ``pg_dump`` custom-format archive
+    (recognised by its first bytes); None starts from an empty database."""
+
+    preparation: RelativePath | None = None
+    """A Python script run after the seed against the new database, as MCPMark runs a task's
+    ``prepare_environment.py``: in the dataset-code box, with the ``POSTGRES_*`` variables of a
+    role that owns the database; relative to the task folder. Exit code 0 means it worked."""
+
+    collation: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.@-]+$")] | None = None
+    """The database's default collation, as Postgres names collations: a libc locale (``C``,
+    ``C.UTF-8``, ``en_US.utf8``) or an ICU one (``en-US-x-icu``, ``und-x-icu``). None: the
+    server's default. Text sorts differently under each, so it is recorded with the run."""
+
+    @model_serializer(mode="wrap")
+    def _keep_missing_seed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Written datasets leave out None fields, and an absent path means "seed.sql".
+        data: dict[str, Any] = handler(self)
+        if self.path is None:
+            data["path"] = None
+        return data
+
+    @model_validator(mode="after")
+    def _something_to_build(self) -> SqlSeedState:
+        if self.path is None and self.preparation is None and self.collation is None:
+            raise ValueError(
+                "a sql_seed state without a seed, a preparation or a collation is"
+                " an empty state: use kind 'empty'"
+            )
+        return self
 
 
 class DocumentState(_Model):
@@ -291,8 +327,9 @@ class Label(_Model):
     value: LabelValue
     """``PASS`` if the task was accomplished, else ``FAIL``."""
 
-    source: Literal["human", "verifier", "vote"]
-    """Who decided: a person, a rule-based verifier, or a vote of several judges."""
+    source: Literal["human", "verifier", "vote", "ground-truth"]
+    """Who decided: a person, a rule-based verifier, a vote of several judges, or a check of
+    each claim against the ground truth the data was generated from (a suite's world)."""
 
     verifier_output: str | None = None
     """The verifier's own output at labelling time; explains a label that later disagrees."""
@@ -374,6 +411,11 @@ class Trajectory(_Model):
     with different tools and outputs: ``postgres-mcp``, ``supabase`` or ``insforge`` for
     ``ds/postgres``, ``filesystem`` for the reference filesystem server. Replay answers each call
     as this server did; absent means the subdomain's usual server."""
+
+    initial_state: InitialState | None = None
+    """Where this run started when that differs from its task's ``initial_state``: e.g. the same
+    database under the collation of the server the agent used. Replay starts from it; absent
+    means the task's."""
 
     steps: list[Step] = Field(default_factory=list)
     """The actions in the order they were taken."""

@@ -53,7 +53,8 @@ from dataset.actions import (
     ToolCallAction,
     describe_action,
 )
-from dataset.models import Step, Task, Trajectory
+from dataset.items import focused_item
+from dataset.models import ClaimItem, Step, Task, Trajectory
 from dataset.screenshots import (
     DEFAULT_SCREENSHOTS,
     Screenshot,
@@ -438,13 +439,35 @@ def _answer_lines(trajectory: Trajectory) -> list[str]:
         lines += ['"""', _cut_middle(response, FINAL_RESPONSE_CHARS, "the response"), '"""']
     else:
         lines.append("(The run ended without a final response.)")
-    if trajectory.items:
+    focus = focused_item(trajectory)
+    if focus is not None:
+        lines += [
+            "",
+            "# The claim to judge",
+            "Judge this single claim from the final response, and only it: PASS when it is "
+            "correct and the sources it cites support it, FAIL otherwise. The rest of the "
+            "response is context; its other claims do not count.",
+            "",
+            _claim_line(focus),
+        ]
+    elif trajectory.items:
         lines += ["", "# Claims extracted from the final response"]
         for number, item in enumerate(trajectory.items, start=1):
-            claim = _cut_head(item.text.strip(), CLAIM_CHARS, "the claim")
-            sources = f" (cited: {', '.join(item.sources)})" if item.sources else ""
-            lines.append(f"{number}. {claim}{sources}")
+            lines.append(f"{number}. {_claim_line(item)}")
+        lines += [
+            "",
+            "Give each numbered claim its own verdict, one line per claim before your overall "
+            "verdict, in the form `Claim 1: PASS` or `Claim 1: FAIL` (with `submit_verdict`, "
+            'in its `claims` argument instead, e.g. {"1": "PASS"}). The overall verdict is '
+            "PASS only when every claim passes.",
+        ]
     return lines
+
+
+def _claim_line(item: ClaimItem) -> str:
+    claim = _cut_head(item.text.strip(), CLAIM_CHARS, "the claim")
+    sources = f" (cited: {', '.join(item.sources)})" if item.sources else ""
+    return f"{claim}{sources}"
 
 
 def render_trajectory(

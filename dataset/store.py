@@ -32,6 +32,7 @@ from dataset.models import (
     AppSnapshotState,
     DirectoryTreeState,
     DocumentState,
+    InitialState,
     PageArchiveState,
     SqlSeedState,
     Task,
@@ -236,17 +237,34 @@ def _load_tasks(root: Path, log: ProblemLog, dataset: Dataset) -> set[str]:
 def _check_task_files(
     root: Path, task_dir: Path, task_file: Path, task: Task, log: ProblemLog
 ) -> None:
-    field_name = "initial_state.path"
-    match task.initial_state:
-        case DirectoryTreeState(path=path):
-            _check_exists(root, task_dir / path, "dir", task_file, field_name, log, task_dir)
-        case SqlSeedState(path=path) | DocumentState(path=path):
-            _check_exists(root, task_dir / path, "file", task_file, field_name, log, task_dir)
-        case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
-            _check_exists(root, task_dir / path, "any", task_file, field_name, log, task_dir)
+    _check_state_files(root, task_dir, task_file, task.initial_state, "initial_state", log)
     if task.verifier is not None:
         verifier = task_dir / task.verifier.path
         _check_exists(root, verifier, "file", task_file, "verifier.path", log, task_dir)
+
+
+def _check_state_files(
+    root: Path,
+    task_dir: Path,
+    named_in: Path,
+    state: InitialState,
+    field_name: str,
+    log: ProblemLog,
+) -> None:
+    """Check that the files an initial state names exist inside its task's folder."""
+    path_field = f"{field_name}.path"
+    match state:
+        case DirectoryTreeState(path=path):
+            _check_exists(root, task_dir / path, "dir", named_in, path_field, log, task_dir)
+        case SqlSeedState(path=seed, preparation=preparation):
+            for name, value in (("path", seed), ("preparation", preparation)):
+                if value is not None:
+                    where = f"{field_name}.{name}"
+                    _check_exists(root, task_dir / value, "file", named_in, where, log, task_dir)
+        case DocumentState(path=path):
+            _check_exists(root, task_dir / path, "file", named_in, path_field, log, task_dir)
+        case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
+            _check_exists(root, task_dir / path, "any", named_in, path_field, log, task_dir)
 
 
 def _check_exists(
@@ -344,20 +362,46 @@ def _load_trajectories(
                 f"task {trajectory.task_id!r} does not exist in {TASKS_DIR}/",
                 field="task_id",
             )
-        for position, step in enumerate(trajectory.steps):
-            if step.observation is not None and step.observation.screenshot is not None:
-                _check_exists(
-                    root,
-                    folder / step.observation.screenshot,
-                    "file",
-                    path,
-                    f"steps[{position}].observation.screenshot",
-                    log,
-                    folder,
-                )
+        task = dataset.tasks.get(trajectory.task_id)
+        if task is not None and trajectory.initial_state is not None:
+            _check_own_state(root, path, trajectory.initial_state, task, log)
+        _check_screenshots(root, folder, path, trajectory, log)
         _warn_about_label(path, trajectory, dataset, log)
         if len(log.errors) == problems_before:
             dataset.trajectories[trajectory.id] = trajectory
+
+
+def _check_screenshots(
+    root: Path, folder: Path, path: Path, trajectory: Trajectory, log: ProblemLog
+) -> None:
+    for position, step in enumerate(trajectory.steps):
+        if step.observation is not None and step.observation.screenshot is not None:
+            _check_exists(
+                root,
+                folder / step.observation.screenshot,
+                "file",
+                path,
+                f"steps[{position}].observation.screenshot",
+                log,
+                folder,
+            )
+
+
+def _check_own_state(
+    root: Path, path: Path, state: InitialState, task: Task, log: ProblemLog
+) -> None:
+    """A trajectory's own starting state: of the same kind as its task's, files in its task's
+    folder."""
+    if task.initial_state.kind not in (state.kind, "empty"):
+        log.add(
+            path,
+            f"starts from a {state.kind} state, but task {task.id!r} starts from a"
+            f" {task.initial_state.kind} state: a run's own state may only vary its task's",
+            field="initial_state.kind",
+        )
+        return
+    task_dir = root / TASKS_DIR / task.id
+    _check_state_files(root, task_dir, path, state, "initial_state", log)
 
 
 def _warn_about_label(

@@ -9,6 +9,8 @@ the kinds' (``environments.kind.EnvironmentKind``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
@@ -37,6 +39,10 @@ class BackendChoice(BaseModel):
     """Seconds one task's initial state may take to prepare (a Postgres seed); a task whose
     preparation fails or runs over fails all its trajectories at once. None: each kind's default
     (Postgres: 600)."""
+    environments: dict[str, Path] = Field(default_factory=dict)
+    """Starting states supplied at run time, by task id (``--environment``): a file or folder
+    that replaces the task's own (and its runs') initial state, e.g. a prepared database as SQL
+    or a ``pg_dump`` archive. What it may be is the task's kind's (``supplied_state``)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -66,14 +72,16 @@ class BackendChoice(BaseModel):
         dsn: str | None = None,
         *,
         seed_timeout: float | None = None,
+        environments: Mapping[str, Path] | None = None,
     ) -> Self:
         """The command line's ``--backend`` (``local``: host resources; ``docker``: containers)
-        and ``--dsn`` (an existing server), mapped by every kind to one of its backends, and its
-        ``--seed-timeout``."""
+        and ``--dsn`` (an existing server), mapped by every kind to one of its backends, its
+        ``--seed-timeout`` and its ``--environment`` mappings."""
         return cls(
             kinds={kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()},
             dsn=dsn,
             seed_timeout=seed_timeout,
+            environments=dict(environments or {}),
         )
 
     def label(self, kind: str) -> str:

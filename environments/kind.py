@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from dataset.actions import AndroidAction, Computer13Action, PyAutoGuiAction
-from dataset.models import Task, Trajectory
+from dataset.models import InitialState, Task, Trajectory
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
-from sandboxes.base import Sandbox, SandboxProvider
+from sandboxes.base import Sandbox, SandboxError, SandboxProvider
 from sandboxes.runs import LeftoverCollector
 
 if TYPE_CHECKING:
@@ -103,6 +103,11 @@ class EnvironmentKind(ABC):
         """Close a provider one of ``backends`` started, and whatever it started with it (a
         server). The default closes the provider only."""
         await provider.aclose()
+
+    def supplied_state(self, state: InitialState, supplied: Path) -> InitialState:
+        """The initial state that replaces ``state`` when a user supplies ``supplied`` for a task
+        (``--environment``), relative to ``supplied``'s folder. The default refuses."""
+        raise SandboxError(f"the {self.name} kind cannot start from a supplied {supplied}")
 
     # -- replay ----------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ _BUILT_IN: dict[str, str] = {
     "filesystem": "environments.filesystem.kind:KIND",
     "postgres": "environments.postgres.kind:KIND",
     "android": "environments.android.kind:KIND",
+    "browser": "environments.browser.kind:KIND",
 }
 """The kinds that ship with the runtime, as ``module:attribute`` of their record."""
 

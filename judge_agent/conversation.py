@@ -40,6 +40,7 @@ from judge_agent.model import (
 from judge_agent.pricing import add_costs, cost_usd
 from judge_agent.react import ReactAction, ReactError, ReactFinal, format_observation, parse_react
 from judge_agent.records import RunLog
+from judge_agent.subject import JudgeSubject
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import JudgeStopReason, JudgeToolCall
 from judge_agent.verdict_parsing import (
@@ -118,6 +119,16 @@ class JudgeRun:
     """Model calls made so far."""
     tool_calls: list[JudgeToolCall] = field(default_factory=list)
     """The environment's tools called so far, with their results."""
+    subject: JudgeSubject | None = None
+    """What is judged, for modes that write their own messages (None for the others)."""
+
+    async def ask(self, messages: list[ChatMessage]) -> ChatMessageAssistant:
+        """A fresh request without tools: ``messages`` replace the conversation so far (and
+        are logged), then one model call."""
+        self.messages = list(messages)
+        for message in self.messages:
+            self.log.write("message", message=message)
+        return await self.generate(tools=False)
 
     async def generate(self, *, tools: bool) -> ChatMessageAssistant:
         """One model call; counts it, its tokens and its cost, and logs it."""

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dataset.items import focused_item
 from dataset.models import Task, Trajectory
+from judge_agent.claim_verdicts import claim_verdicts
 from judge_agent.conversation import Conversation, JudgeLimits, JudgeRun, RunEndedError, final_call
 from judge_agent.model import (
     ChatMessage,
@@ -36,15 +38,17 @@ from judge_agent.model import (
     GenerateConfig,
     ModelAPI,
     ModelError,
+    ToolInfo,
 )
 from judge_agent.modes import ModeName, judge_mode
 from judge_agent.records import RunLog
+from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import JudgeStopReason, Verdict
 from judge_agent.verdict_parsing import SUBMIT_VERDICT_TOOL, ParsedVerdict
 from prompts import JudgePrompt, PromptPart, build_prompt
 
-__all__ = ["JudgeSettings", "judge_trajectory", "opening_messages"]
+__all__ = ["JudgeSettings", "judge_trajectory", "opening_messages", "planned_requests"]
 
 
 class JudgeSettings(BaseModel):
@@ -64,6 +68,9 @@ class JudgeSettings(BaseModel):
     notes_template: str | None = None
     """The prompt template with notes on the agent's environment, as its environment kind names
     it (``EnvironmentKind.prompt_notes``); None: the subdomain's own notes."""
+    method_options: dict[str, str] = Field(default_factory=dict)
+    """Switches of a judge method mode (``screenshots=24``, ``ui=on``, ...), checked by the
+    mode's options model."""
 
 
 def _content(part: PromptPart) -> Content:
@@ -78,6 +85,45 @@ def opening_messages(prompt: JudgePrompt) -> list[ChatMessage]:
         ChatMessageSystem(content=prompt.system),
         ChatMessageUser(content=[_content(part) for part in prompt.user]),
     ]
+
+
+def _prompt(
+    task: Task,
+    trajectory: Trajectory,
+    settings: JudgeSettings,
+    base_dir: Path,
+    tools: list[ToolInfo],
+) -> JudgePrompt:
+    mode = judge_mode(settings.mode)
+    return build_prompt(
+        task,
+        trajectory,
+        style=mode.prompt,
+        tools=tools if mode.prompt.tool_section is not None else None,
+        base_dir=base_dir,
+        screenshots=settings.screenshots,
+        turn_budget=settings.limits.turn_limit if mode.turn_budget else None,
+        notes_template=settings.notes_template,
+    )
+
+
+def planned_requests(
+    task: Task,
+    trajectory: Trajectory,
+    *,
+    settings: JudgeSettings,
+    base_dir: Path,
+    tools: list[ToolInfo] | None = None,
+) -> list[MethodRequest]:
+    """The requests a judge of ``settings.mode`` would send for ``trajectory``, exactly, as far
+    as they do not depend on the model's answers (``--dry-run``): a method mode's own plan, or
+    the opening messages of the other modes (with ``tools`` listed where the mode lists them)."""
+    mode = judge_mode(settings.mode)
+    if mode.plan is not None:
+        return mode.plan(JudgeSubject(task, trajectory, base_dir, dict(settings.method_options)))
+    offered = list(tools or []) if mode.uses_tools else []
+    prompt = _prompt(task, trajectory, settings, base_dir, offered)
+    return [MethodRequest("opening", opening_messages(prompt))]
 
 
 async def _conversation(
@@ -117,17 +163,12 @@ async def judge_trajectory(
     started = time.perf_counter()
     mode = judge_mode(settings.mode)
     tools = list(toolbox.tools) if mode.uses_tools and toolbox is not None else []
-    prompt = build_prompt(
-        task,
-        trajectory,
-        style=mode.prompt,
-        tools=tools if mode.prompt.tool_section is not None else None,
-        base_dir=base_dir,
-        screenshots=settings.screenshots,
-        turn_budget=settings.limits.turn_limit if mode.turn_budget else None,
-        notes_template=settings.notes_template,
-    )
-    messages = opening_messages(prompt)
+    subject: JudgeSubject | None = None
+    if mode.plan is not None:
+        subject = JudgeSubject(task, trajectory, base_dir, dict(settings.method_options))
+        messages: list[ChatMessage] = []
+    else:
+        messages = opening_messages(_prompt(task, trajectory, settings, base_dir, tools))
     offered = [
         *(tools if mode.native_tools else []),
         *([SUBMIT_VERDICT_TOOL] if mode.submit_verdict else []),
@@ -140,6 +181,7 @@ async def judge_trajectory(
         log,
         messages,
         offered,
+        subject=subject,
     )
     log.write(
         "start",
@@ -161,11 +203,13 @@ async def judge_trajectory(
         error = f"the run took longer than {settings.limits.time_limit:g} s"
     except ModelError as failure:
         parsed, reason, error = None, "error", f"model call failed: {failure}"
+    together = [] if focused_item(trajectory) is not None else trajectory.items
     verdict = Verdict(
         trajectory_id=trajectory.id,
         verdict=parsed.verdict if parsed else "INVALID",
         confidence=parsed.confidence if parsed else None,
         reasoning=parsed.reasoning if parsed else None,
+        details=dict(parsed.details) if parsed else {},
         tool_calls=run.tool_calls,
         turns_used=run.calls,
         tokens_in=run.usage.input_tokens,
@@ -177,6 +221,7 @@ async def judge_trajectory(
         model=model.name,
         mode=settings.mode,
         finished_at=datetime.now(UTC),
+        items=claim_verdicts(run.messages, [item.id for item in together]) if together else {},
     )
     log.write("verdict", verdict=verdict)
     return verdict

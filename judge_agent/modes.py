@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import KeysView
+from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from judge_agent.conversation import Conversation, native_tool_turns, react_turns, single_call
 from judge_agent.plugins import register_entry_points
+from judge_agent.subject import JudgeSubject, MethodRequest
 from prompts import PromptStyle
 
 __all__ = [
@@ -34,9 +35,12 @@ __all__ = [
     "MODES",
     "JudgeModeSpec",
     "ModeName",
+    "check_method_options",
     "judge_mode",
+    "method_options_for",
     "mode_names",
     "register_mode",
+    "select_modes",
 ]
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -69,6 +73,18 @@ class JudgeModeSpec:
     turn_budget: bool = False
     """Whether ``TURNS`` bounds its tool-using calls; a mode without one is planned once per
     configuration, with ``turns`` 0."""
+    plan: Callable[[JudgeSubject], list[MethodRequest]] | None = None
+    """For a mode that writes its own messages (a judge *method*, such as the MobileJudgeBench
+    ones): the requests it sends for a subject, exactly, as far as they do not depend on earlier
+    answers (``--dry-run`` writes them). With it the loop builds no prompt: the conversation
+    reads the subject from ``JudgeRun.subject`` and sends its own messages."""
+    group: str | None = None
+    """A name that selects this mode together with the others of its group (``--mode
+    mobile-methods``); grouped modes are left out of ``--mode all``, which means the runtime's
+    own modes."""
+    options: type[BaseModel] | None = None
+    """The method's switches (``--method-option KEY=VALUE``), a pydantic model that refuses
+    unknown fields; None: the mode takes none."""
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
@@ -125,6 +141,61 @@ def judge_mode(name: str) -> JudgeModeSpec:
     return spec
 
 
+def select_modes(text: str) -> tuple[str, ...]:
+    """The modes a ``--mode`` value names: ``all`` (the ungrouped modes), a comma list of mode
+    names and group names; a ``ValueError`` naming what is known otherwise."""
+    names = mode_names()
+    if text.strip() == "all":
+        return tuple(name for name in names if judge_mode(name).group is None)
+    chosen: list[str] = []
+    for part in text.split(","):
+        name = part.strip()
+        members = [mode for mode in names if judge_mode(mode).group == name]
+        if name in names:
+            members = [name]
+        if not members:
+            groups = sorted({g for mode in names if (g := judge_mode(mode).group) is not None})
+            raise ValueError(
+                f"unknown mode {name!r}: use {', '.join(names)}, a group "
+                f"({', '.join(groups) or 'none'}), a comma list, or all"
+            )
+        chosen.extend(mode for mode in members if mode not in chosen)
+    return tuple(chosen)
+
+
+def method_options_for(name: str, options: Mapping[str, str]) -> dict[str, str]:
+    """The switches of ``options`` that mode ``name`` takes (the others belong to other modes),
+    checked by its options model; a ``ValueError`` naming the mode and the switch when a value
+    is out of range."""
+    spec = judge_mode(name)
+    if spec.options is None:
+        return {}
+    known = {key: value for key, value in options.items() if key in spec.options.model_fields}
+    try:
+        spec.options.model_validate(known)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}={known.get(str(e['loc'][0]), '')!r}: {e['msg']}"
+            for e in error.errors(include_url=False)
+        )
+        raise ValueError(f"mode {name!r}: {problems}") from None
+    return known
+
+
+def check_method_options(modes: Sequence[str], options: Mapping[str, str]) -> None:
+    """A ``ValueError`` when a switch is taken by none of ``modes`` or a value is out of range
+    for a mode that takes it."""
+    taken: set[str] = set()
+    for name in modes:
+        taken.update(method_options_for(name, options))
+    unknown = sorted(set(options) - taken)
+    if unknown:
+        raise ValueError(
+            f"method option(s) {', '.join(unknown)} are taken by none of the modes "
+            f"{', '.join(modes)}"
+        )
+
+
 def _registered(name: str) -> str:
     return judge_mode(name).name
 
@@ -163,3 +234,7 @@ register_mode(
         turn_budget=True,
     )
 )
+
+# The MobileJudgeBench methods register themselves (one module each); imported last because
+# they use this module's registry.
+import judge_agent.mobile_methods  # noqa: E402, F401

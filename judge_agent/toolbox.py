@@ -18,6 +18,7 @@ from typing import Any
 from mcp import Client, types
 
 from judge_agent.model import Content, ContentImage, ContentText, ToolInfo
+from judge_agent.sampling import ModelSampler
 from mcp_servers.serving import ToolServer
 
 TOOL_OUTPUT_LIMIT = 20_000
@@ -61,6 +62,10 @@ class Toolbox:
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
     output_limit: int = TOOL_OUTPUT_LIMIT
     call_timeout: float = TOOL_CALL_TIMEOUT
+    sampler: ModelSampler | None = None
+    """Answers servers' sampling requests with the judge's model; the sessions then speak the
+    handshake-era protocol, the one with server-to-client requests (None: servers cannot
+    sample)."""
 
     @classmethod
     async def open(cls, servers: list[ToolServer[Any] | Any], **options: Any) -> Toolbox:
@@ -69,7 +74,11 @@ class Toolbox:
         try:
             for server in servers:
                 target = server.server() if isinstance(server, ToolServer) else server
-                client = await box._stack.enter_async_context(Client(target))
+                # Server-to-client requests (sampling) exist only in the handshake-era protocol.
+                mode = "legacy" if box.sampler is not None else "auto"
+                client = await box._stack.enter_async_context(
+                    Client(target, sampling_callback=box.sampler, mode=mode)
+                )
                 for tool in (await client.list_tools()).tools:
                     if tool.name in box._route:
                         raise ValueError(f"two judge tools are named {tool.name!r}")

@@ -58,6 +58,10 @@ class Verdict(BaseModel):
     reasoning: str | None = None
     """The judge's explanation."""
 
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """Further answers the judge method gave besides the verdict (AgentRewardBench-style side
+    effects, optimality and looping; essential states and which window showed each), by name."""
+
     tool_calls: list[JudgeToolCall] = Field(default_factory=list)
     """Every tool call the judge made, in order."""
 
@@ -81,6 +85,10 @@ class Verdict(BaseModel):
 
     error: str | None = None
     """The error that made the verdict ``INVALID``, if any."""
+
+    items: dict[str, VerdictValue] = Field(default_factory=dict)
+    """Per-claim verdicts by item id, when the trajectory's claims were judged together in this
+    run (``INVALID`` for a claim the judge gave no verdict on); empty otherwise."""
 
     model: str | None = None
     """The judge model as a ``provider/model`` string."""

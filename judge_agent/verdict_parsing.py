@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from judge_agent.model import ToolInfo
 
@@ -82,6 +82,14 @@ SUBMIT_VERDICT_TOOL = ToolInfo(
                 "type": "string",
                 "description": "The evidence that decided the verdict, in a few sentences.",
             },
+            "claims": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "enum": ["PASS", "FAIL"]},
+                "description": (
+                    "Only when the prompt lists numbered claims to judge: each claim's number "
+                    'with its own verdict, e.g. {"1": "PASS", "2": "FAIL"}.'
+                ),
+            },
         },
         "required": ["verdict", "confidence", "reasoning"],
         "additionalProperties": False,
@@ -116,6 +124,10 @@ class ParsedVerdict(BaseModel):
     format: str
     """Where the verdict came from: ``submit_verdict``, ``result``, ``verdict``, ``judgement``,
     ``response``, ``final_answer``, ``tag`` or ``bare``."""
+
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+    """Further answers a judge method asks for besides the verdict (e.g. side effects,
+    optimality and looping), by name; empty for most modes."""
 
 
 # --- confidence -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Mapping
+from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
 from mcp import types
@@ -27,6 +28,8 @@ from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec, call_to
 ContextT = TypeVar("ContextT")
 
 logger = logging.getLogger(__name__)
+
+_REQUEST: ContextVar[Any] = ContextVar("mcp_request", default=None)
 
 SERVER_VERSION = "0.1.0"
 """The version every server of this package reports in its ``serverInfo``."""
@@ -40,6 +43,12 @@ def _schema(spec: ToolSpec[Any]) -> dict[str, Any]:
     schema.setdefault("properties", {})
     schema["type"] = "object"
     return schema
+
+
+def current_request() -> Any:
+    """The SDK's context of the ``tools/call`` being answered (its ``session`` can ask the
+    client something back, such as sampling a message); None outside a call."""
+    return _REQUEST.get()
 
 
 def tool_definition(spec: ToolSpec[Any]) -> types.Tool:
@@ -131,7 +140,11 @@ class ToolServer(Generic[ContextT]):
             return types.ListToolsResult(tools=self._definitions)
 
         async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-            return await self.call(params.name, params.arguments)
+            token = _REQUEST.set(ctx)
+            try:
+                return await self.call(params.name, params.arguments)
+            finally:
+                _REQUEST.reset(token)
 
         return Server(
             self.name,

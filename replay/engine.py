@@ -17,7 +17,7 @@ from typing import Any
 
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
-from environments.backends import ProviderSet
+from environments.backends import BackendChoice, ProviderSet
 from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
 from mcp_servers.recorded import RecordedCall, replaying
@@ -35,7 +35,7 @@ from replay.report import (
     overall_verdict,
 )
 from replay.verifier import run_verifier
-from sandboxes.base import Sandbox, Snapshot
+from sandboxes.base import Sandbox, SandboxError, Snapshot
 
 
 @dataclass
@@ -280,6 +280,25 @@ def explain(
     return check
 
 
+def starting_point(
+    kind: EnvironmentKind,
+    task: Task,
+    task_dir: Path,
+    trajectory: Trajectory,
+    choice: BackendChoice,
+) -> tuple[Task, Path]:
+    """The task as ``trajectory`` started it, and the folder its initial state's paths are
+    relative to: an environment supplied for the task at run time (``choice.environments``)
+    first, then the trajectory's own starting state, else the task's."""
+    supplied = choice.environments.get(task.id)
+    if supplied is not None:
+        state = kind.supplied_state(trajectory.initial_state or task.initial_state, supplied)
+        return task.model_copy(update={"initial_state": state}), supplied.parent
+    if trajectory.initial_state is not None:
+        return task.model_copy(update={"initial_state": trajectory.initial_state}), task_dir
+    return task, task_dir
+
+
 async def replay_trajectory(
     trajectory: Trajectory,
     task: Task,
@@ -309,22 +328,26 @@ async def replay_trajectory(
     )
     if kind is None:  # counted as "not replayable", not as a fault of the trajectory
         return ReplayResult(report)
-    if task.initial_state.kind not in kind.initial_states:  # no provider started for nothing
-        report.verdict = "failed"
-        report.problems.append(
-            f"tasks/{task.id}: could not build the initial state: a {kind.name} sandbox cannot"
-            f" start from a {task.initial_state.kind} state"
-        )
-        report.seconds = time.perf_counter() - started
-        return ReplayResult(report)
-    provider = await providers.get(kind.name)
-    try:
-        sandbox = await provider.create(task, task_dir)
-    except Exception as error:
+
+    def failed(error: Exception) -> ReplayResult:
         report.verdict = "failed"
         report.problems.append(f"tasks/{task.id}: could not build the initial state: {error}")
         report.seconds = time.perf_counter() - started
         return ReplayResult(report)
+
+    try:
+        start, start_dir = starting_point(kind, task, task_dir, trajectory, providers.choice)
+        if start.initial_state.kind not in kind.initial_states:  # no provider started for nothing
+            raise SandboxError(
+                f"a {kind.name} sandbox cannot start from a {start.initial_state.kind} state"
+            )
+    except SandboxError as error:
+        return failed(error)
+    provider = await providers.get(kind.name)
+    try:
+        sandbox = await provider.create(start, start_dir)
+    except Exception as error:
+        return failed(error)
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:

@@ -63,6 +63,9 @@ class SubdomainRow(BaseModel):
     """Replays whose every step matched."""
     diverged: int = 0
     """Replays with at least one diverging step."""
+    diverged_presentation: int = 0
+    """Of those, how many differ only in what the agent was shown: no diverging step could have
+    left the end state differently (``FidelityReport.divergence``)."""
     failed: int = 0
     """Replays that could not run a step or build the sandbox."""
     unsupported: int = 0
@@ -121,6 +124,8 @@ def summarise(
         for target in (row, total):
             target.trajectories += 1
             setattr(target, report.verdict, getattr(target, report.verdict) + 1)
+            if report.verdict == "diverged" and report.divergence == "presentation":
+                target.diverged_presentation += 1
             check = report.verifier
             if check is None:
                 continue
@@ -160,11 +165,15 @@ def _jobs(
         task = dataset.tasks[trajectory.task_id]
         file = f"{TRAJECTORIES_DIR}/{trajectory_id}.json"
         kind = kind_for_task(task)
+        digest = file_digest(root / file)
+        supplied = choice.environments.get(task.id)
+        if supplied is not None:  # a report made from another starting state does not count
+            digest += "+" + (file_digest(supplied) if supplied.is_file() else str(supplied))
         replay = _Replay(
             trajectory,
             task,
             kind,
-            file_digest(root / file),
+            digest,
             choice.label(kind.name) if kind else "none",
         )
         exclusive = task.id if kind is not None and kind.replays_exclusively(trajectory) else None

@@ -18,9 +18,6 @@ see ``replay.crashes``), not a FAIL.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -29,7 +26,7 @@ from environments.kind import EnvironmentKind
 from replay.crashes import verifier_error
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
-from sandboxes.confinement import BoxSpec, box_can_read, run_in_box
+from sandboxes.confinement import run_python_script
 
 OUTPUT_LIMIT = 8_000
 """Characters of verifier output kept in reports (head and tail)."""
@@ -65,20 +62,8 @@ async def run_script(
 ) -> VerifierRun:
     """Run one Python script in a box with a timeout, the variables ``environment`` names and
     read-only access to ``task_dir`` (default: the script's folder) and ``read_only``."""
-    folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
-    inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
-    # A task folder whose modes keep the box user out (a dataset written with umask 077) is
-    # shown as a readable copy instead.
-    readable = await asyncio.to_thread(_box_reads, folder, inside)
-    run = await run_in_box(
-        BoxSpec(
-            command=[sys.executable, inside.name, *arguments],
-            cwd=inside.parent,
-            read_only=[folder, *read_only] if readable else list(read_only),
-            copied=[] if readable else [folder],
-            environment=environment,
-            timeout=timeout,
-        )
+    run = await run_python_script(
+        script, arguments, environment, timeout, read_only=read_only, task_dir=task_dir
     )
     output = run.text(OUTPUT_LIMIT)
     if run.timed_out:
@@ -93,9 +78,3 @@ async def run_script(
         errored=error is not None,
         error_summary=error,
     )
-
-
-def _box_reads(folder: Path, script: Path) -> bool:
-    """Whether the box user may list ``folder`` and the folders down to ``script``, and read it."""
-    paths = [folder, *(p for p in script.parents if p.is_relative_to(folder) and p != folder)]
-    return all(box_can_read(path) for path in [*paths, script] if path.exists())

@@ -402,6 +402,40 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+async def run_python_script(
+    script: Path,
+    arguments: Sequence[str],
+    environment: Mapping[str, str],
+    timeout: float,
+    *,
+    read_only: Sequence[Path] = (),
+    task_dir: Path | None = None,
+) -> BoxRun:
+    """Run the Python script ``script`` with this interpreter in a box: the variables
+    ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default: the
+    script's folder; its working directory) and ``read_only``. A task folder whose modes keep the
+    box user out (a dataset written with umask 077) is shown as a readable copy instead."""
+    folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
+    inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
+    readable = await asyncio.to_thread(_box_reads, folder, inside)
+    return await run_in_box(
+        BoxSpec(
+            command=[sys.executable, inside.name, *arguments],
+            cwd=inside.parent,
+            read_only=[folder, *read_only] if readable else list(read_only),
+            copied=[] if readable else [folder],
+            environment=environment,
+            timeout=timeout,
+        )
+    )
+
+
+def _box_reads(folder: Path, script: Path) -> bool:
+    """Whether the box user may list ``folder`` and the folders down to ``script``, and read it."""
+    paths = [folder, *(p for p in script.parents if p.is_relative_to(folder) and p != folder)]
+    return all(box_can_read(path) for path in [*paths, script] if path.exists())
+
+
 async def run_in_box(spec: BoxSpec, *, folder: Path | None = None) -> BoxRun:
     """Run ``spec`` in a box and wait for it (or its timeout); nothing it started outlives it.
 

@@ -83,8 +83,12 @@ class Settings(BaseSettings):
     before `./datasets` and the bundled datasets."""
 
     chromium: Path | None = None
-    """The Chromium (or Chrome) binary the report's end-to-end test renders HTML with (tests
-    only). Unset: `/usr/bin/chromium`, else the one on `PATH`."""
+    """The Chromium (or Chrome) binary of the browser sandboxes and of the report's end-to-end
+    test. Unset: `/usr/bin/chromium`, else the one on `PATH`."""
+
+    browser_summaries: bool = False
+    """`1`: judges' browsers hand long page snapshots to the judge's own model for a summary
+    (MCP sampling), marked in the tool's answer and counted in the verdict's tokens. Unset: off."""
 
     @field_validator("datasets", mode="before")
     @classmethod

@@ -54,7 +54,8 @@ def title_and_notes(report: BenchReport) -> list[Block]:
         Heading(report.title, 1, "title"),
         Para(
             f"Dataset: {report.dataset} · Generated: {report.generated_at} · "
-            f"Bootstrap replicates: {report.bootstrap_replicates}",
+            f"Bootstrap replicates: {report.bootstrap_replicates}"
+            + (f" · Claims scored per {report.item_scoring}" if report.item_scoring else ""),
             "meta",
         ),
     ]

@@ -13,9 +13,10 @@ import asyncio
 import shutil
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from dataset.models import Task
+from dataset.models import DirectoryTreeState, InitialState, Task
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
@@ -24,7 +25,7 @@ from environments.kind import (
     VerifierInputs,
 )
 from mcp_servers.results import ToolResult, ToolSpec
-from sandboxes.base import Sandbox, SandboxProvider
+from sandboxes.base import Sandbox, SandboxError, SandboxProvider
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.runs import current_run
 
@@ -72,6 +73,12 @@ class FilesystemKind(EnvironmentKind):
     def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
         """``local``: a private host directory; ``docker``: a container with the tree inside."""
         return "docker" if backend == "docker" else "local"
+
+    def supplied_state(self, state: InitialState, supplied: Path) -> InitialState:
+        """A supplied folder is the starting tree."""
+        if not supplied.is_dir():
+            raise SandboxError(f"{supplied}: a filesystem environment must be a folder")
+        return DirectoryTreeState(path=supplied.name)
 
     def tool_spec(self, name: str) -> ToolSpec[Any] | None:
         """The reference filesystem server's tool ``name``."""

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dataset.actions import ToolCallAction
-from dataset.models import Task, Trajectory
+from dataset.models import InitialState, SqlSeedState, Task, Trajectory
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
@@ -153,6 +154,35 @@ async def _task_roles(database: PostgresSandbox, owner: str) -> AsyncIterator[No
                 await conn.execute(statement)
 
 
+_MANAGED_ROLE = """
+SELECT NOT (r.rolsuper OR r.rolreplication OR r.rolbypassrls)
+       AND pg_has_role(current_user, r.oid, 'MEMBER')
+FROM pg_roles r
+WHERE r.rolname = $1 AND r.rolname <> current_user
+"""
+"""Whether the role ``$1`` is one the current (owner) role manages: a member of its own lineage's
+roles (made by its seed, its preparation or by itself), never a privileged one."""
+
+
+def _managed_roles(database: PostgresSandbox) -> Callable[[str], Awaitable[bool]]:
+    """The relay's check for roles besides the owner: a role the owner manages is admitted, and
+    may connect to the sandbox's database from then on (MCPMark's databases let every role
+    connect; a verifier logs in as a role it made to test that role's rights)."""
+    from sandboxes.postgres import admin
+
+    async def admits(role: str) -> bool:
+        async with database.connect() as conn:
+            if not await conn.fetchval(_MANAGED_ROLE, role):
+                return False
+            name = (await database.owner_connection()).database
+            await conn.execute(
+                f"GRANT CONNECT ON DATABASE {admin.quote_ident(name)} TO {admin.quote_ident(role)}"
+            )
+        return True
+
+    return admits
+
+
 class PostgresKind(EnvironmentKind):
     """One database, reached through the agents' SQL tools and the judges' SQL server."""
 
@@ -172,6 +202,14 @@ class PostgresKind(EnvironmentKind):
         if backend == "docker":
             return "docker"
         return "external" if dsn else "embedded"
+
+    def supplied_state(self, state: InitialState, supplied: Path) -> InitialState:
+        """A supplied SQL script or ``pg_dump`` archive is the prepared database: it replaces the
+        seed and the preparation, and keeps the collation."""
+        if not supplied.is_file():
+            raise SandboxError(f"{supplied}: a postgres environment must be a seed file")
+        collation = state.collation if isinstance(state, SqlSeedState) else None
+        return SqlSeedState(path=supplied.name, collation=collation)
 
     async def close_provider(self, provider: SandboxProvider) -> None:
         """Close the provider (dropping its databases and roles), then stop its cluster (an
@@ -228,10 +266,12 @@ class PostgresKind(EnvironmentKind):
         if database.read_only:
             info = database.connection
             roles: AbstractAsyncContextManager[None] = contextlib.nullcontext()
+            others = None
         else:
             info = await database.owner_connection()
             roles = _task_roles(database, info.user)
-        async with roles, postgres_relay(info) as relayed:
+            others = _managed_roles(database)
+        async with roles, postgres_relay(info, others=others) as relayed:
             yield VerifierInputs(
                 environment=relayed.info.verifier_environment(),
                 arguments=[relayed.info.database],

@@ -62,7 +62,15 @@ class RecordedCall:
 
 
 def _scripted_verdict(verdict: str) -> str:
-    return f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low"
+    """The verdict in the runtime's format, repeated in the forms the judge methods read (a
+    ``<success>`` tag; ``State N:`` marks for up to eight essential states), so a scripted run
+    exercises every method's parser."""
+    word = "yes" if verdict == "PASS" else "no"
+    states = "\n".join(f"State {number}: {word}" for number in range(1, 9))
+    return (
+        f"Scripted answer, not a judgement.\nRESULT: {verdict}\nCONFIDENCE: Low\n"
+        f"<success>{word}</success>\n{states}"
+    )
 
 
 def _always(verdict: str) -> Responder:

@@ -58,7 +58,7 @@ SUITE = "trixie"
 PG_MAJOR = 17
 """Debian trixie's Postgres: 16 or later, so the runtime's sandbox roles may hold CREATEROLE."""
 
-PACKAGES = (f"postgresql-{PG_MAJOR}", "procps")
+PACKAGES = (f"postgresql-{PG_MAJOR}", "procps", "locales")
 """Added to minbase (which already has coreutils, findutils, tar, util-linux)."""
 
 PG_BIN = f"/usr/lib/postgresql/{PG_MAJOR}/bin"
@@ -111,6 +111,8 @@ host all all ::/0 scram-sha-256
 
 # Runs in the chroot as root, before initdb.
 _PREPARE = f"""set -eu
+# The libc locales datasets ask for as collations (MCPMark's databases sorted as en_US.utf8).
+localedef -i en_US -f UTF-8 en_US.UTF-8
 rm -rf /var/lib/postgresql/{PG_MAJOR}/main /etc/postgresql/{PG_MAJOR}/main
 mkdir -p {PGDATA_DIR} {STAGING_DIR}
 chown postgres:postgres {PGDATA_DIR}

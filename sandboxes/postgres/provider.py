@@ -32,6 +32,7 @@ from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.admin import CLOSE_TIMEOUT, as_sandbox_error
+from sandboxes.postgres.preparation import collation_clause
 from sandboxes.postgres.roles import SandboxRoles
 from sandboxes.postgres.sandbox import (
     PostgresCluster,
@@ -268,15 +269,25 @@ class ClusterPostgresProvider(PostgresProvider):
 
     # --- databases --------------------------------------------------------------------------
 
-    async def create_database(self, name: str, template: str, *, owner: str | None = None) -> None:
+    async def create_database(
+        self,
+        name: str,
+        template: str,
+        *,
+        owner: str | None = None,
+        collation: str | None = None,
+    ) -> None:
         """Make the database ``name`` of this provider, a copy of ``template`` owned by ``owner``
-        (a role of this provider), or by the administrator."""
+        (a role of this provider), or by the administrator; ``collation`` (a copy of
+        ``template0`` only) is its default collation."""
         async with self.admin_pool.connection() as conn:
-            strategy = " STRATEGY FILE_COPY" if self.admin_pool.version >= 150000 else ""
+            version = self.admin_pool.version
+            strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
             owned = f" OWNER {admin.quote_ident(owner)}" if owner else ""
+            locale = collation_clause(collation, version) if collation else ""
             await conn.execute(
                 f"CREATE DATABASE {admin.quote_ident(name)}"
-                f" TEMPLATE {admin.quote_ident(template)}{owned}{strategy}"
+                f" TEMPLATE {admin.quote_ident(template)}{owned}{locale}{strategy}"
             )
             try:
                 # Only the runtime's roles may connect: the reader must not reach sandboxes.

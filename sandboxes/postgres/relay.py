@@ -7,8 +7,10 @@ or its own Unix socket) until either side closes. The same relay serves the embe
 external servers, and the server's own socket folder is never shown to the box.
 
 The relay reads each connection's startup packet before forwarding it and admits only the role
-and database it was opened for (no replication connections): a second wall behind the server's
-own authentication, for clusters that trust local connections. Requests for TLS or GSS
+and database it was opened for (no replication connections), and, when its opener says so, the
+roles that role manages (a verifier that creates a role to test its rights logs in as it): a
+second wall behind the server's own authentication, for clusters that trust local connections.
+Requests for TLS or GSS
 encryption are declined (the hop is a local socket); cancel requests pass through.
 """
 
@@ -18,7 +20,7 @@ import asyncio
 import contextlib
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,16 +87,27 @@ def _parameters(packet: bytes) -> dict[str, str]:
     }
 
 
-def _check_startup(packet: bytes, info: PostgresConnectionInfo) -> None:
+OtherRoles = Callable[[str], Awaitable[bool]]
+"""Whether the relay may also admit a role other than its own to its database (and let it
+connect there): called with the role's name before its connection is forwarded."""
+
+
+async def _check_startup(
+    packet: bytes, info: PostgresConnectionInfo, others: OtherRoles | None
+) -> None:
     code = int.from_bytes(packet[4:8], "big")
     if code >> 16 != _PROTOCOL_3:
         raise _RefusedError(f"unsupported protocol {code >> 16}.{code & 0xFFFF}")
     parameters = _parameters(packet)
     user = parameters.get("user", "")
     database = parameters.get("database") or user
-    if user != info.user or database != info.database:
+    admitted = user == info.user or (
+        others is not None and bool(user) and database == info.database and await others(user)
+    )
+    if not admitted or database != info.database:
+        whom = f"role {info.user}" + (" and the roles it manages" if others else "")
         raise _RefusedError(
-            f"this relay admits role {info.user} to database {info.database} only"
+            f"this relay admits {whom} to database {info.database} only"
             f" (asked: role {user or '-'}, database {database or '-'})"
         )
     if parameters.get("replication", "false").lower() not in ("false", "off", "no", "0"):
@@ -102,7 +115,10 @@ def _check_startup(packet: bytes, info: PostgresConnectionInfo) -> None:
 
 
 async def _first_packet(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: PostgresConnectionInfo
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    info: PostgresConnectionInfo,
+    others: OtherRoles | None,
 ) -> bytes:
     """The packet to forward (a startup or cancel request), after declining encryption."""
     for _ in range(3):
@@ -113,7 +129,7 @@ async def _first_packet(
             await writer.drain()
             continue
         if code != _CANCEL_REQUEST:
-            _check_startup(packet, info)
+            await _check_startup(packet, info, others)
         return packet
     raise _RefusedError("too many encryption requests")
 
@@ -140,8 +156,9 @@ async def _close(writer: asyncio.StreamWriter) -> None:
 
 
 class _Relay:
-    def __init__(self, info: PostgresConnectionInfo) -> None:
+    def __init__(self, info: PostgresConnectionInfo, others: OtherRoles | None) -> None:
         self.info = info
+        self.others = others
         self.handlers: set[asyncio.Task[None]] = set()
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -152,7 +169,7 @@ class _Relay:
         try:
             try:
                 packet = await asyncio.wait_for(
-                    _first_packet(reader, writer, self.info), STARTUP_SECONDS
+                    _first_packet(reader, writer, self.info, self.others), STARTUP_SECONDS
                 )
             except _RefusedError as refusal:
                 writer.write(_error_packet(str(refusal)))
@@ -188,9 +205,10 @@ class _Relay:
 
 @asynccontextmanager
 async def postgres_relay(
-    info: PostgresConnectionInfo, folder: Path | None = None
+    info: PostgresConnectionInfo, folder: Path | None = None, *, others: OtherRoles | None = None
 ) -> AsyncIterator[RelayedDatabase]:
-    """``async with``: a relay to ``info``'s database, as a box sees it, with what to bind.
+    """``async with``: a relay to ``info``'s database, as a box sees it, with what to bind;
+    ``others`` may admit more roles to that database (the server still asks their passwords).
 
     ``folder`` (created, must not exist; by default a fresh folder in the run's scratch space) is
     where the socket lives; it is removed, and every relayed connection cut, when the block
@@ -205,7 +223,7 @@ async def postgres_relay(
         )
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)  # whatever the umask: the box user must reach the socket
-    relay = _Relay(info)
+    relay = _Relay(info, others)
     try:
         server = await asyncio.start_unix_server(relay.serve, path=str(socket_path))
         socket_path.chmod(0o777)  # connecting needs write access; the box user is not the owner

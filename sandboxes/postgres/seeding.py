@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,12 @@ import asyncpg
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
+from sandboxes.postgres.preparation import (
+    archive_to_sql,
+    explain_collation_error,
+    is_archive,
+    run_preparation,
+)
 from sandboxes.postgres.roles import explain_role_error
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
 from sandboxes.postgres.seed_script import SeedStatement, read_seed
@@ -60,40 +67,54 @@ class TaskTemplates:
         self._failed: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._databases: set[str] = set()
-        self._base: str | None = None
+        self._bases: dict[str | None, str] = {}
         self._base_lock = asyncio.Lock()
 
-    async def base(self) -> str:
-        """The provider's base template (see the module's docstring), made on first use."""
+    async def base(self, collation: str | None = None) -> str:
+        """The provider's base template under ``collation`` (None: the server's default; see the
+        module's docstring), made on first use."""
         async with self._base_lock:
-            if self._base is not None:
-                return self._base
+            if collation in self._bases:
+                return self._bases[collation]
             provider = self._provider
             async with provider.admin_pool.connection():
                 superuser = provider.admin_pool.superuser  # known once connected
-            if not superuser:
-                self._base = FREE_DATABASE
-                return self._base
+            if not superuser and collation is None:
+                self._bases[None] = FREE_DATABASE
+                return FREE_DATABASE
             name = current_run().new_name("base")
             self._databases.add(name)
             try:
                 with admin.as_sandbox_error("cannot make the base template"):
-                    await provider.create_database(name, FREE_DATABASE)
-                    conn = await admin.connect(provider.cluster.admin.with_database(name))
-                    try:
-                        await conn.execute("GRANT USAGE ON SCHEMA pg_toast TO PUBLIC")
-                    finally:
-                        await conn.close(timeout=admin.CLOSE_TIMEOUT)
-                    await provider.seal(name)
+                    await self._create_base(name, collation, superuser)
             except BaseException:
                 await provider.drop_database(name)
                 self._databases.discard(name)
                 raise
-            self._base = name
+            self._bases[collation] = name
             return name
 
+    async def _create_base(self, name: str, collation: str | None, superuser: bool) -> None:
+        provider = self._provider
+        if collation is None:
+            await provider.create_database(name, FREE_DATABASE)
+        else:
+            try:
+                await provider.create_database(name, FREE_DATABASE, collation=collation)
+            except asyncpg.PostgresError as error:
+                message = " ".join(str(error).split())
+                raise SandboxError(explain_collation_error(collation, message)) from error
+        if superuser:
+            conn = await admin.connect(provider.cluster.admin.with_database(name))
+            try:
+                await conn.execute("GRANT USAGE ON SCHEMA pg_toast TO PUBLIC")
+            finally:
+                await conn.close(timeout=admin.CLOSE_TIMEOUT)
+        await provider.seal(name)
+
     async def for_task(self, task: Task, task_dir: Path) -> str:
-        """The template holding the task's seed (``sql_seed``) or nothing (``empty``)."""
+        """The template holding the task's initial state: its seed and preparation under its
+        collation (``sql_seed``), or nothing (``empty``)."""
         state = task.initial_state
         if isinstance(state, EmptyState):
             return await self.base()
@@ -101,38 +122,56 @@ class TaskTemplates:
             raise SandboxError(
                 f"task {task.id}: a postgres sandbox cannot start from a {state.kind} state"
             )
-        path = task_dir / state.path
+        inputs = _StateFiles(
+            seed=task_dir / state.path if state.path is not None else None,
+            preparation=task_dir / state.preparation if state.preparation is not None else None,
+            task_dir=task_dir,
+            collation=state.collation,
+        )
         try:
-            script = await asyncio.to_thread(path.read_bytes)
+            key = (task.id, await asyncio.to_thread(inputs.digest))
         except OSError as error:
-            raise SandboxError(f"task {task.id}: cannot read seed {path}: {error}") from error
-        key = (task.id, hashlib.sha256(script).hexdigest())
+            which = "seed" if str(inputs.seed) == error.filename else "preparation"
+            raise SandboxError(
+                f"task {task.id}: cannot read {which} {error.filename}: {error.strerror}"
+            ) from error
         async with self._locks.setdefault(key, asyncio.Lock()):
             if key in self._failed:
                 raise SandboxError(self._failed[key])
             if key not in self._built:
                 try:
-                    self._built[key] = await self._build(path, script)
+                    self._built[key] = await self._build(inputs)
                 except SandboxError as error:
                     # Every trajectory of the task would fail the same way: say it once.
                     self._failed[key] = f"task {task.id}: {error}"
                     raise SandboxError(self._failed[key]) from error
             return self._built[key]
 
-    async def _build(self, path: Path, script: bytes) -> str:
+    async def _build(self, inputs: _StateFiles) -> str:
         provider = self._provider
-        statements = await asyncio.to_thread(read_seed, script, path)
+        timeout = provider.seed_timeout
+        statements: list[SeedStatement] = []
+        if inputs.seed is not None:
+            script = await asyncio.to_thread(inputs.seed.read_bytes)
+            if is_archive(script):
+                script = await archive_to_sql(inputs.seed, timeout=timeout)
+            statements = await asyncio.to_thread(read_seed, script, inputs.seed)
+        what = inputs.seed or inputs.preparation or f"collation {inputs.collation}"
         name = current_run().new_name("tpl")
         self._databases.add(name)
         try:
-            with admin.as_sandbox_error(f"cannot prepare the template for seed {path}"):
+            base = await self.base(inputs.collation)
+            with admin.as_sandbox_error(f"cannot prepare the template for {what}"):
                 seed = await provider.roles.new_seed_role(name)
                 # The seed role owns the template while the seed runs (and so its public schema).
-                await provider.create_database(name, await self.base(), owner=seed.user)
-            await run_seed(
-                seed, path, statements, timeout=provider.seed_timeout, version=provider.version
-            )
-            with admin.as_sandbox_error(f"cannot seal the template of seed {path}"):
+                await provider.create_database(name, base, owner=seed.user)
+            if inputs.seed is not None:
+                await run_seed(
+                    seed, inputs.seed, statements, timeout=timeout, version=provider.version
+                )
+            if inputs.preparation is not None:
+                await run_preparation(seed, inputs.preparation, inputs.task_dir, timeout=timeout)
+            with admin.as_sandbox_error(f"cannot seal the template of {what}"):
                 await provider.seal(name)
                 await provider.roles.retire(seed.user)
         except BaseException:
@@ -152,8 +191,27 @@ class TaskTemplates:
                 problems.append(f"template {template}: {error}")
         self._built.clear()
         self._failed.clear()
-        self._base = None
+        self._bases.clear()
         return problems
+
+
+@dataclass(frozen=True)
+class _StateFiles:
+    """The files and settings one template is built from."""
+
+    seed: Path | None
+    preparation: Path | None
+    task_dir: Path
+    collation: str | None
+
+    def digest(self) -> str:
+        """What tells two templates of one task apart: the files' bytes and the collation."""
+        digest = hashlib.sha256()
+        for path in (self.seed, self.preparation):
+            digest.update(path.read_bytes() if path is not None else b"")
+            digest.update(b"\0")
+        digest.update((self.collation or "").encode())
+        return digest.hexdigest()
 
 
 def _failure(

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from agentjudge.cli import app
 from bench.grid_runner import VERDICTS_FILE
+from dataset.store import load_dataset
 from judge_agent.providers.registry import no_model_hint
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
@@ -32,13 +33,14 @@ def test_judge_without_a_model_runs_the_baselines_and_says_how_to_give_one(
     assert not (tmp_path / VERDICTS_FILE).exists()
     baselines = (tmp_path / "baselines.jsonl").read_text().splitlines()
     labelled = [
-        path
+        json.loads(path.read_text())
         for path in (MINI / "trajectories").glob("*.json")
         if json.loads(path.read_text()).get("label")
     ]
-    # Six baselines on every labelled trajectory (the verifier one marks unverifiable ones
+    # Seven baselines (cited-sources: the search trajectories have claims) on every labelled
+    # trajectory, claim by claim where it has claims (the verifier one marks unverifiable ones
     # INVALID rather than dropping them).
-    assert len(baselines) == 6 * len(labelled)
+    assert len(baselines) == 7 * sum(len(t.get("items", [])) or 1 for t in labelled)
 
 
 def test_a_model_without_its_key_is_a_clean_error(tmp_path: Path) -> None:
@@ -85,7 +87,8 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert "not judge results" in result.output
     lines = (tmp_path / VERDICTS_FILE).read_text().splitlines()
-    trajectories = len(list((MINI / "trajectories").glob("*.json")))
+    # One subject per trajectory, or per claim for the search trajectories (items=each).
+    trajectories = sum(len(t.items) or 1 for t in load_dataset(MINI).trajectories.values())
     assert len(lines) == trajectories * (1 + 2)  # llm once, agent per budget
     records = [json.loads(line) for line in lines]
     assert {record["verdict"]["verdict"] for record in records} == {"FAIL"}

@@ -67,7 +67,9 @@ def test_without_a_model_replay_baselines_and_report_run(
     assert result.judge is None
     assert not (tmp_path / VERDICTS_FILE).exists()
     labelled = [t for t in load_dataset(MINI).trajectories.values() if t.label is not None]
-    assert result.baselines == 6 * len(labelled)
+    # Seven baselines (cited-sources too: the search trajectories have claims), each on every
+    # labelled trajectory, claim by claim where there are claims.
+    assert result.baselines == 7 * sum(len(t.items) or 1 for t in labelled)
     assert len(result.baselines_file.read_text().splitlines()) == result.baselines
     assert result.baselines_file == tmp_path / BASELINES_FILE
     for path in (result.files.html, result.files.markdown, result.files.json_file):
@@ -92,7 +94,8 @@ def test_a_scripted_grid_writes_verdicts_and_resumes_without_redoing(
         replay_output=replay_folder,
         jobs=3,
     )
-    trajectories = len(load_dataset(MINI).trajectories)
+    # Claims are judged one per run, so "trajectories" counts the judged subjects.
+    trajectories = sum(len(t.items) or 1 for t in load_dataset(MINI).trajectories.values())
     events: list[EvaluationEvent] = []
     result = evaluate(MINI, options, on_event=events.append)
 

@@ -71,10 +71,18 @@ async def test_grid_over_the_mini_dataset_then_resume(tmp_path: Path) -> None:
     )
     assert summary.problems == []
     records = read_records(tmp_path / VERDICTS_FILE)
-    assert len(records) == summary.runs == 2 * len(mini.trajectories)
+    # Search trajectories' claims are judged one per run (items="each"), the rest whole.
+    subjects = sum(len(trajectory.items) or 1 for trajectory in mini.trajectories.values())
+    assert subjects > len(mini.trajectories)
+    assert len(records) == summary.runs == 2 * subjects
     for record in records.values():
         trajectory = mini.trajectories[record.trajectory_id]
-        assert record.label == (trajectory.label.value if trajectory.label else None)
+        if record.item_id is not None:
+            item = next(item for item in trajectory.items if item.id == record.item_id)
+            assert record.label == item.label
+        else:
+            assert not trajectory.items
+            assert record.label == (trajectory.label.value if trajectory.label else None)
         assert record.scripted
         assert record.model == "mock/inspector"
         if record.mode == "llm":

@@ -15,6 +15,7 @@ from dataset.models import (
     EmptyState,
     Label,
     Observation,
+    SqlSeedState,
     Step,
     Task,
     Trajectory,
@@ -328,3 +329,60 @@ def test_a_screenshot_linked_outside_the_trajectories_folder_is_refused(tmp_path
     assert problem.field == "steps[0].observation.screenshot"
     assert f"trajectories/shots/1.png, which is a symbolic link to {secret}" in problem.message
     assert "shot" not in loaded.trajectories
+
+
+def test_a_prepared_database_state_round_trips_and_checks_both_files(tmp_path: Path) -> None:
+    write_manifest(tmp_path, Manifest(name="prepared"))
+    prepared = Task(
+        id="prepared",
+        domain="ds",
+        subdomain="postgres",
+        instruction="Audit",
+        initial_state=SqlSeedState(path=None, preparation="prepare.py", collation="en_US.utf8"),
+    )
+    missing = prepared.model_copy(
+        update={"id": "missing", "initial_state": SqlSeedState(preparation="prepare.py")}
+    )
+    for task in (prepared, missing):
+        write_task(tmp_path, task)
+        (tmp_path / "tasks" / task.id / "prepare.py").write_text("print('ok')\n")
+    (tmp_path / "trajectories").mkdir()
+    loaded = load_dataset(tmp_path, partial=True)
+    # "no seed" survives writing (absent would mean seed.sql)
+    assert loaded.tasks["prepared"] == prepared
+    [problem] = loaded.errors
+    assert (problem.file, problem.field) == ("tasks/missing/task.json", "initial_state.path")
+    assert problem.message.endswith("which does not exist")
+
+
+def test_a_runs_own_starting_state_must_vary_its_tasks_kind_and_name_real_files(
+    tmp_path: Path,
+) -> None:
+    write_manifest(tmp_path, Manifest(name="own-states"))
+    task = Task(
+        id="db", domain="ds", subdomain="postgres", instruction="Rank", initial_state=SqlSeedState()
+    )
+    write_task(tmp_path, task)
+    (tmp_path / "tasks" / "db" / "seed.sql").write_text("CREATE TABLE t (x int);\n")
+    runs = {
+        "collated": SqlSeedState(collation="C"),
+        "wrong-kind": DirectoryTreeState(),
+        "no-such-seed": SqlSeedState(path="other.sql"),
+    }
+    for run_id, state in runs.items():
+        write_trajectory(
+            tmp_path, Trajectory(id=run_id, task_id="db", agent="a", initial_state=state)
+        )
+    loaded = load_dataset(tmp_path, partial=True)
+    assert set(loaded.trajectories) == {"collated"}
+    assert loaded.trajectories["collated"].initial_state == SqlSeedState(collation="C")
+    found = {(p.file, p.field) for p in loaded.errors}
+    assert found == {
+        ("trajectories/wrong-kind.json", "initial_state.kind"),
+        ("trajectories/no-such-seed.json", "initial_state.path"),
+    }
+
+
+def test_a_seed_state_with_nothing_to_build_is_refused() -> None:
+    with pytest.raises(ValueError, match="use kind 'empty'"):
+        SqlSeedState(path=None)

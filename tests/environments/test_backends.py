@@ -17,16 +17,33 @@ def test_every_kind_gets_a_backend() -> None:
         "filesystem": "local",
         "postgres": "embedded",
         "android": "auto",
+        "browser": "local",
     }
     docker = BackendChoice.for_backend("docker")
-    assert docker.kinds == {"filesystem": "docker", "postgres": "docker", "android": "auto"}
+    # The browser has one backend: it runs on the host whatever --backend says.
+    assert docker.kinds == {
+        "filesystem": "docker",
+        "postgres": "docker",
+        "android": "auto",
+        "browser": "local",
+    }
     external = BackendChoice.for_backend("local", "postgresql://u@h/db")
-    assert external.kinds == {"filesystem": "local", "postgres": "external", "android": "auto"}
+    assert external.kinds == {
+        "filesystem": "local",
+        "postgres": "external",
+        "android": "auto",
+        "browser": "local",
+    }
     assert external.dsn == "postgresql://u@h/db"
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external / auto"
+    assert external.describe() == "local / external / auto / local"
     partial = BackendChoice(kinds={"postgres": "docker"})
-    assert partial.kinds == {"filesystem": "local", "postgres": "docker", "android": "auto"}
+    assert partial.kinds == {
+        "filesystem": "local",
+        "postgres": "docker",
+        "android": "auto",
+        "browser": "local",
+    }
 
 
 def test_a_backend_the_kind_lacks_is_refused() -> None:

@@ -20,6 +20,7 @@ def test_the_built_in_kinds_collectors_in_order() -> None:
         "docker",
         "embedded-postgres",
         "emulator snapshots",
+        "browser sockets",
         "directories",
     ]
     with_server = [source.name for source in leftover_sources("postgresql://u@h/db")]

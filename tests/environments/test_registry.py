@@ -12,6 +12,7 @@ import pytest
 import typer
 
 import environments.android.kind
+import environments.browser
 import environments.filesystem
 import environments.postgres
 from agentjudge.serve_cli import served_kind
@@ -67,6 +68,7 @@ def test_kind_for_task_follows_domain_and_subdomain() -> None:
     assert found["pg-active-customers-view"] is environments.postgres.KIND
     for task_id in ("word-memo-q4-update", "android-markor-shopping-note"):
         assert found[task_id] is None
+    # A live-web search task (no page archive) has nothing to replay into.
     assert found["search-python3-release-dates"] is None
 
 
@@ -75,6 +77,7 @@ def test_served_names() -> None:
         "filesystem": environments.filesystem.KIND,
         "sql": environments.postgres.KIND,
         "android": environments.android.kind.KIND,
+        "browser": environments.browser.KIND,
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):

@@ -33,7 +33,7 @@ from dataset.importers.mcpmark.meta import (
     stop_reason,
 )
 from dataset.importers.mcpmark.paths import PathRewriter, backup_folders
-from dataset.importers.mcpmark.services import SERVICES
+from dataset.importers.mcpmark.services import SERVER_COLLATIONS, SERVICES
 from dataset.importers.mcpmark.task_files import (
     Environments,
     TaskFiles,
@@ -41,9 +41,12 @@ from dataset.importers.mcpmark.task_files import (
     bundle_task_files,
 )
 from dataset.models import (
+    EmptyState,
     ExternalState,
+    InitialState,
     Observation,
     Provenance,
+    SqlSeedState,
     Step,
     Task,
     Trajectory,
@@ -105,6 +108,7 @@ class _Options:
     task_folders: TaskFolders
     sandbox_prefixes: list[str]
     max_turns: int
+    collations: dict[str, str | None]
 
 
 @dataclass
@@ -129,6 +133,7 @@ def import_mcpmark(
     sandbox_prefixes: list[str] | None = None,
     max_turns: int = 100,
     skip_empty: bool = False,
+    collations: Mapping[str, str | None] | None = None,
 ) -> ImportReport:
     """Convert every MCPMark run folder under ``sources`` into the dataset at ``destination``.
 
@@ -142,6 +147,11 @@ def import_mcpmark(
     whose ``messages.json`` is empty becomes a zero-step trajectory carrying its recorded
     failure, or is skipped (reported) with ``skip_empty``.
 
+    A Postgres run starts from its task's database under the collation its server's database
+    had (``SERVER_COLLATIONS``), recorded as the trajectory's own ``initial_state`` when it differs
+    from the task's; ``collations`` overrides it by server name (``postgres-mcp``, ``supabase``,
+    ``insforge``), or for every server under ``*`` (None: the replaying server's default).
+
     Raises ``DuplicateIdError``, having written nothing, when two runs would get one trajectory
     id or a run's id is already in ``destination`` from another run folder. Otherwise each record
     is written as soon as it is converted; one bad run never stops the others.
@@ -152,6 +162,11 @@ def import_mcpmark(
         task_folders=TaskFolders(tasks_root, log),
         sandbox_prefixes=list(sandbox_prefixes or []),
         max_turns=max_turns,
+        # A collation given for every server replaces the known per-server ones.
+        collations={
+            **({} if "*" in (collations or {}) else SERVER_COLLATIONS),
+            **(collations or {}),
+        },
     )
     run_dirs = find_run_dirs(*sources)
     if not run_dirs:
@@ -257,11 +272,42 @@ class _Batch:
                 field="[0].content",
                 severity="warning",
             )
+        trajectory = self.with_collation(trajectory, self.tasks[task.id], run)
         write_trajectory(self.destination, trajectory)
         self.report.trajectories.append(trajectory.id)
         self.report.by_server[trajectory.tool_server or run.key.mcp] += 1
         if not run.messages:
             self.report.empty.append(str(run.folder))
+
+    def with_collation(self, trajectory: Trajectory, task: Task, run: _Run) -> Trajectory:
+        """``trajectory`` starting under its server's collation, where that is not its task's.
+
+        A task with a preparation keeps one collation for all its runs: a preparation may
+        create roles, whose names are the server's, so one build of it exists at a time."""
+        collations = self.options.collations
+        server = trajectory.tool_server or ""
+        if server not in collations and "*" not in collations:
+            return trajectory
+        collation = collations.get(server, collations.get("*"))
+        state = task.initial_state
+        if isinstance(state, EmptyState) and collation is not None:
+            own: InitialState = SqlSeedState(path=None, collation=collation)
+            return trajectory.model_copy(update={"initial_state": own})
+        if not isinstance(state, SqlSeedState) or collation == state.collation:
+            return trajectory
+        if state.preparation is not None:
+            self.log.add(
+                run.folder / "meta.json",
+                f"recorded on a {collation or 'default'}-collated database, replayed under task"
+                f" {task.id!r}'s collation ({state.collation or 'the server default'}): its"
+                f" {state.preparation} builds one database at a time",
+                severity="warning",
+            )
+            return trajectory
+        if state.path is None and collation is None:
+            return trajectory  # an empty database under the server's default is the task's kind
+        own = SqlSeedState(path=state.path, collation=collation)
+        return trajectory.model_copy(update={"initial_state": own})
 
 
 def _read_run(folder: Path, log: ProblemLog) -> _Run | None:

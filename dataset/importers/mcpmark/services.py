@@ -38,6 +38,17 @@ SERVICES: dict[str, Service] = {
 launches postgres-mcp (crystaldba); Supabase's and InsForge's servers work on Postgres too, so their
 runs belong to the same tasks."""
 
+SERVER_COLLATIONS: dict[str, str] = {
+    "postgres-mcp": "en_US.utf8",
+    "insforge": "en_US.utf8",
+    "supabase": "C",
+}
+"""How the databases behind each server sorted text when MCPMark recorded its runs. Seen in
+the recordings: postgres-mcp's and InsForge's ``ORDER BY name`` put "Abraham, Martin And John"
+before "A Cor Do Sol" (glibc's ``en_US`` ignores spaces and punctuation at first; ICU's
+``en-US`` would not), Supabase's put it after, as ``C`` does. Replay starts each run's database
+under its server's collation (``--collation`` overrides)."""
+
 SERVICE_ALIASES = {"crystaldba": "postgres", "postgres-mcp": "postgres"}
 """Folder names of the community results that name a server rather than an ``mcp`` value."""
 

@@ -8,8 +8,11 @@ instruction and metadata) and the task author's answer files (``ground_truth*``)
 tool of a judge can ever reach them.
 
 Initial states are looked up, first match wins: an explicit mapping for the task
-(``--environment``); for Postgres ``<root>/<category>/<task>.sql`` then ``<root>/<category>.sql``;
-for filesystem the ``<root>/<category>/`` tree. All inputs are optional: without them a task keeps
+(``--environment``: the prepared state itself); for Postgres ``<root>/<category>/<task>`` then
+``<root>/<category>``, each as ``.sql`` (plain SQL) or ``.backup``/``.dump`` (a ``pg_dump``
+archive); for filesystem the ``<root>/<category>/`` tree. A Postgres task with a preparation
+script (``prepare_environment.py``) starts from the seed found, or an empty database, and runs
+the script on it at replay, as MCPMark does. All inputs are optional: without them a task keeps
 its recorded instruction and an external initial state.
 """
 
@@ -24,8 +27,8 @@ from typing import Any
 
 from dataset.importers.mcpmark.discovery import RunKey
 from dataset.models import (
+    PG_DUMP_MAGIC,
     DirectoryTreeState,
-    ExternalState,
     InitialState,
     SqlSeedState,
     Task,
@@ -42,7 +45,11 @@ PREPARATION_SCRIPT = "prepare_environment.py"
 
 _NOT_EXTRA = {"description.md", "meta.json", "verify.py"}
 _SKIPPED_PARTS = {"__pycache__", ".git"}
-_RESERVED = {TASK_FILE, "seed.sql", "initial"}  # names the dataset's own files take
+SEED_SUFFIXES = (".sql", ".backup", ".dump")
+"""The file names a Postgres initial state may have under an environments root: plain SQL, or a
+``pg_dump`` archive (told apart by their first bytes, not their names)."""
+
+_RESERVED = {TASK_FILE, "seed.sql", "seed.dump", "initial"}  # names the dataset's own files take
 
 
 @dataclass
@@ -163,8 +170,10 @@ class Environments:
             if files.service == "filesystem":
                 found.append((self.root / files.category, False))
             else:
-                found.append((self.root / files.category / f"{files.task}.sql", False))
-                found.append((self.root / f"{files.category}.sql", False))
+                for stem in (self.root / files.category / files.task, self.root / files.category):
+                    found.extend(
+                        (stem.with_name(stem.name + suffix), False) for suffix in SEED_SUFFIXES
+                    )
         return found
 
     def unused(self) -> list[str]:
@@ -195,28 +204,26 @@ def bundle_task_files(
     state = _copy_initial_state(files, candidates, folder, log)
     if state is not None:
         updates["initial_state"] = state
+    elif files.service != "filesystem" and files.preparation is not None:
+        # MCPMark's own case (security): an empty database that the script prepares.
+        updates["initial_state"] = SqlSeedState(path=None, preparation=files.preparation)
     elif candidates and not candidates[0][1]:
-        tried = ", ".join(str(path) for path, _ in candidates)
+        tried = ", ".join(dict.fromkeys(_shown(path, files) for path, _ in candidates))
         log.add(
             environments.root or candidates[0][0],
             f"no initial state for {files.service} task {files.category}/{files.task} "
-            f"(tried {tried}); it stays external" + _preparation_note(files),
+            f"(tried {tried}); it stays external",
             severity="warning",
         )
-    if isinstance(task.initial_state, ExternalState) and state is None and files.preparation:
-        reference = f"{task.initial_state.reference}, built by its {files.preparation}"
-        updates["initial_state"] = ExternalState(reference=reference)
     updates["metadata"] = metadata
     return task.model_copy(update=updates)
 
 
-def _preparation_note(files: TaskFiles) -> str:
-    if files.preparation is None:
-        return ""
-    return (
-        f"; MCPMark builds it with {files.preparation} (bundled, not run by this importer): "
-        "supply the prepared state with --environment"
-    )
+def _shown(path: Path, files: TaskFiles) -> str:
+    """A place an initial state was looked for; a Postgres seed's with all its suffixes."""
+    if files.service == "filesystem" or path.suffix not in SEED_SUFFIXES:
+        return str(path)
+    return f"{path.with_suffix('')}{{{','.join(SEED_SUFFIXES)}}}"
 
 
 def _copy_extras(files: TaskFiles, folder: Path, log: ProblemLog) -> list[str]:
@@ -244,7 +251,9 @@ def _copy_initial_state(
     for source, explicit in candidates:
         usable = source.is_dir() if files.service == "filesystem" else source.is_file()
         if explicit and not usable:  # what the user named must be used, or be an error
-            wanted = "a folder" if files.service == "filesystem" else "an SQL file"
+            wanted = (
+                "a folder" if files.service == "filesystem" else "an SQL file or pg_dump archive"
+            )
             log.add(
                 source,
                 f"the initial state given for {files.category}/{files.task} is "
@@ -261,6 +270,10 @@ def _copy_initial_state(
                 shutil.rmtree(target)
             shutil.copytree(source, target, symlinks=True)  # copy2 keeps modification times
             return DirectoryTreeState(path="initial")
-        shutil.copy2(source, folder / "seed.sql")
-        return SqlSeedState(path="seed.sql")
+        with source.open("rb") as seed:
+            name = "seed.dump" if seed.read(len(PG_DUMP_MAGIC)) == PG_DUMP_MAGIC else "seed.sql"
+        shutil.copy2(source, folder / name)
+        # A state given for the task is the prepared database; one found by name is the
+        # category's, on which MCPMark runs the task's preparation.
+        return SqlSeedState(path=name, preparation=None if explicit else files.preparation)
     return None

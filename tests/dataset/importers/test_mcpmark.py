@@ -686,9 +686,10 @@ def test_missing_environment_keeps_external_state_with_a_warning(bundled: Import
     [problem] = [p for p in bundled.report.problems if "no initial state" in p.message]
     assert problem.severity == "warning"
     assert "payroll/raise_salaries" in problem.message
-    # Both places a Postgres seed may be are named: the task's own, then its category's.
-    own, category = ENVIRONMENTS / "payroll" / "raise_salaries.sql", ENVIRONMENTS / "payroll.sql"
-    assert f"tried {own}, {category}" in problem.message
+    # Both places a Postgres seed may be are named: the task's own, then its category's, each
+    # as SQL or as a pg_dump archive.
+    own, category = ENVIRONMENTS / "payroll" / "raise_salaries", ENVIRONMENTS / "payroll"
+    assert f"tried {own}{{.sql,.backup,.dump}}, {category}{{.sql,.backup,.dump}}" in problem.message
 
 
 def _run_verifier(verifier: Path, sandbox: Path) -> subprocess.CompletedProcess[str]:

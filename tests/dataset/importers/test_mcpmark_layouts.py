@@ -339,8 +339,8 @@ def test_task_files_are_copied_except_the_answer(tmp_path: Path) -> None:
             assert answer.strip() not in path.read_bytes(), path
     assert task.metadata["mcpmark_withheld"] == ["ground_truth.sql"]
     assert task.metadata["mcpmark_preparation"] == "prepare_environment.py"
-    assert isinstance(task.initial_state, ExternalState)
-    assert "prepare_environment.py" in task.initial_state.reference
+    # No seed was given: MCPMark's case of an empty database that the script prepares.
+    assert task.initial_state == SqlSeedState(path=None, preparation="prepare_environment.py")
 
 
 # --- initial states per task ---------------------------------------------------------------------
@@ -409,3 +409,76 @@ def test_cli_environment_option_needs_a_task_and_a_path(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "expected CATEGORY/TASK=PATH" in result.output
     assert not (tmp_path / "dataset").exists()
+
+
+def test_an_archive_seed_keeps_the_preparation_and_a_given_state_replaces_both(
+    tmp_path: Path,
+) -> None:
+    tasks_root = tmp_path / "tasks"
+    _task_folder(tasks_root)
+    environments = tmp_path / "environments"
+    environments.mkdir()
+    archive = environments / "bookshop.backup"
+    archive.write_bytes(b"PGDMP\x01\x0e\x00" + bytes(range(256)))
+    results = BOOKSHOP.parents[2]
+    task_id = "postgres__bookshop__top_customers"
+
+    import_mcpmark([results], tmp_path / "a", tasks_root=tasks_root, environments_root=environments)
+    task = load_dataset(tmp_path / "a").tasks[task_id]
+    assert task.initial_state == SqlSeedState(
+        path="seed.dump", preparation="prepare_environment.py"
+    )
+    assert (tmp_path / "a" / "tasks" / task_id / "seed.dump").read_bytes() == archive.read_bytes()
+
+    given = tmp_path / "prepared.sql"
+    given.write_text("CREATE TABLE prepared ();\n", encoding="utf-8")
+    import_mcpmark(
+        [results],
+        tmp_path / "b",
+        tasks_root=tasks_root,
+        environments_root=environments,
+        environments={"bookshop/top_customers": given},
+    )
+    task = load_dataset(tmp_path / "b").tasks[task_id]
+    assert task.initial_state == SqlSeedState(path="seed.sql")  # already prepared
+
+
+def _imported_collation(tmp_path: Path, *options: str) -> tuple[int, str | None]:
+    environments = tmp_path / "environments"
+    environments.mkdir(exist_ok=True)
+    (environments / "bookshop.sql").write_text("CREATE TABLE books ();\n", encoding="utf-8")
+    destination = tmp_path / f"dataset{len(list(tmp_path.iterdir()))}"
+    result = CliRunner().invoke(
+        app,
+        [
+            "datasets",
+            "import-mcpmark",
+            str(BOOKSHOP.parents[2]),
+            str(destination),
+            "--environments-root",
+            str(environments),
+            *options,
+        ],
+    )
+    if result.exit_code != 0:
+        return result.exit_code, result.output
+    [trajectory] = [
+        t for t in load_dataset(destination).trajectories.values() if "bookshop" in t.id
+    ]
+    state = trajectory.initial_state
+    if state is None:
+        return 0, None
+    assert isinstance(state, SqlSeedState)
+    assert state == SqlSeedState(path="seed.sql", collation=state.collation)
+    return 0, state.collation
+
+
+def test_a_run_starts_under_its_servers_collation_unless_told_otherwise(tmp_path: Path) -> None:
+    # The fixture is a postgres-mcp run: MCPMark's postgres-mcp databases sorted as en_US.
+    assert _imported_collation(tmp_path) == (0, "en_US.utf8")
+    assert _imported_collation(tmp_path, "--collation", "postgres-mcp=C") == (0, "C")
+    assert _imported_collation(tmp_path, "--collation", "und-x-icu") == (0, "und-x-icu")
+    assert _imported_collation(tmp_path, "--collation", "postgres-mcp=default") == (0, None)
+    code, output = _imported_collation(tmp_path, "--collation", "=C")
+    assert code == 2
+    assert "expected [SERVER=]COLLATION" in str(output)

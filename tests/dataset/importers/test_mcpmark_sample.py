@@ -166,9 +166,32 @@ def test_chinook_tasks_start_from_the_chinook_seed(imported: Imported) -> None:
         if task.metadata["mcpmark_category"] == "chinook":
             assert task.initial_state == SqlSeedState(path="seed.sql")
             assert (imported.dataset.task_dir(task_id) / "seed.sql").read_bytes() == chinook
-        else:  # security tasks start from what their prepare_environment.py builds
-            assert task.initial_state.kind == "external"
-            assert task.metadata["mcpmark_preparation"] == "prepare_environment.py"
+        else:  # security tasks: an empty database that their prepare_environment.py builds
+            assert task.initial_state == SqlSeedState(
+                path=None, preparation="prepare_environment.py"
+            )
+            name = str(task.metadata["mcpmark_task"])
+            script = TASKS / "postgres" / "standard" / "security" / name
+            copied = imported.dataset.task_dir(task_id) / "prepare_environment.py"
+            assert copied.read_bytes() == (script / "prepare_environment.py").read_bytes()
+
+
+def test_runs_start_under_their_servers_collation_where_the_task_allows(
+    imported: Imported,
+) -> None:
+    # What each server's database sorted as, read off the sample (see
+    # tests/mcp_servers/sql/mcpmark_sample.py): crystaldba and insforge as en_US, supabase as C.
+    recorded = {"crystaldba": "en_US.utf8", "insforge": "en_US.utf8", "supabase": "C"}
+    for trajectory in imported.dataset.trajectories.values():
+        task = imported.dataset.tasks[trajectory.task_id]
+        server = str(trajectory.provenance.details["server_folder"])
+        state = trajectory.initial_state
+        if task.metadata["mcpmark_category"] == "chinook":
+            assert state == SqlSeedState(path="seed.sql", collation=recorded[server])
+        else:  # one database build at a time for a preparation: the task's, with a warning
+            assert state is None
+    warned = [line for line in imported.output.splitlines() if "builds one database" in line]
+    assert len(warned) == 6  # the security runs of the three servers, two tasks
 
 
 def test_the_imported_sample_validates(imported: Imported) -> None:

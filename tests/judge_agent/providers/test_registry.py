@@ -152,7 +152,8 @@ def test_is_scripted_sees_through_wrappers(tmp_path: Path) -> None:
 async def test_the_scripted_flag_reaches_the_record(
     fake_providers: None, tmp_path: Path, provider: str, scripted: bool
 ) -> None:
-    arm = JudgeArm(lambda: get_model(f"{provider}/m"), GridSpec(modes=("llm",)))
+    # One run for the whole search trajectory (its claims judged together).
+    arm = JudgeArm(lambda: get_model(f"{provider}/m"), GridSpec(modes=("llm",), items="together"))
     summary = await judge_dataset(MINI, tmp_path, arms=[arm], only={SEARCH})
     assert summary.problems == []
     [record] = read_records(tmp_path / VERDICTS_FILE).values()

@@ -32,13 +32,11 @@ needs_sample = pytest.mark.skipif(
 SERVERS = {"crystaldba": POSTGRES_MCP, "supabase": SUPABASE, "insforge": INSFORGE}
 """The sample's server folders and the implementation each names."""
 
-COLLATION_DEPENDENT = {
-    ("crystaldba", "chinook__sales_and_music_charts"): {15, 21},
-    ("insforge", "chinook__sales_and_music_charts"): {16},
-}
-"""Steps that read ranks an earlier step stored with ``ROW_NUMBER() OVER (ORDER BY ...
-"Name")``: the recorded databases sorted text as ``en_US`` does, the embedded server sorts as
-``C.UTF-8`` (locale support is another part of the issue). Their outputs may differ here."""
+RECORDED_COLLATIONS = {"crystaldba": "en_US.utf8", "insforge": "en_US.utf8", "supabase": "C"}
+"""How each server's recorded database sorted text, read off the sample itself: in
+``chinook__sales_and_music_charts`` the crystaldba and insforge runs rank "Abraham, Martin And
+John" before "A Cor Do Sol" (glibc's en_US skips spaces and punctuation at first), the supabase
+run after it (byte order). A replay under another collation stores other ranks."""
 
 
 @dataclass
@@ -123,8 +121,8 @@ def as_trajectory(run: Path, calls: list[SampleCall], task_id: str) -> Trajector
     )
 
 
-def chinook_task(folder: Path) -> tuple[Task, Path]:
-    """A task starting from the sample's Chinook database, in ``folder``."""
+def chinook_task(folder: Path, collation: str | None = None) -> tuple[Task, Path]:
+    """A task starting from the sample's Chinook database under ``collation``, in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     seed = folder / "seed.sql"
     if not seed.exists():
@@ -134,6 +132,6 @@ def chinook_task(folder: Path) -> tuple[Task, Path]:
         domain="ds",
         subdomain="postgres",
         instruction="Work on the Chinook database.",
-        initial_state=SqlSeedState(),
+        initial_state=SqlSeedState(collation=collation),
     )
     return task, folder

@@ -18,7 +18,7 @@ from mcp_servers.sql.statements import sql_text
 from replay.normalise import normalise_output
 from sandboxes.postgres.provider import ClusterPostgresProvider
 from tests.mcp_servers.sql.mcpmark_sample import (
-    COLLATION_DEPENDENT,
+    RECORDED_COLLATIONS,
     SERVERS,
     as_trajectory,
     chinook_runs,
@@ -37,7 +37,9 @@ async def test_every_recorded_call_gets_the_recorded_answer(
 ) -> None:
     server = run.parent.parent.name
     calls = recorded_calls(run)
-    task, folder = chinook_task(tmp_path_factory.getbasetemp() / "chinook")
+    task, folder = chinook_task(
+        tmp_path_factory.getbasetemp() / "chinook", RECORDED_COLLATIONS[server]
+    )
     trajectory = as_trajectory(run, calls, task.id)
     assert server_of(trajectory) == SERVERS[server]  # named by meta.json's "mcp"
     sandbox = await provider.create(task, folder)
@@ -53,8 +55,5 @@ async def test_every_recorded_call_gets_the_recorded_answer(
                 differing[step.index] = f"{call.name}: {replayed[:300]!r} != {recorded[:300]!r}"
     finally:
         await sandbox.destroy()
-    allowed = COLLATION_DEPENDENT.get((server, run.name), set())
-    assert set(differing) <= allowed, {
-        index: text for index, text in differing.items() if index not in allowed
-    }
+    assert differing == {}
     assert len(calls) > 10  # the runs are real work, not a handful of calls

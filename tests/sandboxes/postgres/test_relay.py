@@ -56,3 +56,48 @@ async def test_the_relay_admits_its_role_to_its_database_only(
         await held.fetchval("SELECT 1")
     held.terminate()
     await sandbox.destroy()
+
+
+async def test_a_verifiers_relay_admits_the_roles_its_sandbox_made_and_no_other(
+    provider: ClusterPostgresProvider,
+    cluster: PostgresCluster,
+    shop: tuple[Task, Path],
+) -> None:
+    from environments.postgres.kind import KIND
+    from sandboxes.postgres.sandbox import PostgresConnectionInfo
+    from tests.sandboxes.postgres.helpers import fetch, new_role
+
+    sandbox = await provider.create(*shop)
+    made, stranger = new_role(), new_role()
+    await fetch(cluster.admin, f"CREATE ROLE {stranger} LOGIN PASSWORD 'pw'")
+    try:
+        async with KIND.verifier_inputs(sandbox) as inputs:
+            variables = inputs.environment
+            relayed = PostgresConnectionInfo(
+                host=variables["POSTGRES_HOST"],
+                port=int(variables["POSTGRES_PORT"]),
+                user=variables["POSTGRES_USERNAME"],
+                password=variables["POSTGRES_PASSWORD"],
+                database=variables["POSTGRES_DATABASE"],
+            )
+            # As an MCPMark verifier does: make a role, then log in as it to test its rights.
+            await fetch(relayed, f"CREATE ROLE {made} LOGIN PASSWORD 'pw'")
+            as_made = relayed.model_copy(update={"user": made, "password": "pw"})
+            assert (await fetch(as_made, "SELECT current_user AS who"))[0]["who"] == made
+            with pytest.raises(asyncpg.PostgresError, match="permission denied for table"):
+                await fetch(as_made, "SELECT * FROM customers")
+            # A role the sandbox did not make, and the administrator, stay out.
+            for other in (
+                relayed.model_copy(update={"user": stranger, "password": "pw"}),
+                relayed.model_copy(update={"user": cluster.admin.user}),
+            ):
+                with pytest.raises(asyncpg.PostgresError, match="and the roles it manages"):
+                    await fetch(other, "SELECT 1")
+            # Nor may a made role reach another database through the relay.
+            with pytest.raises(asyncpg.PostgresError, match="this relay admits"):
+                await fetch(as_made.with_database("postgres"), "SELECT 1")
+    finally:
+        await sandbox.destroy()
+        await fetch(cluster.admin, f"DROP ROLE {stranger}")
+    rows = await fetch(cluster.admin, "SELECT 1 FROM pg_roles WHERE rolname = $1", made)
+    assert rows == []  # gone with the sandbox that made it

@@ -170,3 +170,28 @@ async def test_roles_a_seed_creates_are_the_templates_and_its_sandboxes_manage_t
     assert await role_exists(cluster, auditor)  # the template's, until the template goes
     await provider.aclose()
     assert not await role_exists(cluster, auditor)
+
+
+async def test_grants_on_other_databases_are_refused_and_grants_on_its_own_go_with_it(
+    provider: ClusterPostgresProvider, cluster: PostgresCluster, shop: Shop
+) -> None:
+    # An agent that grants its role CONNECT on the maintenance database (as a recorded run did)
+    # is refused there, so nothing outside the sandbox keeps a privilege of a doomed role; a
+    # grant on the sandbox's own database goes with the database.
+    sandbox = await provider.create(*shop)
+    role = new_role()
+    async with sandbox.connect() as conn:
+        await conn.execute(f"CREATE ROLE {role} LOGIN")
+        with pytest.raises(asyncpg.PostgresError, match="permission denied for database"):
+            await conn.execute(f"GRANT CONNECT ON DATABASE postgres TO {role}")
+        own = await conn.fetchval("SELECT current_database()")
+        await conn.execute(f'GRANT CONNECT, TEMPORARY ON DATABASE "{own}" TO {role}')
+    grants = await fetch(
+        cluster.admin,
+        "SELECT DISTINCT datname FROM pg_database, aclexplode(datacl) AS acl"
+        " WHERE acl.grantee = $1::regrole",
+        role,
+    )
+    assert [row["datname"] for row in grants] == [own]
+    await sandbox.destroy()
+    assert not await role_exists(cluster, role)
