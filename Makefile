@@ -26,7 +26,7 @@ ITEM_SCORING ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop images gc suite suite-search clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop images gc suite suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,9 @@ suite: $(RUNTIME_STAMP)
 
 suite-search: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.search --output datasets/search
+
+suite-mobile: $(RUNTIME_STAMP)
+	$(BIN)/python -m suites.mobile --output datasets/mobile
 
 gc: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes gc

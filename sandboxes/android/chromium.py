@@ -93,6 +93,20 @@ _WRITE_STORAGE = (
     "values => { for (const [k, v] of Object.entries(values)) localStorage.setItem(k, v); }"
 )
 _READ_STORAGE = "() => Object.fromEntries(Object.entries(localStorage))"
+_TEXT_FIELDS = (
+    "Array.from(document.querySelectorAll('input[id], textarea[id]'))"
+    ".filter(e => !['checkbox', 'radio', 'button', 'submit'].includes(e.type))"
+)
+_READ_SCREEN = (
+    f"() => ({{fields: Object.fromEntries({_TEXT_FIELDS}.map(e => [e.id, e.value])),"
+    " scroll: [Math.round(window.scrollX), Math.round(window.scrollY)]})"
+)
+_RESTORE_SCREEN = (
+    "({fields, scroll}) => { for (const [id, value] of Object.entries(fields)) {"
+    " const e = document.getElementById(id); if (e && e.value !== value) { e.value = value;"
+    " e.dispatchEvent(new Event('input', {bubbles: true})); } }"
+    " window.scrollTo(scroll[0], scroll[1]); }"
+)
 
 
 def app_origin(app_id: str) -> str:
@@ -163,7 +177,11 @@ class WebDeviceState:
     storage: dict[str, dict[str, str]] = field(default_factory=dict)
     """Each app's ``localStorage`` (app id -> key -> value)."""
     url: str = f"{app_origin(HOME_APP)}/"
-    """The page on screen."""
+    """The page on screen (the suite's apps keep their current view in its fragment)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """What the text fields on screen hold (field id -> value): typing not saved yet."""
+    scroll: tuple[int, int] = (0, 0)
+    """How far the page on screen is scrolled (CSS pixels)."""
 
 
 class PhoneBrowser:
@@ -282,6 +300,7 @@ class WebDevice(Device):
             await self._context.add_init_script(_script("read_only.js"))
         self._page = await self._context.new_page()
         await self._goto(state.url)
+        await self._page.evaluate(_RESTORE_SCREEN, {"fields": state.fields, "scroll": state.scroll})
 
     async def close(self) -> None:
         """Close the context (its pages and data)."""
@@ -297,7 +316,13 @@ class WebDevice(Device):
             values = await self._with_origin(app_id, _READ_STORAGE, None)
             if values:
                 storage[app_id] = {str(key): str(value) for key, value in values.items()}
-        return WebDeviceState(storage=storage, url=self.page.url)
+        screen = await self.page.evaluate(_READ_SCREEN)
+        return WebDeviceState(
+            storage=storage,
+            url=self.page.url,
+            fields={str(key): str(value) for key, value in screen["fields"].items()},
+            scroll=(int(screen["scroll"][0]), int(screen["scroll"][1])),
+        )
 
     @property
     def page(self) -> Page:
@@ -358,7 +383,7 @@ class WebDevice(Device):
 
     async def screenshot(self) -> bytes:
         """The viewport as PNG, in device pixels."""
-        return await self.page.screenshot(type="png", animations="disabled", caret="initial")
+        return await self.page.screenshot(type="png", animations="disabled", caret="hide")
 
     async def hierarchy(self) -> str:
         """The page's visible elements as uiautomator XML, validated like a device's dump."""

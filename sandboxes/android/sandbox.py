@@ -124,7 +124,12 @@ class WebSandbox(AndroidSandbox):
 
 
 class WebSnapshot(Snapshot):
-    """A frozen phone: app data and screen; each clone is a new context built from it."""
+    """A frozen phone: app data and screen; each clone is a new context built from it.
+
+    A phone has one screen, so read-only views are not shared: each judge that asks gets its
+    own (a judge's taps must not move another judge's screen). The snapshot owns them and
+    closes them when it is destroyed; writable clones belong to whoever asked for them.
+    """
 
     kind: ClassVar[str] = "android"
 
@@ -135,12 +140,20 @@ class WebSnapshot(Snapshot):
         self.state = state
         self.apps = apps
         self._provider = provider
+        self.views: list[WebSandbox] = []
 
     async def clone(self, *, writable: bool = True) -> Sandbox:
         """A new phone with this state (a read-only one refuses writes to app data)."""
-        return await self._provider.open(self.state, self.apps, read_only=not writable)
+        phone = await self._provider.open(self.state, self.apps, read_only=not writable)
+        if not writable:
+            self.views.append(phone)
+        return phone
 
     async def destroy(self) -> None:
+        """Close the read-only views handed out and forget the state."""
+        views, self.views = self.views, []
+        for view in views:
+            await view.destroy()
         self._provider.snapshots.discard(self)
 
 
@@ -194,6 +207,10 @@ class ChromiumProvider(SandboxProvider):
 
 
 # -- adb -------------------------------------------------------------------------------------
+
+
+DEVICE_WAIT = 900.0
+"""Seconds a new adb sandbox waits for the device before giving up with a message."""
 
 
 class AdbSandbox(AndroidSandbox):
@@ -267,8 +284,15 @@ class AdbProvider(SandboxProvider):
         return await self.load(snapshot.snapshot_name)
 
     async def load(self, name: str) -> AdbSandbox:
-        """Wait for the device, then load snapshot ``name`` into it."""
-        await self._in_use.acquire()
+        """Wait for the device (at most ``DEVICE_WAIT`` seconds), then load snapshot ``name``."""
+        try:
+            await asyncio.wait_for(self._in_use.acquire(), DEVICE_WAIT)
+        except TimeoutError:
+            raise SandboxError(
+                f"{self.serial} is still held by another sandbox after {DEVICE_WAIT:.0f} s: the "
+                "adb backend has one device, so one sandbox (a replay, a judge's view or "
+                "clone) at a time; judge one trajectory at a time (--jobs 1)"
+            ) from None
         try:
             await self.device.connect()
             await self.console.load(name, self.device)

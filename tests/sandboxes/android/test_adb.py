@@ -102,3 +102,61 @@ async def test_live_device_screenshot_dump_and_home() -> None:
     elements = await device.elements()
     if elements:
         await perform_action(device, AndroidAction(action_type="wait"))
+
+
+async def test_a_second_sandbox_waits_for_the_one_device_then_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sandboxes.android.sandbox as android_sandboxes
+
+    monkeypatch.setattr(android_sandboxes, "DEVICE_WAIT", 0.2)
+    provider = android_sandboxes.AdbProvider("emulator-65534")
+    await provider._in_use.acquire()  # a first sandbox holds the device
+    with pytest.raises(SandboxError, match="still held by another sandbox after 0 s"):
+        await provider.load("aj_abcdefghij_avd_1")
+    provider.release_device()
+    # Once free, the next load goes on to the device (here: no adb server, named as such).
+    with pytest.raises(SandboxError, match="adb"):
+        await provider.load("aj_abcdefghij_avd_1")
+    assert not provider._in_use.locked()
+
+
+@needs_device
+async def test_live_device_through_the_device_server() -> None:
+    from mcp import Client, types
+
+    from mcp_servers.device.server import device_server
+
+    assert SERIAL is not None
+    device = AdbDevice(SERIAL)
+    await device.connect()
+    async with Client(device_server(device).server()) as client:
+        home = await client.call_tool("navigate_home", {})
+        screen = await client.call_tool("get_screen", {})
+    assert not home.is_error
+    assert any(isinstance(block, types.ImageContent) for block in screen.content)
+    text = "".join(b.text for b in screen.content if isinstance(b, types.TextContent))
+    assert "UI elements:" in text
+
+
+@pytest.mark.skipif(
+    not (SERIAL or "").startswith("emulator-"),
+    reason="no Android emulator attached: set ANDROID_SERIAL to an emulator's serial",
+)
+async def test_live_emulator_snapshots_save_load_and_delete() -> None:
+    from sandboxes.android.adb import EmulatorConsole
+    from sandboxes.runs import current_run
+
+    assert SERIAL is not None
+    console = EmulatorConsole(SERIAL)
+    device = AdbDevice(SERIAL)
+    await device.connect()
+    name = current_run().new_name("avdtest")
+    await console.save(name)
+    try:
+        assert name in await console.names()
+        await console.load(name, device)
+        assert await device.boot_completed()
+    finally:
+        await console.delete(name)
+    assert name not in await console.names()

@@ -79,7 +79,7 @@ async def test_the_home_screen_lists_the_apps_and_a_tap_opens_one(browser: Phone
             e.class_name == "android.widget.Button" and e.flag("clickable") for e in elements
         )
         await perform_action(device, AndroidAction(action_type="click", index=1))
-        assert device.page.url == f"{app_origin('notes')}/"
+        assert device.page.url.startswith(f"{app_origin('notes')}/#")  # the view in the fragment
         shown = [e.text for e in await device.elements()]
         assert shown[:2] == ["Notes", "New note"]
         assert {"Old ideas", "Trip packing list", "Meeting notes"} <= set(shown)
@@ -218,6 +218,14 @@ async def test_frozen_phones_hand_out_private_clones() -> None:
             await view.freeze()
         third = await snapshot.clone()
         assert (await phone(third).state()).storage["notes"]["marker"] == "replayed"
+        # Each read-only view is its own phone, closed with the snapshot; writable clones stay
+        # with whoever asked for them.
+        other_view = await snapshot.clone(writable=False)
+        assert phone(other_view) is not phone(view)
+        await snapshot.destroy()
+        assert view not in provider.sandboxes
+        assert other_view not in provider.sandboxes
+        assert third in provider.sandboxes
         assert provider._browser is not None
         pids = list(provider._browser._pids)
         assert pids
