@@ -126,3 +126,29 @@ async def test_a_snapshot_reopens_the_pages_left_open(tmp_path: Path) -> None:
             await clone.freeze()
     assert clone.session.closed
     assert view.session.closed
+
+
+async def test_a_spare_context_is_ready_for_the_next_sandbox(tmp_path: Path) -> None:
+    archive = load_archive(write_site(tmp_path / "site"))
+    other = load_archive(write_site(tmp_path / "other"))
+    async with BrowserProvider() as provider:
+        first = await provider.open(archive, [HOME])
+        assert provider._spare is not None
+        spare_archive, task = provider._spare
+        assert spare_archive is archive
+        spare = await task
+        await first.session.context.add_cookies([{"name": "seen", "value": "1", "url": HOME}])
+        second = await provider.open(archive)
+        assert second.session is spare  # the spare was handed out ...
+        assert await second.session.context.cookies() == []  # ... and shares nothing
+        assert second.session.page.url == "about:blank"
+        _, next_task = provider._spare
+        next_spare = await next_task
+        third = await provider.open(other, [HOME])
+        assert third.session is not next_spare
+        assert next_spare.closed  # a spare for another archive is dropped
+        assert third.session.archive is other
+        _, last_task = provider._spare
+        last_spare = await last_task
+    assert last_spare.closed
+    assert provider._spare is None
