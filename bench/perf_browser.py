@@ -119,6 +119,33 @@ async def _navigations(client: Client, urls: list[str], calls: int, offset: int 
     return samples
 
 
+async def _context_figures(
+    provider: BrowserProvider,
+    archive: PageArchive,
+    arguments: argparse.Namespace,
+    figures: dict[str, Any],
+) -> None:
+    """Context ready: cold, then with the spare the previous judge's open left."""
+    provider.keep_spare = False
+    cold: list[float] = []
+    for _ in range(arguments.contexts):
+        started = time.perf_counter()
+        sandbox = await provider.open(archive)
+        cold.append(time.perf_counter() - started)
+        await sandbox.destroy()
+    _report("context ready, cold", cold, figures)
+    provider.keep_spare = True
+    await (await provider.open(archive)).destroy()  # leaves a spare behind
+    ready: list[float] = []
+    for _ in range(arguments.contexts):
+        await asyncio.sleep(arguments.judge_seconds)  # the previous judge at work
+        started = time.perf_counter()
+        sandbox = await provider.open(archive)
+        ready.append(time.perf_counter() - started)
+        await sandbox.destroy()
+    _report("context ready", ready, figures)
+
+
 async def measure(arguments: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="perf-browser-") as scratch:
@@ -131,24 +158,7 @@ async def measure(arguments: argparse.Namespace) -> dict[str, Any]:
             print(f"{'browser start (once per run)':<40} {launch * 1000:8.1f} ms", flush=True)
             figures["browser start"] = {"ms": round(launch * 1000, 1)}
 
-            provider.keep_spare = False
-            cold: list[float] = []
-            for _ in range(arguments.contexts):
-                started = time.perf_counter()
-                sandbox = await provider.open(archive)
-                cold.append(time.perf_counter() - started)
-                await sandbox.destroy()
-            _report("context ready, cold", cold, figures)
-            provider.keep_spare = True
-            await (await provider.open(archive)).destroy()  # leaves a spare behind
-            ready: list[float] = []
-            for _ in range(arguments.contexts):
-                await asyncio.sleep(arguments.judge_seconds)  # the previous judge at work
-                started = time.perf_counter()
-                sandbox = await provider.open(archive)
-                ready.append(time.perf_counter() - started)
-                await sandbox.destroy()
-            _report("context ready", ready, figures)
+            await _context_figures(provider, archive, arguments, figures)
 
             sandbox = await provider.open(archive)
             async with sandbox, Client(browser_server(sandbox.session).server()) as client:
