@@ -152,3 +152,34 @@ async def test_a_spare_context_is_ready_for_the_next_sandbox(tmp_path: Path) -> 
         last_spare = await last_task
     assert last_spare.closed
     assert provider._spare is None
+
+
+async def test_archived_pages_cannot_reach_host_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT")
+    site = write_site(tmp_path / "site")
+    hostile = (
+        f"<title>Hostile</title><a id='link' href='file://{secret}'>open</a>"
+        f"<iframe src='file://{secret}'></iframe>"
+        f"<p id='out'>waiting</p><script>fetch('file://{secret}').then(r => r.text())"
+        ".then(t => {document.getElementById('out').textContent = t})"
+        ".catch(() => {document.getElementById('out').textContent = 'blocked'})</script>"
+    )
+    (site / "files" / "hostile.html").write_text(hostile)
+    import json
+
+    index = json.loads((site / "pages.json").read_text())
+    index["pages"].append({"url": "https://evil.example/", "file": "files/hostile.html"})
+    (site / "pages.json").write_text(json.dumps(index))
+    archive = load_archive(site)
+    async with BrowserProvider() as provider:
+        sandbox = await provider.open(archive, ["https://evil.example/"])
+        page = sandbox.session.page
+        await page.wait_for_function("document.getElementById('out').textContent !== 'waiting'")
+        assert await page.inner_text("#out") == "blocked"
+        await page.click("#link")
+        await asyncio.sleep(0.5)
+        assert page.url == "https://evil.example/"
+        # The blocked frame has no document to read (its content() never answers).
+        assert "TOP-SECRET-CONTENT" not in await page.content()
+        assert "TOP-SECRET-CONTENT" not in await page.aria_snapshot(mode="ai", timeout=10_000)
