@@ -1,13 +1,13 @@
 """Browser sandboxes: a browser context over a page archive, frozen as the pages it had open.
 
 Owns ``BrowserProvider`` (one Chromium per provider, started on first use; archives read once
-per provider and shared), ``BrowserSandbox`` (one user's ``BrowserSession``) and
-``BrowserSnapshot``. A browser's only state worth keeping is which pages were open: the archive
-never changes, so freezing keeps the open tabs' addresses and every clone is a new context (its
-own cookies and storage) that reopens them. Read-only views and writable clones are alike
-(nothing a judge does reaches the archive); each is private, since two users cannot share one
-page. ``backend`` is ``local``: the browser runs on this host, off the network
-(``sandboxes.browser.chromium``).
+per provider and shared; one spare context kept ready for the next sandbox), ``BrowserSandbox``
+(one user's ``BrowserSession``) and ``BrowserSnapshot``. A browser's only state worth keeping
+is which pages were open: the archive never changes, so freezing keeps the open tabs' addresses
+and every clone is a new context (its own cookies and storage) that reopens them. Read-only
+views and writable clones are alike (nothing a judge does reaches the archive); each is
+private, since two users cannot share one page. ``backend`` is ``local``: the browser runs on
+this host, off the network (``sandboxes.browser.chromium``).
 """
 
 from __future__ import annotations
@@ -113,13 +113,16 @@ class BrowserProvider(SandboxProvider):
     kind: ClassVar[str] = "browser"
     backend: ClassVar[str] = "local"
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_spare: bool = True) -> None:
         self.sandboxes: set[BrowserSandbox] = set()
         self.snapshots: set[BrowserSnapshot] = set()
         self._process: ChromiumProcess | None = None
         self._archives: dict[Path, PageArchive] = {}
         self._lock = asyncio.Lock()
         self._closed = False
+        self._spare: tuple[PageArchive, asyncio.Task[BrowserSession]] | None = None
+        self.keep_spare = keep_spare
+        """Whether a spare browser context is kept ready for the next sandbox."""
 
     async def browser(self) -> ChromiumProcess:
         """The provider's Chromium, started on first use (and again if it died)."""
@@ -139,13 +142,42 @@ class BrowserProvider(SandboxProvider):
             self._archives[key] = await asyncio.to_thread(load_archive, path)
         return self._archives[key]
 
+    async def _new_session(self, archive: PageArchive) -> BrowserSession:
+        process = await self.browser()
+        context = await process.new_context()
+        try:
+            return await BrowserSession.open(context, archive)
+        except BaseException:
+            await context.close()
+            raise
+
+    async def _session(self, archive: PageArchive) -> BrowserSession:
+        """A fresh session over ``archive``: the spare one made after the last open when it is
+        for this archive, else a new one; then another spare is made in the background.
+
+        Most of a context's start is its first tab's renderer process; judges of one trajectory
+        open their browsers one after another over the same archive, so each finds its browser
+        ready. One spare at most, for the latest archive."""
+        spare, self._spare = self._spare, None
+        session: BrowserSession | None = None
+        if spare is not None:
+            spare_archive, task = spare
+            if spare_archive is archive:
+                with contextlib.suppress(Exception):
+                    session = await task
+            else:
+                await _discard(task)
+        if session is None or session.closed:
+            session = await self._new_session(archive)
+        if not self._closed and self.keep_spare:
+            self._spare = (archive, asyncio.create_task(self._new_session(archive)))
+        return session
+
     async def open(
         self, archive: PageArchive, urls: list[str] | None = None, *, read_only: bool = False
     ) -> BrowserSandbox:
         """A new sandbox over ``archive`` with ``urls`` open, one tab each (blank when none)."""
-        process = await self.browser()
-        context = await process.new_context()
-        session = await BrowserSession.open(context, archive)
+        session = await self._session(archive)
         sandbox = BrowserSandbox(
             self, session, name=current_run().new_name("browser"), read_only=read_only
         )
@@ -175,6 +207,9 @@ class BrowserProvider(SandboxProvider):
     async def aclose(self) -> None:
         """Close every sandbox, forget every snapshot, stop the browser."""
         self._closed = True
+        if self._spare is not None:
+            await _discard(self._spare[1])
+            self._spare = None
         for sandbox in list(self.sandboxes):
             with contextlib.suppress(Exception):
                 await sandbox.destroy()
@@ -182,3 +217,14 @@ class BrowserProvider(SandboxProvider):
         if self._process is not None:
             await self._process.close()
             self._process = None
+
+
+async def _discard(task: asyncio.Task[BrowserSession]) -> None:
+    """Close a spare session, or stop its making."""
+    if not task.done():
+        task.cancel()
+    try:
+        session = await task
+    except BaseException:  # cancelled, or it failed: nothing to close
+        return
+    await session.close()

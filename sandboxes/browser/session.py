@@ -82,8 +82,7 @@ class BrowserSession:
         await context.route("**/*", session._answer)
         await context.route_web_socket(lambda _url: True, session._refuse_socket)
         context.on("page", session._adopt)
-        await context.new_page()  # adopted through the "page" event
-        await asyncio.sleep(0)
+        session._adopt(await context.new_page())  # also adopted by the event (once only)
         return session
 
     # -- routing -------------------------------------------------------------------------------
@@ -114,6 +113,8 @@ class BrowserSession:
             await socket.close(code=1008, reason="not in the archive")
 
     def _adopt(self, page: Page) -> None:
+        if page in self.tabs:
+            return
         self.tabs.append(page)
         page.on("close", self._forget)
         page.on("dialog", self._dismiss)
@@ -153,9 +154,7 @@ class BrowserSession:
     async def new_tab(self) -> Page:
         """Open a blank tab and make it current."""
         page = await self.context.new_page()
-        await asyncio.sleep(0)
-        if page not in self.tabs:
-            self._adopt(page)
+        self._adopt(page)
         self.current = self.tabs.index(page)
         return page
 

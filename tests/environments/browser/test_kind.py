@@ -158,6 +158,7 @@ async def test_a_tampered_observation_diverges(tmp_path: Path) -> None:
     assert [step.index for step in result.report.steps if step.status == "diverged"] == [5]
 
 
+@pytest.mark.slow
 async def test_agentjudge_serve_browser(tmp_path: Path) -> None:
     root = _dataset(tmp_path / "dataset")
     write_trajectory(root, await _record(root))

@@ -259,6 +259,7 @@ async def test_unknown_and_stale_refs_ask_for_a_new_snapshot(sandbox: BrowserSan
         assert "ref" in text_of(missing)
 
 
+@pytest.mark.slow
 async def test_stdio_server_serves_an_archive(archive: PageArchive) -> None:
     parameters = StdioServerParameters(
         command=sys.executable,

@@ -126,3 +126,60 @@ async def test_a_snapshot_reopens_the_pages_left_open(tmp_path: Path) -> None:
             await clone.freeze()
     assert clone.session.closed
     assert view.session.closed
+
+
+async def test_a_spare_context_is_ready_for_the_next_sandbox(tmp_path: Path) -> None:
+    archive = load_archive(write_site(tmp_path / "site"))
+    other = load_archive(write_site(tmp_path / "other"))
+    async with BrowserProvider() as provider:
+        first = await provider.open(archive, [HOME])
+        assert provider._spare is not None
+        spare_archive, task = provider._spare
+        assert spare_archive is archive
+        spare = await task
+        await first.session.context.add_cookies([{"name": "seen", "value": "1", "url": HOME}])
+        second = await provider.open(archive)
+        assert second.session is spare  # the spare was handed out ...
+        assert await second.session.context.cookies() == []  # ... and shares nothing
+        assert second.session.page.url == "about:blank"
+        _, next_task = provider._spare
+        next_spare = await next_task
+        third = await provider.open(other, [HOME])
+        assert third.session is not next_spare
+        assert next_spare.closed  # a spare for another archive is dropped
+        assert third.session.archive is other
+        _, last_task = provider._spare
+        last_spare = await last_task
+    assert last_spare.closed
+    assert provider._spare is None
+
+
+async def test_archived_pages_cannot_reach_host_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT")
+    site = write_site(tmp_path / "site")
+    hostile = (
+        f"<title>Hostile</title><a id='link' href='file://{secret}'>open</a>"
+        f"<iframe src='file://{secret}'></iframe>"
+        f"<p id='out'>waiting</p><script>fetch('file://{secret}').then(r => r.text())"
+        ".then(t => {document.getElementById('out').textContent = t})"
+        ".catch(() => {document.getElementById('out').textContent = 'blocked'})</script>"
+    )
+    (site / "files" / "hostile.html").write_text(hostile)
+    import json
+
+    index = json.loads((site / "pages.json").read_text())
+    index["pages"].append({"url": "https://evil.example/", "file": "files/hostile.html"})
+    (site / "pages.json").write_text(json.dumps(index))
+    archive = load_archive(site)
+    async with BrowserProvider() as provider:
+        sandbox = await provider.open(archive, ["https://evil.example/"])
+        page = sandbox.session.page
+        await page.wait_for_function("document.getElementById('out').textContent !== 'waiting'")
+        assert await page.inner_text("#out") == "blocked"
+        await page.click("#link")
+        await asyncio.sleep(0.5)
+        assert page.url == "https://evil.example/"
+        # The blocked frame has no document to read (its content() never answers).
+        assert "TOP-SECRET-CONTENT" not in await page.content()
+        assert "TOP-SECRET-CONTENT" not in await page.aria_snapshot(mode="ai", timeout=10_000)
