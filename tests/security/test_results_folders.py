@@ -124,7 +124,8 @@ def test_a_second_judge_on_the_same_folder_stops_and_the_first_completes(
 ) -> None:
     out, replay = tmp_path / "out", tmp_path / "replay"
     command = ["judge", str(mini), "--model", "mock/pass", "--mode", "llm", "--runs", "2"]
-    command += ["--output", str(out), "--replay-output", str(replay)]
+    # One judge run per trajectory, its claims (if any) judged together: two runs each.
+    command += ["--items", "together", "--output", str(out), "--replay-output", str(replay)]
     # Holding the replay folder here keeps the first judge in the middle of its run (it waits
     # for the replay folder while it holds its own output folder), for as long as the test needs.
     hold = lock_folder(replay)
