@@ -34,6 +34,17 @@ def default_search_roots() -> list[Path]:
     return [root for root in roots if str(root) not in {"", "."}]
 
 
+def end_import(destination: Path, *, imported: bool, import_errors: int) -> None:
+    """The end of every import command: exit 1 when nothing was imported, the import reported
+    errors, or the written dataset does not validate (its errors printed)."""
+    if not imported:
+        raise typer.Exit(1)
+    loaded = load_dataset(destination, partial=True)
+    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
+    if import_errors or validation_errors:
+        raise typer.Exit(1)
+
+
 @app.command("list")
 def list_datasets(
     roots: Annotated[
@@ -245,12 +256,7 @@ def import_mcpmark_command(
             f"{len(report.skipped_empty)} skipped",
             markup=False,
         )
-    if not report.trajectories:
-        raise typer.Exit(1)
-    loaded = load_dataset(destination, partial=True)
-    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
-    if import_errors or validation_errors:
-        raise typer.Exit(1)
+    end_import(destination, imported=bool(report.trajectories), import_errors=import_errors)
 
 
 @app.command("import-mobile")
@@ -304,12 +310,7 @@ def import_mobile_command(
         f"{summary.labelled_by_vote} labelled by vote",
         markup=False,
     )
-    if not summary.trajectories:
-        raise typer.Exit(1)
-    loaded = load_dataset(destination, partial=True)
-    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
-    if import_errors or validation_errors:
-        raise typer.Exit(1)
+    end_import(destination, imported=bool(summary.trajectories), import_errors=import_errors)
 
 
 def _finish_search_import(report: ImportReport, destination: Path, seconds: float) -> None:
@@ -321,12 +322,7 @@ def _finish_search_import(report: ImportReport, destination: Path, seconds: floa
         f"are listed in {destination / URLS_FILE}",
         markup=False,
     )
-    if not report.trajectories:
-        raise typer.Exit(1)
-    loaded = load_dataset(destination, partial=True)
-    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
-    if import_errors or validation_errors:
-        raise typer.Exit(1)
+    end_import(destination, imported=bool(report.trajectories), import_errors=import_errors)
 
 
 def _supplied_files(given: list[str]) -> dict[str, Path]:
@@ -455,12 +451,7 @@ def import_osworld_command(
                 f"  {needed.task_id}: {needed.url} -> {needed.path}  ({needed.how_to_supply()})",
                 markup=False,
             )
-    if not report.trajectories:
-        raise typer.Exit(1)
-    loaded = load_dataset(destination, partial=True)
-    validation_errors, _ = print_problems(p for p in loaded.problems if p.severity == "error")
-    if import_errors or validation_errors:
-        raise typer.Exit(1)
+    end_import(destination, imported=bool(report.trajectories), import_errors=import_errors)
 
 
 def _require_files(sources: list[Path]) -> None:
