@@ -122,19 +122,18 @@ class TaskTemplates:
             raise SandboxError(
                 f"task {task.id}: a postgres sandbox cannot start from a {state.kind} state"
             )
-        inputs = _StateFiles(
-            seed=task_dir / state.path if state.path is not None else None,
-            preparation=task_dir / state.preparation if state.preparation is not None else None,
-            task_dir=task_dir,
-            collation=state.collation,
-        )
         try:
-            key = (task.id, await asyncio.to_thread(inputs.digest))
+            inputs = await asyncio.to_thread(_StateFiles.read, state, task_dir)
         except OSError as error:
-            which = "seed" if str(inputs.seed) == error.filename else "preparation"
+            which = (
+                "seed"
+                if state.path is not None and error.filename == str(task_dir / state.path)
+                else "preparation"
+            )
             raise SandboxError(
                 f"task {task.id}: cannot read {which} {error.filename}: {error.strerror}"
             ) from error
+        key = (task.id, inputs.digest)
         async with self._locks.setdefault(key, asyncio.Lock()):
             if key in self._failed:
                 raise SandboxError(self._failed[key])
@@ -152,7 +151,7 @@ class TaskTemplates:
         timeout = provider.seed_timeout
         statements: list[SeedStatement] = []
         if inputs.seed is not None:
-            script = await asyncio.to_thread(inputs.seed.read_bytes)
+            script = inputs.script
             if is_archive(script):
                 script = await archive_to_sql(inputs.seed, timeout=timeout)
             statements = await asyncio.to_thread(read_seed, script, inputs.seed)
@@ -197,21 +196,27 @@ class TaskTemplates:
 
 @dataclass(frozen=True)
 class _StateFiles:
-    """The files and settings one template is built from."""
+    """The files and settings one template is built from, the seed read once."""
 
     seed: Path | None
+    script: bytes
+    """The seed's bytes (empty without a seed)."""
     preparation: Path | None
     task_dir: Path
     collation: str | None
+    digest: str
+    """What tells two templates of one task apart: the files' bytes and the collation."""
 
-    def digest(self) -> str:
-        """What tells two templates of one task apart: the files' bytes and the collation."""
-        digest = hashlib.sha256()
-        for path in (self.seed, self.preparation):
-            digest.update(path.read_bytes() if path is not None else b"")
-            digest.update(b"\0")
-        digest.update((self.collation or "").encode())
-        return digest.hexdigest()
+    @classmethod
+    def read(cls, state: SqlSeedState, task_dir: Path) -> _StateFiles:
+        """Read the state's seed and preparation (``OSError`` names a file that cannot be)."""
+        seed = task_dir / state.path if state.path is not None else None
+        preparation = task_dir / state.preparation if state.preparation is not None else None
+        script = seed.read_bytes() if seed is not None else b""
+        digest = hashlib.sha256(script + b"\0")
+        digest.update((preparation.read_bytes() if preparation is not None else b"") + b"\0")
+        digest.update((state.collation or "").encode())
+        return cls(seed, script, preparation, task_dir, state.collation, digest.hexdigest())
 
 
 def _failure(
