@@ -159,6 +159,10 @@ def _jobs(
     """One job per trajectory to consider, in id order. Trajectories of one task whose SQL
     manages roles (their kind says they replay exclusively) share an exclusive group."""
     jobs: list[Job[_Replay]] = []
+    supplied = {  # each supplied state hashed once, however many trajectories its task has
+        task_id: file_digest(path) if path.is_file() else str(path)
+        for task_id, path in choice.environments.items()
+    }
     for trajectory_id, trajectory in sorted(dataset.trajectories.items()):
         if only is not None and trajectory_id not in only:
             continue
@@ -166,9 +170,8 @@ def _jobs(
         file = f"{TRAJECTORIES_DIR}/{trajectory_id}.json"
         kind = kind_for_task(task)
         digest = file_digest(root / file)
-        supplied = choice.environments.get(task.id)
-        if supplied is not None:  # a report made from another starting state does not count
-            digest += "+" + (file_digest(supplied) if supplied.is_file() else str(supplied))
+        if task.id in supplied:  # a report made from another starting state does not count
+            digest += "+" + supplied[task.id]
         replay = _Replay(
             trajectory,
             task,
