@@ -431,6 +431,20 @@ def judge(
             "androidarena: token_budget, fallback_screenshots; all: long_edge). Repeatable."
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where judge runs are made: local (this process) or ray (a Ray cluster's "
+            "workers; install the ray extra). Records land in the output folder here either way."
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="With --executor ray: the cluster's head as HOST:PORT, or auto (default: "
+            "$RAY_ADDRESS, else a one-machine cluster started for the run)."
+        ),
+    ] = None,
     dry_run: Annotated[
         Path | None,
         typer.Option(
@@ -508,6 +522,8 @@ def judge(
         retry_invalid=retry_invalid,
         item_scoring=item_scoring,
         wait=wait,
+        executor=executor,
+        address=address,
     )
     printer = _Printer()
     try:

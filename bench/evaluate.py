@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from bench.agent_ranking import write_agent_ranking
 from bench.baselines import baseline_predictions
+from bench.executors import DEFAULT_EXECUTOR, GridExecutor, make_executor
 from bench.grid import GridError, expand_grid, load_grid
 from bench.grid_runner import SUMMARY_FILE as JUDGE_SUMMARY_FILE
 from bench.grid_runner import (
@@ -155,6 +156,12 @@ class EvaluationOptions(BaseModel):
     wait: bool = False
     """When another process writes the results (or replay) folder: wait for it to finish
     instead of stopping with ``FolderBusyError``."""
+    executor: str = DEFAULT_EXECUTOR
+    """Where the judge runs are made (``bench.executors``): ``local`` (this process) or ``ray``
+    (the workers of a Ray cluster; the records still land in ``output`` on this machine)."""
+    address: str | None = None
+    """The cluster the executor connects to (``ray``: ``HOST:PORT`` of the head, or ``auto``);
+    None: the executor's default (``ray``: ``$RAY_ADDRESS``, else a cluster started here)."""
 
 
 class ReplayStarted(BaseModel):
@@ -328,7 +335,16 @@ async def evaluate_async(
         check_dataset_folder(dataset)
     except DatasetNotFoundError as error:
         raise EvaluationError(str(error)) from error
-    arms = _make_arms(_planned_arms(options), options.cache)
+    remote = options.executor != DEFAULT_EXECUTOR
+    arms = _make_arms(_planned_arms(options), options.cache, rebuilt=remote)
+    try:
+        executor = make_executor(
+            options.executor, **({"address": options.address} if remote else {})
+        )
+    except (ValueError, ImportError) as error:
+        raise EvaluationError(f"executor: {error}") from error
+    if options.address is not None and not remote:
+        raise EvaluationError("address: only a remote executor (e.g. ray) connects to a cluster")
     try:
         choice = BackendChoice.for_backend(
             options.backend,
@@ -344,7 +360,7 @@ async def evaluate_async(
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
     with lock_folder(folder, wait=options.wait):
         return await _evaluate_into(
-            dataset, options, arms, choice, folder, replay_folder, emit=emit
+            dataset, options, arms, choice, folder, replay_folder, emit=emit, executor=executor
         )
 
 
@@ -357,6 +373,7 @@ async def _evaluate_into(
     replay_folder: Path,
     *,
     emit: Callable[[EvaluationEvent], None],
+    executor: GridExecutor,
 ) -> EvaluationResult:
     """``evaluate_async`` once the results folder is this process's."""
     emit(ReplayStarted(dataset=dataset, folder=replay_folder))
@@ -388,6 +405,7 @@ async def _evaluate_into(
             on_planned=lambda new, reused: emit(JudgeRunsPlanned(new=new, reused=reused)),
             on_record=lambda record: emit(JudgeRunFinished(record=record)),
             wait=options.wait,
+            executor=executor,
         )
         records = list(read_records(folder / VERDICTS_FILE).values())
         emit(JudgingFinished(summary=judge_summary, records=records))
@@ -431,11 +449,16 @@ def _planned_arms(options: EvaluationOptions) -> list[tuple[str, GridSpec]]:
         raise EvaluationError(str(error)) from error
 
 
-def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeArm]:
-    """Build each arm's model now, so a bad name or a missing key stops before any work."""
-    from judge_agent.cache import CachedModel
+def _make_arms(
+    planned: list[tuple[str, GridSpec]], cache: bool, *, rebuilt: bool = False
+) -> list[JudgeArm]:
+    """Build each arm's model now, so a bad name or a missing key stops before any work.
+
+    With ``rebuilt`` (a remote executor), each arm's factory builds its model again by name
+    wherever it is called, so it can be sent to a worker; otherwise it returns the model built
+    here."""
     from judge_agent.model import ModelError
-    from judge_agent.providers.registry import get_model, is_scripted
+    from judge_agent.providers.registry import get_model
 
     arms: list[JudgeArm] = []
     for name, spec in planned:
@@ -443,9 +466,29 @@ def _make_arms(planned: list[tuple[str, GridSpec]], cache: bool) -> list[JudgeAr
             made = get_model(name)
         except (ValueError, ImportError, ModelError) as error:
             raise EvaluationError(str(error)) from error
-        model: ModelAPI = CachedModel(made) if cache and not is_scripted(made) else made
-        arms.append(JudgeArm(functools.partial(_same, model), spec))
+        model = _cached(made, cache)
+        factory = (
+            functools.partial(_built, name, cache)
+            if rebuilt
+            else functools.partial(_same, model)
+        )
+        arms.append(JudgeArm(factory, spec))
     return arms
+
+
+def _cached(model: ModelAPI, cache: bool) -> ModelAPI:
+    """``model`` behind the answer cache, unless caching is off or the model is scripted."""
+    from judge_agent.cache import CachedModel
+    from judge_agent.providers.registry import is_scripted
+
+    return CachedModel(model) if cache and not is_scripted(model) else model
+
+
+def _built(name: str, cache: bool) -> ModelAPI:
+    """The model ``name`` built in the calling process (a remote worker's factory)."""
+    from judge_agent.providers.registry import get_model
+
+    return _cached(get_model(name), cache)
 
 
 def _same(model: ModelAPI) -> ModelAPI:

@@ -31,7 +31,7 @@ import hashlib
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -54,10 +54,11 @@ from judge_agent.verdict import Verdict
 from mcp_servers.serving import ToolServer
 from settings import get_settings
 from storage.files import write_json_atomic
-from storage.jobs import Job, ResumableJobs
+from storage.jobs import Job, JobResults, ResumableJobs
 from storage.jsonl import read_jsonl
 
 if TYPE_CHECKING:  # loaded when a grid needs environments (see ``_frozen_replays``)
+    from bench.executors import GridExecutor
     from environments.backends import BackendChoice
     from replay.frozen import FrozenReplays
 
@@ -295,9 +296,12 @@ def read_records(path: Path) -> dict[str, JudgeRecord]:
 
 
 class ConnectionLimitedModel:
-    """A model whose concurrent calls are bounded by a shared semaphore (``--max-connections``)."""
+    """A model whose concurrent calls are bounded by a shared limit (``--max-connections``): an
+    ``asyncio.Semaphore`` in one process, or a cluster-wide slot (``bench.ray_executor``)."""
 
-    def __init__(self, model: ModelAPI, semaphore: asyncio.Semaphore) -> None:
+    def __init__(
+        self, model: ModelAPI, semaphore: contextlib.AbstractAsyncContextManager[Any]
+    ) -> None:
         self.inner = model
         self.name = model.name
         self.semaphore = semaphore
@@ -361,7 +365,6 @@ class _Grid:
     output: Path
     dataset: Dataset
     arms: list[_Arm]
-    spent: list[float | None] = field(default_factory=list)
 
     async def judge(self, planned: PlannedRun, environments: _Environments) -> JudgeRecord:
         arm = self.arms[planned.arm]
@@ -398,7 +401,6 @@ class _Grid:
         finally:
             log.close()
         label = judged.label
-        self.spent.append(verdict.cost_usd)
         return JudgeRecord(
             key=planned.key,
             trajectory_id=planned.trajectory.id,
@@ -455,11 +457,6 @@ class _Grid:
             verdict = _with_sampling(verdict, sampler, model.name)
         return verdict, kind
 
-    def cost(self) -> float | None:
-        total = total_cost(self.spent)
-        return None if total is None else round(total, 6)
-
-
 def _with_sampling(verdict: Verdict, sampler: ModelSampler, model: str) -> Verdict:
     """The verdict with the tokens (and cost) of the messages servers had the model write."""
     usage = sampler.usage
@@ -489,6 +486,7 @@ async def judge_dataset(
     on_record: Callable[[JudgeRecord], None] | None = None,
     only: set[str] | None = None,
     wait: bool = False,
+    executor: GridExecutor | None = None,
 ) -> JudgeSummary:
     """Make every judge run of ``grid`` with ``model_factory``'s model (and of every extra arm in
     ``arms``) over the dataset at ``root``, or over the trajectories in ``only``; return the
@@ -496,7 +494,9 @@ async def judge_dataset(
 
     Runs already recorded in ``output`` are skipped (``INVALID`` ones are made again with
     ``retry_invalid``). ``on_planned(new, reused)`` is called once the runs are planned,
-    ``on_record`` after each run lands. Raises ``DatasetNotFoundError`` for a missing or
+    ``on_record`` after each run lands. ``executor`` makes the runs (default: this process,
+    ``LocalExecutor``; ``bench.executors`` has the others); the records land here either way.
+    Raises ``DatasetNotFoundError`` for a missing or
     unreadable ``root`` and ``FolderBusyError`` when another process writes ``output`` (unless
     ``wait``), before any work.
     """
@@ -521,6 +521,7 @@ async def judge_dataset(
             on_planned=on_planned,
             on_record=on_record,
             only=only,
+            executor=executor,
         )
 
 
@@ -537,6 +538,7 @@ async def _judge_into(
     on_planned: Callable[[int, int], None] | None,
     on_record: Callable[[JudgeRecord], None] | None,
     only: set[str] | None,
+    executor: GridExecutor | None,
 ) -> JudgeSummary:
     """``judge_dataset`` once its output folder is this process's."""
     loop = asyncio.get_running_loop()
@@ -550,39 +552,34 @@ async def _judge_into(
 
     records = {key: record for key, record in results_file.earlier.items() if kept(record)}
     resumed = len(records)
-    connections = asyncio.Semaphore(max(1, max_connections))
-    limited = [
-        _Arm(ConnectionLimitedModel(arm.model_factory(), connections), arm.grid) for arm in all_arms
-    ]
+    models = [arm.model_factory() for arm in all_arms]
     planned = [
         run
-        for index, arm in enumerate(limited)
-        for run in plan_runs(dataset, arm.grid, arm.model.name, index)
+        for index, (arm, model) in enumerate(zip(all_arms, models, strict=True))
+        for run in plan_runs(dataset, arm.grid, model.name, index)
         if only is None or run.trajectory.id in only
     ]
     plan = results_file.plan(
         (Job(run.key, run, name=f"judge run {run.key}") for run in planned),
         is_current=lambda _job, record: kept(record),
     )
-    pending = [job.item for job in plan.pending]
     if on_planned is not None:
-        on_planned(len(pending), resumed)
-    runner = _Grid(root, output, dataset, limited)
-    async with contextlib.AsyncExitStack() as stack:
-        replays = None
-        if any(judge_mode(run.mode).uses_tools for run in pending):
-            replays = await _frozen_replays(stack, dataset, backend_choice)
-
-        async def judge(run: PlannedRun) -> JudgeRecord:
-            return await runner.judge(run, _Environments(dataset, replays, limited[run.arm].grid))
-
-        try:
-            results = await results_file.run(
-                plan.pending, judge, concurrency=jobs, on_result=on_record
-            )
-        finally:
-            for arm in limited:
-                await arm.model.aclose()
+        on_planned(len(plan.pending), resumed)
+    work = GridWork(
+        root=root,
+        output=output,
+        arms=tuple(all_arms),
+        jobs=jobs,
+        max_connections=max_connections,
+        backend_choice=backend_choice,
+    )
+    try:
+        results = await (executor or LocalExecutor()).run(
+            work, models, plan.pending, results_file, on_result=on_record
+        )
+    finally:
+        for model in models:
+            await model.aclose()
     records.update(results.made)
     problems.extend(results.problems)
     for record in records.values():
@@ -592,6 +589,7 @@ async def _judge_into(
     by_verdict: dict[str, int] = {}
     for record in records.values():
         by_verdict[record.verdict.verdict] = by_verdict.get(record.verdict.verdict, 0) + 1
+    cost = total_cost([record.verdict.cost_usd for record in results.made.values()])
     summary = JudgeSummary(
         dataset=str(root),
         output=str(output),
@@ -599,11 +597,99 @@ async def _judge_into(
         resumed=resumed,
         by_verdict=by_verdict,
         problems=problems,
-        cost_usd=runner.cost(),
+        cost_usd=None if cost is None else round(cost, 6),
         seconds=loop.time() - started,
     )
     write_json_atomic(output / SUMMARY_FILE, summary.model_dump(mode="json"))
     return summary
+
+
+@dataclass(frozen=True)
+class GridWork:
+    """What making a grid's runs needs besides the runs themselves: the same for every executor,
+    and picklable (with picklable model factories) so remote workers can receive it."""
+
+    root: Path
+    """The dataset folder (a remote worker needs it at the same path)."""
+    output: Path
+    """The results folder on the driver (``logs/`` go there)."""
+    arms: tuple[JudgeArm, ...]
+    """The grid's arms, in the order ``PlannedRun.arm`` indexes."""
+    jobs: int = 4
+    """Judge runs made at once, across all workers."""
+    max_connections: int = 8
+    """Model calls made at once, across all workers."""
+    backend_choice: BackendChoice | None = None
+    """Sandbox backends for the replayed states (None: each kind's default)."""
+
+
+class GridWorker:
+    """Makes judge runs of one grid in this process: the models behind a connection limit, and
+    the frozen replays (started, after collecting dead runs' leftovers, on the first run that
+    uses tools), closed by ``aclose``. ``LocalExecutor`` uses one; so does each Ray worker."""
+
+    def __init__(
+        self,
+        work: GridWork,
+        dataset: Dataset,
+        models: Sequence[ModelAPI],
+        connections: contextlib.AbstractAsyncContextManager[Any],
+        *,
+        logs_root: Path,
+    ) -> None:
+        self.work = work
+        self.dataset = dataset
+        arms = [
+            _Arm(ConnectionLimitedModel(model, connections), arm.grid)
+            for model, arm in zip(models, work.arms, strict=True)
+        ]
+        self._grid = _Grid(work.root, logs_root, dataset, arms)
+        self._stack = contextlib.AsyncExitStack()
+        self._replays: FrozenReplays | None = None
+        self._starting = asyncio.Lock()
+
+    async def _frozen(self) -> FrozenReplays:
+        async with self._starting:
+            if self._replays is None:
+                self._replays = await _frozen_replays(
+                    self._stack, self.dataset, self.work.backend_choice
+                )
+            return self._replays
+
+    async def judge(self, planned: PlannedRun) -> JudgeRecord:
+        """One run's record; its log goes to ``<logs_root>/logs/<key>.jsonl``."""
+        replays = await self._frozen() if judge_mode(planned.mode).uses_tools else None
+        grid = self._grid.arms[planned.arm].grid
+        return await self._grid.judge(planned, _Environments(self.dataset, replays, grid))
+
+    async def aclose(self) -> None:
+        """Close the frozen replays and their providers (the models are the caller's)."""
+        await self._stack.aclose()
+
+
+class LocalExecutor:
+    """The default executor: every run in this process, ``work.jobs`` at once."""
+
+    name = "local"
+
+    async def run(
+        self,
+        work: GridWork,
+        models: Sequence[ModelAPI],
+        jobs: Sequence[Job[PlannedRun]],
+        results_file: ResumableJobs[JudgeRecord],
+        *,
+        on_result: Callable[[JudgeRecord], None] | None = None,
+    ) -> JobResults[PlannedRun, JudgeRecord]:
+        dataset = load_dataset(work.root, partial=True)
+        connections = asyncio.Semaphore(max(1, work.max_connections))
+        worker = GridWorker(work, dataset, models, connections, logs_root=work.output)
+        try:
+            return await results_file.run(
+                jobs, worker.judge, concurrency=work.jobs, on_result=on_result
+            )
+        finally:
+            await worker.aclose()
 
 
 async def _frozen_replays(

@@ -79,6 +79,18 @@ class LeftoverSource:
     """Collectors run by ascending order: servers and containers first, directories (900) last."""
 
 
+@dataclass(frozen=True)
+class WorkerResources:
+    """What one judge run on a kind asks of a cluster worker: a scheduling hint for executors
+    that place runs on machines (``bench.ray_executor``); the local executor ignores it."""
+
+    cpus: float = 0.25
+    """Logical CPUs (the judge loop mostly waits on the model; the environment's servers run
+    beside it)."""
+    memory_mb: int = 256
+    """Memory in MiB for the run's sandbox, servers and frozen state."""
+
+
 class EnvironmentKind(ABC):
     """Everything the runtime needs to know about one kind of environment.
 
@@ -101,6 +113,10 @@ class EnvironmentKind(ABC):
 
     backends: ClassVar[Mapping[str, ProviderFactory]]
     """Its backends by name, each with the factory of its provider; the first is the default."""
+
+    worker_resources: ClassVar[WorkerResources] = WorkerResources()
+    """What one judge run on this kind asks of a cluster worker (a desktop far more memory than
+    a directory tree)."""
 
     endpoint_backend: ClassVar[str | None] = None
     """The backend a run selects by giving this kind an endpoint (``BackendChoice.endpoints``:

@@ -28,6 +28,7 @@ from environments.kind import (
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
+    WorkerResources,
 )
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec, call_tool
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
@@ -114,6 +115,8 @@ class AndroidKind(EnvironmentKind):
     name: ClassVar[str] = "android"
     serve_name: ClassVar[str] = "android"
     tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset({("mobile", "android")})
+    worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=1.0, memory_mb=3072)
+    """Heavier than the default: an emulator or device relay per state."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"app_snapshot"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {
         "auto": _auto,

@@ -22,6 +22,7 @@ from environments.kind import (
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
+    WorkerResources,
 )
 from mcp_servers.results import ToolResult, ToolSpec, call_tool
 from sandboxes.base import Sandbox, SandboxProvider
@@ -67,6 +68,8 @@ class BrowserKind(EnvironmentKind):
     tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset(
         {("search", "deep"), ("search", "wide")}
     )
+    worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=0.5, memory_mb=1024)
+    """Heavier than the default: a headless Chromium per judge."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"page_archive"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {"local": _local}
 

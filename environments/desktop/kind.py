@@ -33,6 +33,7 @@ from environments.kind import (
     PerformedAction,
     ProviderFactory,
     VerifierInputs,
+    WorkerResources,
 )
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
@@ -114,6 +115,8 @@ class DesktopKind(EnvironmentKind):
     tasks: ClassVar[frozenset[tuple[str, str]]] = GUI_TASKS
     action_types: ClassVar[frozenset[str]] = frozenset({"computer_13", "pyautogui"})
     """Replay performs recorded mouse and keyboard actions and pyautogui code (``replay.gui``)."""
+    worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=1.0, memory_mb=2048)
+    """Heavier than the default: a whole desktop session per state."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"document", "empty"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {
         "local": _local,

@@ -28,6 +28,7 @@ from environments.kind import (
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
+    WorkerResources,
 )
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.sql.statements import sql_text
@@ -189,6 +190,8 @@ class PostgresKind(EnvironmentKind):
     name: ClassVar[str] = "postgres"
     serve_name: ClassVar[str] = "sql"
     tasks: ClassVar[frozenset[tuple[str, str]]] = frozenset({("ds", "postgres")})
+    worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=0.5, memory_mb=512)
+    """Heavier than the default: a Postgres server per worker."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"sql_seed", "empty"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {
         "embedded": _embedded,
