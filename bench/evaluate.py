@@ -468,9 +468,7 @@ def _make_arms(
             raise EvaluationError(str(error)) from error
         model = _cached(made, cache)
         factory = (
-            functools.partial(_built, name, cache)
-            if rebuilt
-            else functools.partial(_same, model)
+            functools.partial(_built, name, cache) if rebuilt else functools.partial(_same, model)
         )
         arms.append(JudgeArm(factory, spec))
     return arms

@@ -457,6 +457,7 @@ class _Grid:
             verdict = _with_sampling(verdict, sampler, model.name)
         return verdict, kind
 
+
 def _with_sampling(verdict: Verdict, sampler: ModelSampler, model: str) -> Verdict:
     """The verdict with the tokens (and cost) of the messages servers had the model write."""
     usage = sampler.usage

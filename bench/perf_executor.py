@@ -46,9 +46,7 @@ def explore(
 
 def sleepy_model(turns: int, delay: float) -> ScriptedModel:
     """The benchmark's model (module level, so workers rebuild it from a pickled reference)."""
-    return ScriptedModel(
-        "perf", respond=functools.partial(explore, turns), delay_seconds=delay
-    )
+    return ScriptedModel("perf", respond=functools.partial(explore, turns), delay_seconds=delay)
 
 
 async def _grid(

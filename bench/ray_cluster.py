@@ -89,4 +89,4 @@ def loopback_cluster(workers: int = 2, cpus_per_worker: float = 4) -> Iterator[L
     finally:
         with contextlib.suppress(Exception):
             ray.shutdown()
-        cluster.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]

@@ -92,7 +92,7 @@ def keep_to_loopback() -> None:
     import sys
 
     os.environ[LOOPBACK_SWITCH] = "0"
-    constants = sys.modules.get("ray._private.ray_constants")
+    constants: Any = sys.modules.get("ray._private.ray_constants")
     if constants is not None:
         constants.ENABLE_RAY_CLUSTER = False
 
@@ -456,7 +456,9 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 ray.kill(slots)
 
-    async def _judge(self, ray: Any, pool: _Pool, work: GridWork, planned: PlannedRun) -> JudgeRecord:
+    async def _judge(
+        self, ray: Any, pool: _Pool, work: GridWork, planned: PlannedRun
+    ) -> JudgeRecord:
         """One run on some worker, tried again on another when its worker dies."""
         lost_worker = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
         for attempt in range(1, self.attempts + 1):
@@ -465,7 +467,7 @@ class RayExecutor:
             worker.seen.add(planned.trajectory.id)
             sent = time.perf_counter()
             try:
-                record, log, inside = await worker.handle.judge.remote(planned)
+                made: tuple[JudgeRecord, str, float] = await worker.handle.judge.remote(planned)
             except lost_worker as error:
                 if attempt == self.attempts:
                     raise WorkerLostError(
@@ -478,6 +480,7 @@ class RayExecutor:
                 raise error.as_instanceof_cause() from None
             finally:
                 worker.load -= 1
+            record, log, inside = made
             self.stats.overheads.append(time.perf_counter() - sent - inside)
             path = work.output / LOGS_DIR / f"{record.key}.jsonl"
             await asyncio.to_thread(_write_log, path, log)

@@ -77,17 +77,24 @@ async def test_a_registered_executor_makes_the_runs_and_the_driver_records_them(
         executor=executor,
     )
     records = read_records(tmp_path / VERDICTS_FILE)
-    assert sorted(counting.given) == sorted(records) and len(records) == 2
-    assert summary.runs == 2 and summary.by_verdict == {"PASS": 2}
+    assert sorted(counting.given) == sorted(records)
+    assert len(records) == 2
+    assert summary.runs == 2
+    assert summary.by_verdict == {"PASS": 2}
     assert all((tmp_path / LOGS_DIR / f"{key}.jsonl").is_file() for key in records)
 
     # Resume is the driver's: nothing is handed to the executor the second time.
     counting.given.clear()
     again = await judge_dataset(
-        DS, tmp_path, model_factory=lambda: ScriptedModel("pass"), grid=grid, only=only,
+        DS,
+        tmp_path,
+        model_factory=lambda: ScriptedModel("pass"),
+        grid=grid,
+        only=only,
         executor=executor,
     )
-    assert counting.given == [] and again.resumed == 2
+    assert counting.given == []
+    assert again.resumed == 2
 
 
 def test_evaluate_refuses_an_unknown_executor_and_an_address_without_one(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import itertools
 import json
 import sys
 import time
@@ -87,7 +88,8 @@ async def test_a_grid_survives_a_lost_worker_node_and_matches_the_local_executor
     local = await judge_dataset(
         DS, tmp_path / "local", model_factory=factory, grid=grid, only=only, jobs=4
     )
-    assert local.problems == [] and local.runs == 2 * len(only)
+    assert local.problems == []
+    assert local.runs == 2 * len(only)
 
     # Resume: the first three runs are already in the cluster's results folder.
     folder = tmp_path / "ray"
@@ -128,24 +130,28 @@ async def test_a_grid_survives_a_lost_worker_node_and_matches_the_local_executor
     )
     stats = executor.stats
     # The killed node's worker died with runs in flight; they were made again elsewhere.
-    assert len(stats.lost) == 1 and stats.retries >= 1
+    assert len(stats.lost) == 1
+    assert stats.retries >= 1
     assert len({info.node_id for info in stats.workers}) >= 2
     assert summary.problems == []
-    assert summary.resumed == 3 and summary.runs == local.runs
+    assert summary.resumed == 3
+    assert summary.runs == local.runs
     assert len(landed) == local.runs - 3
 
     # Every run is recorded exactly once, with its log, and the report is the local one.
     lines = (folder / VERDICTS_FILE).read_text().splitlines()
     keys = collections.Counter(JudgeRecord.model_validate_json(line).key for line in lines)
     local_keys = {JudgeRecord.model_validate_json(line).key for line in local_lines}
-    assert set(keys) == local_keys and set(keys.values()) == {1}
+    assert set(keys) == local_keys
+    assert set(keys.values()) == {1}
     assert all((folder / LOGS_DIR / f"{key}.jsonl").stat().st_size > 0 for key in keys)
     ray_report, _ = report_folder(folder, replicates=200)
     local_report, _ = report_folder(tmp_path / "local", replicates=200)
     assert ray_report.model_dump(exclude={"generated_at"}) == local_report.model_dump(
         exclude={"generated_at"}
     )
-    assert ray_report.configs and ray_report.configs[0].scripted
+    assert ray_report.configs
+    assert ray_report.configs[0].scripted
 
     # The dead worker's process is gone and its sandboxes were collected.
     dead = next(info for info in stats.workers if info.name == stats.lost[0])
@@ -158,7 +164,7 @@ async def test_a_grid_survives_a_lost_worker_node_and_matches_the_local_executor
 async def test_max_connections_holds_across_the_cluster(cluster: object, tmp_path: Path) -> None:
     import ray.cloudpickle
 
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # type: ignore[no-untyped-call]
     calls = tmp_path / "calls.jsonl"
     only = set(sorted(_part_of_ds())[:8])
     executor = RayExecutor(slots_per_worker=2)
@@ -172,12 +178,13 @@ async def test_max_connections_holds_across_the_cluster(cluster: object, tmp_pat
         max_connections=1,
         executor=executor,
     )
-    assert summary.runs == 8 and summary.problems == []
+    assert summary.runs == 8
+    assert summary.problems == []
     assert len({info.node_id for info in executor.stats.workers}) == 2
     intervals = sorted(json.loads(line) for line in calls.read_text().splitlines())
     assert len(intervals) == 8
     # One connection for the whole cluster: no call starts before the previous one ended.
-    for (_, ended), (started, _) in zip(intervals, intervals[1:], strict=False):
+    for (_, ended), (started, _) in itertools.pairwise(intervals):
         assert started >= ended - 0.005
 
 
@@ -199,10 +206,12 @@ def test_workers_ask_for_the_heaviest_kind_their_runs_need() -> None:
 
 async def test_connection_slots_bound_calls_and_survive_a_lost_holder() -> None:
     slots = ConnectionSlots(2)
-    assert await slots.acquire("a", "t1") and await slots.acquire("b", "t2")
+    assert await slots.acquire("a", "t1")
+    assert await slots.acquire("b", "t2")
     third = asyncio.create_task(slots.acquire("b", "t3"))
     await asyncio.sleep(0.05)
-    assert not third.done() and slots.in_use() == 2
+    assert not third.done()
+    assert slots.in_use() == 2
     # Worker "a" dies holding a slot: forgetting it frees the slot for "b".
     assert slots.forget("a") == 1
     assert await asyncio.wait_for(third, 1) is True
@@ -213,7 +222,8 @@ async def test_connection_slots_bound_calls_and_survive_a_lost_holder() -> None:
     slots.release("t3")
     assert slots.in_use() == 0
     # A ticket given up while waiting is returned as soon as it would be granted.
-    assert await slots.acquire("b", "t5") and await slots.acquire("b", "t6")
+    assert await slots.acquire("b", "t5")
+    assert await slots.acquire("b", "t6")
     waiting = asyncio.create_task(slots.acquire("b", "t7"))
     await asyncio.sleep(0.05)
     slots.release("t7")
