@@ -22,11 +22,14 @@ RESULTS ?= runs/judge/$(notdir $(abspath $(DATASET)))
 GRID ?=
 ITEMS ?=
 ITEM_SCORING ?=
+# Where judge runs are made: local, or ray (ADDRESS: the cluster's head, HOST:PORT or auto).
+EXECUTOR ?= local
+ADDRESS ?=
 # llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop images gc suite suite-search suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-executor images gc suite suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,9 +62,9 @@ replay: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
 
 judge: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),)
 
-perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop
+perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-executor
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
@@ -78,6 +81,8 @@ perf-browser: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_browser
 perf-desktop: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_desktop
+perf-executor: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_executor
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images --desktop

@@ -131,3 +131,23 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
     assert not any("holds the baselines only" in note for note in latest["notes"])
     # The mini dataset has gui, mobile and search trajectories, which have no replay yet.
     assert any("domains without a replay yet" in note for note in latest["notes"])
+
+
+def test_an_unknown_executor_stops_before_any_work(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "judge",
+            str(MINI),
+            "--model",
+            "mock/pass",
+            "--executor",
+            "cloud",
+            "--output",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert "executor: unknown executor 'cloud'" in result.output
+    assert "local" in result.output
+    assert not (tmp_path / VERDICTS_FILE).exists()
