@@ -18,6 +18,11 @@ concurrent model calls. The results file, resume and concurrency are ``storage.j
 the output folder's lock: a second process judging into the same folder stops with
 ``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
 
+Where the runs are made is an executor's (``bench.executors``): ``LocalExecutor`` here makes them
+in this process with a ``GridWorker`` (models behind the connection limit, frozen replays); a
+remote executor runs ``GridWorker``s elsewhere and hands the records back, and this module alone
+records them.
+
 It sits in ``bench`` because it wires the layers below together: ``replay`` (frozen replays),
 ``sandboxes`` (providers), ``mcp_servers`` and ``judge_agent`` (the judge loop); ``judge_agent``
 itself is handed its tool servers and never starts an environment.

@@ -52,7 +52,12 @@ def sleepy_model(turns: int, delay: float) -> ScriptedModel:
 async def _grid(
     root: Path, output: Path, *, turns: int, delay: float, jobs: int, executor: RayExecutor | None
 ) -> tuple[float, int]:
-    grid = GridSpec(modes=("agent",), turns=(turns,), limits=JudgeLimits(turn_limit=turns))
+    grid = GridSpec(
+        modes=("agent",),
+        turns=(turns,),
+        limits=JudgeLimits(turn_limit=turns),
+        items="together",  # one run per trajectory copy, its claims judged in it
+    )
     started = time.perf_counter()
     summary = await judge_dataset(
         root,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import secrets
 import shutil
@@ -264,14 +265,19 @@ class JudgeWorker:
         log.unlink(missing_ok=True)
         return record, text, time.perf_counter() - started
 
-    async def close(self) -> None:
-        """Close the sandboxes, servers and models."""
+    async def close(self) -> int:
+        """Close the sandboxes, servers and models, then collect what dead runs (a lost worker
+        on this machine) left; return how many leftovers that was."""
+        from environments.leftovers import collect_all_leftovers
+
         if self._worker is not None:
             await self._worker.aclose()
         for model in self._models:
             await model.aclose()
         if self._logs is not None:
             shutil.rmtree(self._logs, ignore_errors=True)
+        choice = self.work.backend_choice
+        return len(await collect_all_leftovers(choice.dsn if choice is not None else None))
 
 
 @dataclass
@@ -411,6 +417,7 @@ class RayExecutor:
         self.stats = RayGridStats()
         if not jobs:
             return JobResults()
+        work = _absolute(work)
         ray = self.ray
         connected_here = await asyncio.to_thread(self._connect)
         try:
@@ -486,6 +493,17 @@ class RayExecutor:
             await asyncio.to_thread(_write_log, path, log)
             return record
         raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _absolute(work: GridWork) -> GridWork:
+    """``work`` with its paths absolute: workers do not share the driver's working directory."""
+    choice = work.backend_choice
+    if choice is not None and choice.environments:
+        supplied = {task: path.resolve() for task, path in choice.environments.items()}
+        choice = choice.model_copy(update={"environments": supplied})
+    return dataclasses.replace(
+        work, root=work.root.resolve(), output=work.output.resolve(), backend_choice=choice
+    )
 
 
 def _write_log(path: Path, text: str) -> None:
