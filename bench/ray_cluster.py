@@ -37,6 +37,8 @@ class LoopbackCluster:
 
     cluster: Any
     """``ray.cluster_utils.Cluster``."""
+    node_options: dict[str, Any]
+    """How each worker node is started."""
     workers: list[Any] = field(default_factory=list)
     """The worker nodes, in start order."""
 
@@ -45,6 +47,12 @@ class LoopbackCluster:
         """The head's ``HOST:PORT``."""
         address: str = self.cluster.address
         return address
+
+    def ensure_workers(self, count: int) -> None:
+        """Start worker nodes until ``count`` are running (after one was killed)."""
+        while len(self.workers) < count:
+            self.workers.append(self.cluster.add_node(**self.node_options))
+        self.cluster.wait_for_nodes()
 
     def kill_worker(self, index: int) -> None:
         """Kill worker node ``index`` at once (its raylet and everything it started)."""
@@ -74,10 +82,8 @@ def loopback_cluster(workers: int = 2, cpus_per_worker: float = 4) -> Iterator[L
         },
     )
     try:
-        running = LoopbackCluster(cluster)
-        for _ in range(workers):
-            running.workers.append(cluster.add_node(**node_options, num_cpus=cpus_per_worker))
-        cluster.wait_for_nodes()
+        running = LoopbackCluster(cluster, {**node_options, "num_cpus": cpus_per_worker})
+        running.ensure_workers(workers)
         ray.init(
             address=cluster.address,
             _node_ip_address=LOOPBACK,

@@ -42,12 +42,22 @@ def _part_of_ds() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[object]:
+def started_cluster() -> Iterator[object]:
     pytest.importorskip("ray")
     from bench.ray_cluster import loopback_cluster
 
     with loopback_cluster(workers=2, cpus_per_worker=2) as running:
         yield running
+
+
+@pytest.fixture
+def cluster(started_cluster: object) -> object:
+    """The module's cluster with both worker nodes up (a test before may have killed one)."""
+    from bench.ray_cluster import LoopbackCluster
+
+    assert isinstance(started_cluster, LoopbackCluster)
+    started_cluster.ensure_workers(2)
+    return started_cluster
 
 
 class IntervalModel:
