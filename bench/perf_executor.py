@@ -7,10 +7,12 @@ harness. Both executors get the same total concurrency (``--jobs`` runs, as many
 connections). The cluster is ``bench.ray_cluster.loopback_cluster``: a head and two worker
 nodes as separate processes on 127.0.0.1, started before the clock starts.
 
-Figures: runs per second on each executor; the overhead Ray adds per run, as the driver sees it
-(the wait for a run's result beyond the worker's own time for it: sending the run, returning the
-record and log, writing them here), median and p95 (target: <= 50 ms); and the wall-time
-difference spread over the runs (which also counts starting the workers).
+Figures: runs per second on each executor; the seconds the cluster's workers took to start (once
+per grid: process start, imports, collecting leftovers, loading the dataset); the overhead Ray
+adds per run once they are ready, as the wall-time difference spread over the runs made at once
+((ray - start - local) x jobs / runs; target: <= 50 ms), which counts the cluster-wide model-call
+slots too; and the driver's wait for a run's result beyond the worker's own time for it (sending
+the run, returning record and log), median and p95.
 """
 
 from __future__ import annotations
@@ -91,34 +93,42 @@ async def _measure(args: argparse.Namespace, executor: RayExecutor) -> dict[str,
         overheads = [value * 1000 for value in executor.stats.overheads]
         median = statistics.median(overheads)
         p95 = percentile(overheads, 0.95)
+        starting = executor.stats.start_seconds
+        steady = remote - starting
         ideal = -(-runs // args.jobs) * args.turns * args.delay
+        added = (steady - local) * args.jobs / runs * 1000
         head = f"{runs} runs x {args.turns} turns, {args.delay * 1000:.0f} ms per call"
         print(f"{head}, {args.jobs} at once (ideal {ideal:.2f} s)", flush=True)
         print(_line("local executor", runs, local), flush=True)
+        workers = len(executor.stats.workers)
+        print(_line(f"ray executor, 3 nodes, {workers} workers", runs, remote), flush=True)
         print(
-            _line(f"ray executor, 3 nodes, {len(executor.stats.workers)} workers", runs, remote),
+            f"{'  of which starting the workers':<44} {starting:6.2f} s (once per grid)",
+            flush=True,
+        )
+        print(_line("  ray, workers started", runs, steady), flush=True)
+        verdict = "met" if added <= 50 else "MISSED"
+        print(
+            f"{'ray overhead per run (wall, workers started)':<44} {added:6.1f} ms"
+            f"   = (ray - local) x {args.jobs} at once / {runs} runs   target <= 50 ms: {verdict}",
             flush=True,
         )
         print(
-            f"{'ray overhead per run (driver wait - worker time)':<44} median {median:6.2f} ms"
-            f"   p95 {p95:6.2f} ms   target <= 50 ms: {'met' if median <= 50 else 'MISSED'}",
-            flush=True,
-        )
-        spread = (remote - local) * args.jobs / runs * 1000
-        print(
-            f"{'wall-time difference x jobs / runs':<44} {spread:6.1f} ms per run"
-            " (includes starting the workers)",
+            f"{'  driver wait beyond the worker time':<44} median {median:6.2f} ms"
+            f"   p95 {p95:6.2f} ms",
             flush=True,
         )
         figures.update(
             runs=runs,
             local_seconds=round(local, 3),
             ray_seconds=round(remote, 3),
+            ray_start_seconds=round(starting, 3),
             local_runs_per_second=round(runs / local, 3),
             ray_runs_per_second=round(runs / remote, 3),
-            ray_overhead_ms_median=round(median, 3),
-            ray_overhead_ms_p95=round(p95, 3),
-            wall_difference_ms_per_run=round(spread, 3),
+            ray_runs_per_second_started=round(runs / steady, 3),
+            ray_overhead_ms_per_run=round(added, 3),
+            ray_driver_wait_ms_median=round(median, 3),
+            ray_driver_wait_ms_p95=round(p95, 3),
         )
     return figures
 

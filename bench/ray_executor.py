@@ -11,10 +11,12 @@ alone writes the results folder, through the same ``ResumableJobs`` as the local
 append per run, the same keys and files, the same resume.
 
 Limits: ``work.jobs`` runs in flight across the cluster (the driver bounds them), and
-``work.max_connections`` model calls across the cluster, through one named actor holding the
-slots (``ConnectionSlots``). Each worker asks Ray for its slots' worth of the heaviest
-``EnvironmentKind.worker_resources`` among the kinds its grid needs, so a desktop grid lands on
-nodes with the memory for it.
+``work.max_connections`` model calls across the cluster. When the connections split evenly over
+the workers give each at least as many as it has runs at once, each worker holds its share
+itself (no round trip per call, and the shares add up to at most the limit); otherwise every call
+takes a slot from one named actor (``ConnectionSlots``). Each worker asks Ray for its slots'
+worth of the heaviest ``EnvironmentKind.worker_resources`` among the kinds its grid needs, so a
+desktop grid lands on nodes with the memory for it.
 
 A worker that dies (its node lost, its process killed) fails its runs in flight: the driver
 gives its connection slots back, starts a replacement (Ray places it on a live node; its start
@@ -130,6 +132,10 @@ class RayGridStats:
     """Run calls sent again after their worker died."""
     overheads: list[float] = field(default_factory=list)
     """Per run, seconds the driver waited beyond the worker's own time for the run."""
+    start_seconds: float = 0.0
+    """Seconds until the first workers were ready (process start, imports, collection)."""
+    connection_limit: str = ""
+    """How ``max_connections`` was held: ``per-worker`` shares, or the ``cluster`` slots."""
 
 
 def grid_resources(runs: Sequence[PlannedRun]) -> WorkerResources:
@@ -222,10 +228,13 @@ class _ClusterConnection:
 class JudgeWorker:
     """One judge worker (a Ray actor): makes runs of one grid and returns record and log."""
 
-    def __init__(self, work: GridWork, slots: Any, name: str) -> None:
+    def __init__(self, work: GridWork, slots: Any, name: str, share: int = 0) -> None:
+        """``slots``: the cluster's ``ConnectionSlots`` actor, or None when this worker holds
+        ``share`` of the model connections itself."""
         self.work = work
         self.slots = slots
         self.name = name
+        self.share = share
         self._worker: GridWorker | None = None
         self._models: list[ModelAPI] = []
         self._logs: Path | None = None
@@ -242,7 +251,11 @@ class JudgeWorker:
         self._logs = run.directory() / f"ray-logs-{secrets.token_hex(4)}"
         dataset = load_dataset(self.work.root, partial=True)
         self._models = [arm.model_factory() for arm in self.work.arms]
-        connection = _ClusterConnection(self.slots, self.name)
+        connection: contextlib.AbstractAsyncContextManager[Any] = (
+            asyncio.Semaphore(self.share)
+            if self.slots is None
+            else _ClusterConnection(self.slots, self.name)
+        )
         self._worker = GridWorker(
             self.work, dataset, self._models, connection, logs_root=self._logs
         )
@@ -292,11 +305,18 @@ class _Pool:
     """The driver's side: the workers, which run goes where, and replacing the dead."""
 
     def __init__(
-        self, ray: Any, work: GridWork, slots: Any, options: dict[str, Any], stats: RayGridStats
+        self,
+        ray: Any,
+        work: GridWork,
+        slots: Any,
+        share: int,
+        options: dict[str, Any],
+        stats: RayGridStats,
     ) -> None:
         self.ray = ray
         self.work = work
         self.slots = slots
+        self.share = share
         self.options = options
         self.stats = stats
         self.workers: list[_Worker] = []
@@ -308,7 +328,7 @@ class _Pool:
         self._started += 1
         name = f"agentjudge-judge-{self._token}-{self._started}"
         actor = self.ray.remote(JudgeWorker).options(name=name, **self.options)
-        handle = actor.remote(self.work, self.slots, name)
+        handle = actor.remote(self.work, self.slots, name, self.share)
         worker = _Worker(handle, name)
         try:
             info = await asyncio.wait_for(handle.start.remote(), start_timeout)
@@ -336,8 +356,9 @@ class _Pool:
                 return
             self.workers.remove(worker)
             self.stats.lost.append(worker.name)
-            with contextlib.suppress(Exception):
-                await self.slots.forget.remote(worker.name)
+            if self.slots is not None:
+                with contextlib.suppress(Exception):
+                    await self.slots.forget.remote(worker.name)
             await self.add(start_timeout)
 
     async def close(self) -> None:
@@ -434,12 +455,6 @@ class RayExecutor:
         results_file: ResumableJobs[JudgeRecord],
         on_result: Callable[[JudgeRecord], None] | None,
     ) -> JobResults[PlannedRun, JudgeRecord]:
-        token = secrets.token_hex(4)
-        slots = (
-            ray.remote(ConnectionSlots)
-            .options(name=f"agentjudge-connections-{token}", num_cpus=0, max_concurrency=10_000)
-            .remote(work.max_connections)
-        )
         per_run = grid_resources([job.item for job in jobs])
         slots_per_worker = min(self.slots_per_worker, work.jobs)
         options = {
@@ -449,10 +464,28 @@ class RayExecutor:
             "max_restarts": 0,
             "scheduling_strategy": self.scheduling,
         }
-        pool = _Pool(ray, work, slots, options, self.stats)
         count = self.workers or -(-min(work.jobs, len(jobs)) // slots_per_worker)
+        # When every worker's even share of the connections covers all its runs at once, each
+        # holds its share itself (no round trip per model call); otherwise the cluster's slots.
+        share = work.max_connections // count
+        slots = None
+        if share < slots_per_worker:
+            share = 0
+            slots = (
+                ray.remote(ConnectionSlots)
+                .options(
+                    name=f"agentjudge-connections-{secrets.token_hex(4)}",
+                    num_cpus=0,
+                    max_concurrency=10_000,
+                )
+                .remote(work.max_connections)
+            )
+        self.stats.connection_limit = "cluster" if slots is not None else "per-worker"
+        pool = _Pool(ray, work, slots, share, options, self.stats)
         try:
+            starting = time.perf_counter()
             await asyncio.gather(*(pool.add(self.start_timeout) for _ in range(count)))
+            self.stats.start_seconds = time.perf_counter() - starting
 
             async def judge(planned: PlannedRun) -> JudgeRecord:
                 return await self._judge(ray, pool, work, planned)
@@ -460,8 +493,9 @@ class RayExecutor:
             return await results_file.run(jobs, judge, concurrency=work.jobs, on_result=on_result)
         finally:
             await pool.close()
-            with contextlib.suppress(Exception):
-                ray.kill(slots)
+            if slots is not None:
+                with contextlib.suppress(Exception):
+                    ray.kill(slots)
 
     async def _judge(
         self, ray: Any, pool: _Pool, work: GridWork, planned: PlannedRun

@@ -139,6 +139,7 @@ async def test_a_grid_survives_a_lost_worker_node_and_matches_the_local_executor
         kill_a_worker_node(),
     )
     stats = executor.stats
+    assert stats.connection_limit == "per-worker"  # 8 connections over 2 workers of 2 runs
     # The killed node's worker died with runs in flight; they were made again elsewhere.
     assert len(stats.lost) == 1
     assert stats.retries >= 1
@@ -191,6 +192,7 @@ async def test_max_connections_holds_across_the_cluster(cluster: object, tmp_pat
     assert summary.runs == 8
     assert summary.problems == []
     assert len({info.node_id for info in executor.stats.workers}) == 2
+    assert executor.stats.connection_limit == "cluster"
     intervals = sorted(json.loads(line) for line in calls.read_text().splitlines())
     assert len(intervals) == 8
     # One connection for the whole cluster: no call starts before the previous one ended.
