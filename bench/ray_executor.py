@@ -134,6 +134,8 @@ class RayGridStats:
     """Per run, seconds the driver waited beyond the worker's own time for the run."""
     start_seconds: float = 0.0
     """Seconds until the first workers were ready (process start, imports, collection)."""
+    close_seconds: float = 0.0
+    """Seconds closing the workers took (sandboxes, models, the collection at the end)."""
     connection_limit: str = ""
     """How ``max_connections`` was held: ``per-worker`` shares, or the ``cluster`` slots."""
 
@@ -492,7 +494,9 @@ class RayExecutor:
 
             return await results_file.run(jobs, judge, concurrency=work.jobs, on_result=on_result)
         finally:
+            closing = time.perf_counter()
             await pool.close()
+            self.stats.close_seconds = time.perf_counter() - closing
             if slots is not None:
                 with contextlib.suppress(Exception):
                     ray.kill(slots)
