@@ -642,9 +642,13 @@ class GridWorker:
         connections: contextlib.AbstractAsyncContextManager[Any],
         *,
         logs_root: Path,
+        collected: bool = False,
     ) -> None:
+        """``collected``: the caller has just collected dead runs' leftovers (the frozen
+        replays' start then does not again)."""
         self.work = work
         self.dataset = dataset
+        self._collected = collected
         arms = [
             _Arm(ConnectionLimitedModel(model, connections), arm.grid)
             for model, arm in zip(models, work.arms, strict=True)
@@ -658,9 +662,17 @@ class GridWorker:
         async with self._starting:
             if self._replays is None:
                 self._replays = await _frozen_replays(
-                    self._stack, self.dataset, self.work.backend_choice
+                    self._stack, self.dataset, self.work.backend_choice, collect=not self._collected
                 )
             return self._replays
+
+    async def prepare(self) -> None:
+        """Do now what the first run would: import the judge's servers and, when a mode of the
+        grid uses tools, start the sandbox providers (a remote worker's one-time start)."""
+        import mcp_servers.trajectory.server  # noqa: F401 - loaded now, not in the first run
+
+        if any(judge_mode(mode).uses_tools for arm in self.work.arms for mode in arm.grid.modes):
+            await self._frozen()
 
     async def judge(self, planned: PlannedRun) -> JudgeRecord:
         """One run's record; its log goes to ``<logs_root>/logs/<key>.jsonl``."""
@@ -699,14 +711,20 @@ class LocalExecutor:
 
 
 async def _frozen_replays(
-    stack: contextlib.AsyncExitStack, dataset: Dataset, backend_choice: BackendChoice | None
+    stack: contextlib.AsyncExitStack,
+    dataset: Dataset,
+    backend_choice: BackendChoice | None,
+    *,
+    collect: bool = True,
 ) -> FrozenReplays:
-    """Sandbox providers and frozen replays for the run, closed with ``stack``."""
+    """Sandbox providers and frozen replays for the run, closed with ``stack``; first the
+    leftovers of dead runs are collected, unless ``collect`` is False (the caller just did)."""
     from environments.backends import BackendChoice, ProviderSet
     from environments.leftovers import collect_all_leftovers
     from replay.frozen import FrozenReplays
 
     choice = backend_choice or BackendChoice()
-    await collect_all_leftovers(choice.dsn)
+    if collect:
+        await collect_all_leftovers(choice.dsn)
     providers = await stack.enter_async_context(ProviderSet(choice))
     return await stack.enter_async_context(FrozenReplays(dataset, providers, verify=False))

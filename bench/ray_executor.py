@@ -259,8 +259,9 @@ class JudgeWorker:
             else _ClusterConnection(self.slots, self.name)
         )
         self._worker = GridWorker(
-            self.work, dataset, self._models, connection, logs_root=self._logs
+            self.work, dataset, self._models, connection, logs_root=self._logs, collected=True
         )
+        await self._worker.prepare()
         return WorkerInfo(
             name=self.name,
             node_id=ray.get_runtime_context().get_node_id(),
