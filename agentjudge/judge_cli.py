@@ -468,6 +468,7 @@ def judge(
     """
     require_dataset(dataset)  # before the evaluation's imports: a typo fails at once
     from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
+    from bench.executors import ExecutorError
     from judge_agent.providers.registry import MODEL_ENV
 
     modes = _modes(mode)
@@ -531,6 +532,10 @@ def judge(
     except EvaluationError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
+    except ExecutorError as error:  # e.g. the cluster unreachable; landed records stay
+        printer.stop()
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(1) from None
     except ResultsFolderError as error:
         printer.stop()
         raise folder_error(error) from None

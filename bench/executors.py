@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_EXECUTOR",
     "ENTRY_POINT_GROUP",
+    "ExecutorError",
     "GridExecutor",
     "executor_names",
     "make_executor",
@@ -41,6 +42,11 @@ DEFAULT_EXECUTOR = "local"
 
 ENTRY_POINT_GROUP = "agentjudge.executors"
 """The entry-point group through which installed packages register executors."""
+
+
+class ExecutorError(RuntimeError):
+    """An executor could not make runs at all (its cluster unreachable, no worker starting);
+    the records that did land stay in the results file."""
 
 
 class GridExecutor(Protocol):

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench.executors import ExecutorError
 from bench.grid_runner import LOGS_DIR, GridWork, GridWorker, JudgeRecord, PlannedRun
 from dataset.store import load_dataset
 from environments.kind import WorkerResources
@@ -100,8 +101,8 @@ def keep_to_loopback() -> None:
         constants.ENABLE_RAY_CLUSTER = False
 
 
-class WorkerLostError(RuntimeError):
-    """A run's worker died on every try (or no replacement worker could start)."""
+class WorkerLostError(ExecutorError):
+    """A run's worker died on every try, or a worker could not start."""
 
 
 @dataclass(frozen=True)
@@ -338,7 +339,10 @@ class _Pool:
         except (TimeoutError, self.ray.exceptions.RayError) as error:
             with contextlib.suppress(Exception):
                 self.ray.kill(handle)
-            raise WorkerLostError(f"judge worker {name} did not start: {error}") from error
+            # A task error carries what the worker raised (e.g. no dataset at that path there).
+            cause: BaseException = getattr(error, "cause", None) or error
+            reason = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+            raise WorkerLostError(f"judge worker {name} did not start: {reason}") from error
         self.stats.workers.append(info)
         self.workers.append(worker)
         return worker
@@ -426,7 +430,11 @@ class RayExecutor:
             # listen on, or look for it at, the machine's outward address).
             keep_to_loopback()
             options["_node_ip_address"] = "127.0.0.1"
-        ray.init(**options)
+        try:
+            ray.init(**options)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            where = options.get("address", "a cluster started here")
+            raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {error}") from error
         return True
 
     async def run(

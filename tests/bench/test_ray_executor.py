@@ -13,6 +13,7 @@ import collections
 import functools
 import itertools
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -22,7 +23,15 @@ import psutil
 import pytest
 
 from bench.evaluate import report_folder
-from bench.grid_runner import LOGS_DIR, VERDICTS_FILE, GridSpec, JudgeRecord, judge_dataset
+from bench.executors import ExecutorError
+from bench.grid_runner import (
+    LOGS_DIR,
+    VERDICTS_FILE,
+    GridSpec,
+    JudgeRecord,
+    judge_dataset,
+    read_records,
+)
 from bench.ray_executor import ConnectionSlots, RayExecutor, grid_resources
 from dataset.store import load_dataset
 from environments.kind import WorkerResources
@@ -83,6 +92,12 @@ class IntervalModel:
 
 def _interval_model(path: Path) -> IntervalModel:
     return IntervalModel(path)
+
+
+def _model_only_in(pid: int) -> ScriptedModel:
+    if os.getpid() != pid:
+        raise ValueError("no key for this model on the worker's node")
+    return ScriptedModel("pass")
 
 
 @pytest.mark.slow
@@ -198,6 +213,25 @@ async def test_max_connections_holds_across_the_cluster(cluster: object, tmp_pat
     # One connection for the whole cluster: no call starts before the previous one ended.
     for (_, ended), (started, _) in itertools.pairwise(intervals):
         assert started >= ended - 0.005
+
+
+@pytest.mark.slow
+async def test_workers_that_cannot_start_stop_the_grid_with_the_reason(
+    cluster: object, tmp_path: Path
+) -> None:
+    import ray.cloudpickle
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # type: ignore[no-untyped-call]
+    with pytest.raises(ExecutorError, match="did not start: ValueError: no key for this model"):
+        await judge_dataset(
+            DS,
+            tmp_path,
+            model_factory=functools.partial(_model_only_in, os.getpid()),
+            grid=GridSpec(modes=("llm",)),
+            only={"fs-api-usage--dashed"},
+            executor=RayExecutor(),
+        )
+    assert read_records(tmp_path / VERDICTS_FILE) == {}
 
 
 def test_workers_ask_for_the_heaviest_kind_their_runs_need() -> None:
