@@ -26,7 +26,7 @@ ITEM_SCORING ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop images gc suite suite-search suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer images gc suite suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,7 +61,7 @@ replay: $(RUNTIME_STAMP)
 judge: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),)
 
-perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop
+perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
@@ -78,6 +78,8 @@ perf-browser: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_browser
 perf-desktop: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_desktop
+perf-viewer: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_viewer
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images --desktop
@@ -96,6 +98,9 @@ gc: $(RUNTIME_STAMP)
 
 report: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge report $(RESULTS)
+
+view: $(RUNTIME_STAMP)
+	$(BIN)/agentjudge view $(RESULTS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

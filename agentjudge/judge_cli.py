@@ -362,6 +362,13 @@ def judge(
             "each claim as one prediction."
         ),
     ] = "trajectory",
+    label_corrections: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score against reviewed labels: a label-correction file (JSON lines, as "
+            "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
+        ),
+    ] = None,
     backend: Annotated[
         Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
     ] = "local",
@@ -507,6 +514,7 @@ def judge(
         fresh=fresh,
         retry_invalid=retry_invalid,
         item_scoring=item_scoring,
+        label_corrections=label_corrections,
         wait=wait,
     )
     printer = _Printer()
