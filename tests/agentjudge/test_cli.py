@@ -27,6 +27,7 @@ COMMANDS = [
     ["judge"],
     ["report"],
     ["settings"],
+    ["view"],
 ]
 
 
