@@ -41,9 +41,9 @@ from bench.grid_runner import (
 from bench.item_scoring import ItemScoring
 from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
-from dataset.corrections import read_corrections
 from bench.scores import BenchReport
 from bench.scoring import build_report
+from dataset.corrections import read_corrections
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from judge_agent.model import ModelAPI

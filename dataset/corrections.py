@@ -126,7 +126,9 @@ def check_corrections(
     return problems
 
 
-def _corrected(trajectory: Trajectory, corrections: dict[CorrectionKey, LabelCorrection]) -> Trajectory:
+def _corrected(
+    trajectory: Trajectory, corrections: dict[CorrectionKey, LabelCorrection]
+) -> Trajectory:
     whole = corrections.get((trajectory.id, None))
     update: dict[str, object] = {}
     if whole is not None:

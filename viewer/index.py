@@ -340,7 +340,7 @@ class RunIndex:
                     found[name].add(value)
 
         def order(name: str) -> Callable[[str], Any]:
-            return (lambda text: int(text)) if name == "turns" else (lambda text: text)
+            return int if name == "turns" else str
 
         return {name: sorted(values, key=order(name)) for name, values in found.items()}
 
@@ -364,7 +364,9 @@ class RunIndex:
             return False
         if query.search:
             needle = query.search.lower()
-            if not any(needle in text.lower() for text in (row.key, row.trajectory_id, row.task_id)):
+            if not any(
+                needle in text.lower() for text in (row.key, row.trajectory_id, row.task_id)
+            ):
                 return False
         return True
 

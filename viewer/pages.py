@@ -262,7 +262,12 @@ class RunPages:
             "has_log": self.log_file(row.key) is not None,
             "trajectory": self.trajectory_payload(row.trajectory_id),
             "siblings": [
-                {"key": other.key, "config": other.config, "run": other.run, "verdict": other.verdict}
+                {
+                    "key": other.key,
+                    "config": other.config,
+                    "run": other.run,
+                    "verdict": other.verdict,
+                }
                 for other in self.index.runs_of(row.trajectory_id)
                 if other.key != row.key and other.kind == "judge"
             ],

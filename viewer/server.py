@@ -205,7 +205,9 @@ def build_app(viewer: Viewer) -> Starlette:
 
     async def image(request: Request) -> Response:
         params = request.path_params
-        found = await asyncio.to_thread(pages.image, params["key"], params["event"], params["block"])
+        found = await asyncio.to_thread(
+            pages.image, params["key"], params["event"], params["block"]
+        )
         if found is None:
             return PlainTextResponse("no such image", status_code=404)
         data, mime_type = found

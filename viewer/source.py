@@ -92,11 +92,7 @@ def _default_replay(results: Path, dataset: Path | None) -> Path | None:
     """``runs/replay/<dataset name>-*`` beside ``runs/judge/<name>``, the newest with reports."""
     name = dataset.resolve().name if dataset is not None else results.resolve().name
     replay_root = results.resolve().parent.parent / "replay"
-    found = [
-        folder
-        for folder in replay_root.glob(f"{name}-*")
-        if (folder / REPORT_FILE).is_file()
-    ]
+    found = [folder for folder in replay_root.glob(f"{name}-*") if (folder / REPORT_FILE).is_file()]
     if not found:
         return None
     return max(found, key=lambda folder: (folder / REPORT_FILE).stat().st_mtime)

@@ -20,7 +20,7 @@ def _prediction(trajectory: str, label: str, item_id: str | None = None) -> Pred
         task_id=f"task-{trajectory}",
         domain="ds",
         subdomain="filesystem",
-        label=label,  # type: ignore[arg-type]
+        label=label,
         verdict="PASS",
     )
 
@@ -49,7 +49,7 @@ def _corrections(tmp_path: Path, *entries: tuple[str, str | None, str]) -> Path:
                 LabelCorrection(
                     trajectory_id=trajectory,
                     item_id=item_id,
-                    label=label,  # type: ignore[arg-type]
+                    label=label,
                     recorded_at=datetime(2026, 1, 1, tzinfo=UTC),
                 )
             )
@@ -86,5 +86,7 @@ def test_the_report_scores_against_corrected_labels_and_says_so(tmp_path: Path) 
     after = overall_accuracy(path)
     assert before == 2 / 5
     assert after == 4 / 5
-    report, _ = report_folder(folder, output=tmp_path / "out", replicates=20, label_corrections=path)
+    report, _ = report_folder(
+        folder, output=tmp_path / "out", replicates=20, label_corrections=path
+    )
     assert any("Labels corrected by review: 2 label(s)" in note for note in report.notes)

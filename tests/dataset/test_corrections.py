@@ -28,7 +28,7 @@ def _line(trajectory_id: str, label: str, item_id: str | None = None, note: str 
         LabelCorrection(
             trajectory_id=trajectory_id,
             item_id=item_id,
-            label=label,  # type: ignore[arg-type]
+            label=label,
             note=note,
             recorded_at=datetime(2026, 1, 2, tzinfo=UTC),
         )
@@ -54,7 +54,9 @@ def test_the_last_line_about_a_label_wins_and_a_missing_file_has_none(tmp_path: 
 def test_a_bad_line_is_named_by_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "corrections.jsonl"
     good = _line(FS_PASS, "FAIL")
-    bad = json.dumps({"trajectory_id": FS_PASS, "label": "MAYBE", "recorded_at": "2026-01-01T00:00:00Z"})
+    bad = json.dumps(
+        {"trajectory_id": FS_PASS, "label": "MAYBE", "recorded_at": "2026-01-01T00:00:00Z"}
+    )
     path.write_text(f"{good}\n{bad}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"corrections\.jsonl: label: line 2"):
         read_corrections(path)
@@ -71,7 +73,11 @@ def test_corrections_naming_nothing_in_the_dataset_are_problems(tmp_path: Path) 
     path = tmp_path / "c.jsonl"
     path.write_text(
         "\n".join(
-            [_line("no-such-run", "PASS"), _line(FS_PASS, "FAIL", item_id="nope"), _line(FS_PASS, "FAIL")]
+            [
+                _line("no-such-run", "PASS"),
+                _line(FS_PASS, "FAIL", item_id="nope"),
+                _line(FS_PASS, "FAIL"),
+            ]
         )
         + "\n",
         encoding="utf-8",
@@ -89,11 +95,15 @@ def test_applying_corrections_changes_the_copy_not_the_dataset_or_its_files(tmp_
     claim = search.items[0]
     flipped_claim = "FAIL" if claim.label == "PASS" else "PASS"
     original_file = (MINI / "trajectories" / f"{FS_PASS}.json").read_bytes()
-    assert dataset.trajectories[FS_PASS].label is not None
-    assert dataset.trajectories[FS_PASS].label.value == "PASS"
+    recorded = dataset.trajectories[FS_PASS].label
+    assert recorded is not None
+    assert recorded.value == "PASS"
     path = tmp_path / "c.jsonl"
     path.write_text(
-        _line(FS_PASS, "FAIL", note="wrong file") + "\n" + _line(SEARCH_PASS, flipped_claim, claim.id) + "\n",
+        _line(FS_PASS, "FAIL", note="wrong file")
+        + "\n"
+        + _line(SEARCH_PASS, flipped_claim, claim.id)
+        + "\n",
         encoding="utf-8",
     )
     corrected = apply_to_dataset(dataset, read_corrections(path))
@@ -105,6 +115,6 @@ def test_applying_corrections_changes_the_copy_not_the_dataset_or_its_files(tmp_
     assert corrected.trajectories[SEARCH_PASS].items[0].label == flipped_claim
     assert corrected.trajectories[SEARCH_PASS].items[1:] == search.items[1:]
     # The loaded dataset and the file on disk keep the recorded labels.
-    assert dataset.trajectories[FS_PASS].label.value == "PASS"
+    assert dataset.trajectories[FS_PASS].label == recorded
     assert dataset.trajectories[SEARCH_PASS].items[0].label == claim.label
     assert (MINI / "trajectories" / f"{FS_PASS}.json").read_bytes() == original_file

@@ -38,18 +38,22 @@ def _look_then_answer(
     if not tools:
         return "RESULT: FAIL\nCONFIDENCE: Low"
     if any(isinstance(message, ChatMessageAssistant) for message in messages):
-        return reply("", tool_call("submit_verdict", verdict="PASS", confidence=0.7, reasoning="ok"))
+        return reply(
+            "", tool_call("submit_verdict", verdict="PASS", confidence=0.7, reasoning="ok")
+        )
     return reply("Looking at a step.", tool_call("VIEW_TRAJECTORY_STEP", step=VIEWED_STEP))
 
 
 def _arm(modes: tuple[str, ...]) -> JudgeArm:
     return JudgeArm(
         lambda: ScriptedModel("viewer-test", respond=_look_then_answer),
-        GridSpec(modes=modes, turns=(2,), runs=1),  # type: ignore[arg-type]
+        GridSpec(modes=modes, turns=(2,), runs=1),
     )
 
 
-async def make_results(dataset: Path, output: Path, agent_runs: set[str], only: set[str] | None = None) -> Path:
+async def make_results(
+    dataset: Path, output: Path, agent_runs: set[str], only: set[str] | None = None
+) -> Path:
     """``llm`` runs over the dataset (or ``only`` those trajectories), plus ``agent`` runs of
     ``agent_runs``, all into ``output``."""
     await judge_dataset(dataset, output, arms=[_arm(("llm",))], jobs=4, only=only)

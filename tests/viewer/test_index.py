@@ -29,16 +29,16 @@ def _record(
         turns=4 if mode == "agent" else 0,
         model="mock/x",
         run=1,
-        label=label,  # type: ignore[arg-type]
+        label=label,
         scripted=True,
         environment="filesystem",
         verdict=Verdict(
             trajectory_id=trajectory,
-            verdict=verdict,  # type: ignore[arg-type]
+            verdict=verdict,
             tool_calls=[JudgeToolCall(turn=1, name="read_file") for _ in range(calls)],
             tokens_in=100,
             tokens_out=10,
-            stop_reason=stop,  # type: ignore[arg-type]
+            stop_reason=stop,
         ),
     )
 
@@ -111,7 +111,9 @@ def test_filters_wrong_and_invalid_only_sorting_and_pages(tmp_path: Path) -> Non
     assert [row.key for row in page] == ["t3--agent"]
     total, page = index.query(RunQuery(filters={"tag": "budget exhausted"}))
     assert [row.key for row in page] == ["t3--agent"]
-    total, page = index.query(RunQuery(filters={"turns": "4"}, sort="trajectory_id", descending=True))
+    total, page = index.query(
+        RunQuery(filters={"turns": "4"}, sort="trajectory_id", descending=True)
+    )
     assert [row.trajectory_id for row in page] == ["t3", "t2", "t1"]
     total, page = index.query(RunQuery(sort="key", offset=2, limit=2))
     assert (total, [row.key for row in page]) == (5, ["t2--agent", "t2--llm"])
@@ -144,5 +146,7 @@ def test_a_dataset_alone_gives_one_row_per_trajectory() -> None:
         "trajectory",
         "mobile",
         "PASS",
-        json.loads((MINI / "trajectories" / f"{mobile.trajectory_id}.json").read_text())["steps"].__len__(),
+        json.loads((MINI / "trajectories" / f"{mobile.trajectory_id}.json").read_text())[
+            "steps"
+        ].__len__(),
     )

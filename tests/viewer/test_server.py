@@ -31,7 +31,11 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     assert shot.status_code == 200
     assert shot.content == (MINI / "trajectories" / MOBILE / "step_1.png").read_bytes()
 
-    key = next(r["key"] for r in client.get("/api/runs?mode=agent&limit=10").json()["rows"] if r["trajectory_id"] == MOBILE)
+    key = next(
+        r["key"]
+        for r in client.get("/api/runs?mode=agent&limit=10").json()["rows"]
+        if r["trajectory_id"] == MOBILE
+    )
     run = client.get(f"/api/run/{key}").json()
     images = [
         block["url"]
@@ -49,10 +53,20 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     assert json.loads(raw.text.splitlines()[0])["event"] == "start"
 
     assert client.post("/api/corrections", json={"label": "PASS"}).status_code == 400
-    assert client.post("/api/corrections", json={"trajectory_id": MOBILE, "label": "MAYBE"}).status_code == 400
-    assert client.post("/api/corrections", json={"trajectory_id": "nope", "label": "PASS"}).status_code == 404
+    assert (
+        client.post(
+            "/api/corrections", json={"trajectory_id": MOBILE, "label": "MAYBE"}
+        ).status_code
+        == 400
+    )
+    assert (
+        client.post("/api/corrections", json={"trajectory_id": "nope", "label": "PASS"}).status_code
+        == 404
+    )
     assert not viewer.source.corrections.exists()
-    saved = client.post("/api/corrections", json={"trajectory_id": MOBILE, "label": "PASS", "note": "n"})
+    saved = client.post(
+        "/api/corrections", json={"trajectory_id": MOBILE, "label": "PASS", "note": "n"}
+    )
     assert saved.status_code == 200
     lines = viewer.source.corrections.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["previous"] for line in lines] == ["FAIL"]

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Page
 
 from bench.grid_runner import run_key
 from bench.results import read_predictions
@@ -56,7 +57,7 @@ async def running_viewer(folder: Path, cache: Path) -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def chromium() -> AsyncIterator[object]:
+async def chromium() -> AsyncIterator[Page]:
     from playwright.async_api import async_playwright
 
     executable = chromium_path()
@@ -64,7 +65,9 @@ async def chromium() -> AsyncIterator[object]:
         pytest.fail(INSTALL_HINT)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+            executable_path=executable,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
         )
         try:
             yield await browser.new_page(viewport={"width": 1400, "height": 900})
@@ -72,12 +75,12 @@ async def chromium() -> AsyncIterator[object]:
             await browser.close()
 
 
-async def _loaded(page: object) -> None:
-    await page.wait_for_selector("body[data-loaded='1']")  # type: ignore[attr-defined]
+async def _loaded(page: Page) -> None:
+    await page.wait_for_selector("body[data-loaded='1']")
 
 
-async def _count_text(page: object) -> str:
-    return str(await page.locator("#pager .count").inner_text())  # type: ignore[attr-defined]
+async def _count_text(page: Page) -> str:
+    return str(await page.locator("#pager .count").inner_text())
 
 
 async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_path: Path) -> None:
@@ -96,55 +99,58 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
     target_key = run_key(target, "agent", 2, MODEL, 1)
 
     async with running_viewer(results, tmp_path / "cache") as url, chromium() as page:
-        await page.goto(url)  # type: ignore[attr-defined]
+        await page.goto(url)
         await _loaded(page)
-        assert await _count_text(page) == f"rows 1–100 of {total}"
-        assert await page.locator("#runs tbody tr").count() == 100  # type: ignore[attr-defined]
+        assert await _count_text(page) == f"rows 1\u2013100 of {total}"
+        assert await page.locator("#runs tbody tr").count() == 100
 
-        await page.check("#only-wrong")  # type: ignore[attr-defined]
-        await page.wait_for_function(  # type: ignore[attr-defined]
+        await page.check("#only-wrong")
+        await page.wait_for_function(
             f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
         )
-        rows = page.locator("#runs tbody tr")  # type: ignore[attr-defined]
+        rows = page.locator("#runs tbody tr")
         assert await rows.count() == min(wrong, 100)
-        assert await page.locator("#runs tbody tr:not(.wrong)").count() == 0  # type: ignore[attr-defined]
+        assert await page.locator("#runs tbody tr:not(.wrong)").count() == 0
 
-        await page.select_option("#filter-mode", "agent")  # type: ignore[attr-defined]
+        await page.select_option("#filter-mode", "agent")
         agent_wrong = sum(labels[name] == "FAIL" for name in DS_AGENT_RUNS)
-        await page.wait_for_function(  # type: ignore[attr-defined]
+        await page.wait_for_function(
             f"document.querySelector('#pager .count').textContent.endsWith('of {agent_wrong}')"
         )
-        assert "wrong=1" in page.url and "mode=agent" in page.url  # type: ignore[attr-defined]
-        await page.click(f"tr[data-key='{target_key}'] a.run-link")  # type: ignore[attr-defined]
+        assert "wrong=1" in page.url
+        assert "mode=agent" in page.url
+        await page.click(f"tr[data-key='{target_key}'] a.run-link")
         await _loaded(page)
-        assert page.url.endswith(f"/run/{target_key}")  # type: ignore[attr-defined]
-        assert await page.locator("#verdict-panel h2").inner_text() == "Verdict (wrong)"  # type: ignore[attr-defined]
+        assert page.url.endswith(f"/run/{target_key}")
+        assert await page.locator("#verdict-panel h2").inner_text() == "Verdict (wrong)"
 
-        link = page.locator("a.step-link")  # type: ignore[attr-defined]
+        link = page.locator("a.step-link")
         assert await link.count() == 1
         assert await link.inner_text() == f"→ step {VIEWED_STEP}"
         await link.click()
-        step = page.locator(f"#step-{VIEWED_STEP}")  # type: ignore[attr-defined]
-        await page.wait_for_function(  # type: ignore[attr-defined]
+        step = page.locator(f"#step-{VIEWED_STEP}")
+        await page.wait_for_function(
             f"document.getElementById('step-{VIEWED_STEP}').classList.contains('flash')"
         )
-        assert page.url.endswith(f"#step-{VIEWED_STEP}")  # type: ignore[attr-defined]
+        assert page.url.endswith(f"#step-{VIEWED_STEP}")
         box = await step.bounding_box()
         assert box is not None
         assert 0 <= box["y"] < 900  # scrolled into view
         assert (await step.locator("h3").inner_text()).startswith(f"Step {VIEWED_STEP} ·")
 
-        assert await page.input_value("#correction-label") == "PASS"  # type: ignore[attr-defined]
-        await page.fill("#correction-note", "the index does list every dashed file")  # type: ignore[attr-defined]
-        await page.fill("#correction-reviewer", "tester")  # type: ignore[attr-defined]
-        await page.click("#correction-submit")  # type: ignore[attr-defined]
-        await page.wait_for_selector("#correction-status .notice")  # type: ignore[attr-defined]
-        await page.screenshot(path=str(SCREENSHOTS / "run-page.png"), full_page=False)  # type: ignore[attr-defined]
+        assert await page.input_value("#correction-label") == "PASS"
+        await page.fill("#correction-note", "the index does list every dashed file")
+        await page.fill("#correction-reviewer", "tester")
+        await page.click("#correction-submit")
+        await page.wait_for_selector("#correction-status .notice")
+        await page.screenshot(path=str(SCREENSHOTS / "run-page.png"), full_page=False)
 
         corrections = results / "label_corrections.jsonl"
         lines = [json.loads(line) for line in corrections.read_text(encoding="utf-8").splitlines()]
         assert len(lines) == 1
-        assert {key: lines[0][key] for key in ("trajectory_id", "item_id", "label", "previous")} == {
+        assert {
+            key: lines[0][key] for key in ("trajectory_id", "item_id", "label", "previous")
+        } == {
             "trajectory_id": target,
             "item_id": None,
             "label": "PASS",
@@ -155,30 +161,30 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
 
         # The table now scores against the corrected label: the agent run is right, and the
         # llm run of the same trajectory (FAIL) is wrong.
-        await page.goto(url + "?wrong=1")  # type: ignore[attr-defined]
+        await page.goto(url + "?wrong=1")
         await _loaded(page)
-        await page.wait_for_function(  # type: ignore[attr-defined]
+        await page.wait_for_function(
             f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
         )
         llm_key = run_key(target, "llm", 0, MODEL, 1)
-        await page.fill("#search", target)  # type: ignore[attr-defined]
-        await page.dispatch_event("#search", "change")  # type: ignore[attr-defined]
-        await page.wait_for_function(  # type: ignore[attr-defined]
+        await page.fill("#search", target)
+        await page.dispatch_event("#search", "change")
+        await page.wait_for_function(
             "document.querySelector('#pager .count').textContent.endsWith('of 1')"
         )
-        assert await page.locator(f"tr[data-key='{llm_key}']").count() == 1  # type: ignore[attr-defined]
+        assert await page.locator(f"tr[data-key='{llm_key}']").count() == 1
 
         # The comparison page puts the two runs of the trajectory side by side.
-        await page.goto(f"{url}compare?a={target_key}&b={llm_key}")  # type: ignore[attr-defined]
+        await page.goto(f"{url}compare?a={target_key}&b={llm_key}")
         await _loaded(page)
-        assert "agent T=2" in await page.locator("#verdict-a h2").inner_text()  # type: ignore[attr-defined]
-        assert "llm" in await page.locator("#verdict-b h2").inner_text()  # type: ignore[attr-defined]
-        assert await page.locator("#transcript-a a.step-link").count() == 1  # type: ignore[attr-defined]
+        assert "agent T=2" in await page.locator("#verdict-a h2").inner_text()
+        assert "llm" in await page.locator("#verdict-b h2").inner_text()
+        assert await page.locator("#transcript-a a.step-link").count() == 1
 
         # The report's transcript links (logs/<key>.jsonl) land on the run page.
-        await page.goto(f"{url}logs/{target_key}.jsonl")  # type: ignore[attr-defined]
+        await page.goto(f"{url}logs/{target_key}.jsonl")
         await _loaded(page)
-        assert page.url.endswith(f"/run/{target_key}")  # type: ignore[attr-defined]
+        assert page.url.endswith(f"/run/{target_key}")
 
     # Scoring applies the file: the bench's predictions carry the corrected label.
     corrected = [p for p in read_predictions(results, corrections) if p.trajectory_id == target]
@@ -197,27 +203,28 @@ async def test_gui_and_mobile_steps_show_screenshots_trees_and_zoom(tmp_path: Pa
             (gui, run_key(gui, "llm", 0, MODEL, 1)),
         ):
             steps = mini.trajectories[trajectory_id].steps
-            await page.goto(f"{url}run/{key}")  # type: ignore[attr-defined]
+            await page.goto(f"{url}run/{key}")
             await _loaded(page)
-            shots = page.locator("img.shot")  # type: ignore[attr-defined]
+            shots = page.locator("img.shot")
             assert await shots.count() == len(steps)
             assert await shots.first.get_attribute("loading") == "lazy"
             for position in range(len(steps)):
                 shot = shots.nth(position)
                 await shot.scroll_into_view_if_needed()
-                await page.wait_for_function(  # type: ignore[attr-defined]
-                    "image => image.complete && image.naturalWidth > 0", arg=await shot.element_handle()
+                await page.wait_for_function(
+                    "image => image.complete && image.naturalWidth > 0",
+                    arg=await shot.element_handle(),
                 )
-            trees = page.locator("details.tree")  # type: ignore[attr-defined]
+            trees = page.locator("details.tree")
             assert await trees.count() == len(steps)
             tree = trees.first
             assert not await tree.locator("pre").is_visible()
             await tree.locator("summary").click()
             assert await tree.locator("pre").is_visible()
             await shots.first.click()
-            assert await page.locator(".zoom img").count() == 1  # type: ignore[attr-defined]
-            await page.locator(".zoom").click()  # type: ignore[attr-defined]
-            assert await page.locator(".zoom").count() == 0  # type: ignore[attr-defined]
-            await page.screenshot(  # type: ignore[attr-defined]
+            assert await page.locator(".zoom img").count() == 1
+            await page.locator(".zoom").click()
+            assert await page.locator(".zoom").count() == 0
+            await page.screenshot(
                 path=str(SCREENSHOTS / f"run-page-{trajectory_id}.png"), full_page=False
             )
