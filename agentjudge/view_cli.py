@@ -73,11 +73,11 @@ def view(
         raise fail(f"cannot listen on 127.0.0.1:{port}: {error}") from None
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     what = "judge runs" if source.results is not None else "trajectories"
-    cached = " (index from cache)" if viewer.index.from_cache else ""
-    console.print(
-        f"{len(viewer.index.rows)} {what} indexed in {viewer.index_seconds:.2f} s{cached}",
-        markup=False,
-    )
+    if viewer.index.complete:
+        cached = " (from the cache)" if viewer.index.from_cache else ""
+        console.print(f"{len(viewer.index.rows)} {what} indexed{cached}", markup=False)
+    else:
+        console.print(f"Indexing {source.verdicts} in the background", markup=False)
     if source.results is not None and source.dataset is None:
         console.print(
             "warning: the results folder's dataset was not found: trajectories will not show "

@@ -8,9 +8,10 @@ by the viewer) twice: cold (no index cache) and warm (the cache the first start 
 fetches the table page as a browser does (``/``, ``/api/info``, ``/api/runs`` first page).
 
 Printed figures, per start: the process's start until the URL is printed (Python and the
-command's imports included), the index load (build or cache read, as the viewer reports it),
-the three requests of the first page, and the time to the first table page: the index load
-plus the first page's requests (target: <= 1 s). Nothing is asserted.
+command's imports), opening the index (reading the cache, or starting the background read; as
+the viewer reports it), the three requests of the first page, the time to the first table page
+(opening the index, then from the printed URL until a full first page of rows arrives; target
+<= 1 s) and until the whole index is read. Nothing is asserted.
 
 It talks to the viewer over HTTP only, so ``bench`` does not import the layer above it.
 """
@@ -150,16 +151,24 @@ def measure_start(folder: Path, cache: Path) -> dict[str, float]:
         info_seconds, info = _get(url + "api/info")
         page_seconds, page = _get(url + "api/runs?limit=100")
         shown = json.loads(page)
-        if len(shown["rows"]) != min(100, shown["total"]):
-            raise RuntimeError("the first page is not full")
-        index_seconds = float(json.loads(info)["index_seconds"])
+        while len(shown["rows"]) < 100:  # the first rows are still being read
+            more_seconds, page = _get(url + "api/runs?limit=100")
+            page_seconds += more_seconds
+            shown = json.loads(page)
+        first_page = time.perf_counter() - started - ready
+        while not shown["complete"]:
+            time.sleep(0.05)
+            shown = json.loads(_get(url + "api/runs?limit=100")[1])
+        complete = time.perf_counter() - started - ready
+        open_seconds = float(json.loads(info)["index_seconds"])
         return {
             "ready": ready,
-            "index": index_seconds,
+            "open": open_seconds,
             "html": html_seconds,
             "info": info_seconds,
             "page": page_seconds,
-            "first_page": index_seconds + html_seconds + info_seconds + page_seconds,
+            "first_page": open_seconds + first_page,
+            "complete": open_seconds + complete,
             "rows": float(shown["total"]),
         }
     finally:
@@ -189,10 +198,12 @@ def main() -> None:
             figures = measure_start(folder, root / "cache")
             print(
                 f"{name}: {int(figures['rows'])} rows; process start to URL "
-                f"{figures['ready']:.2f} s; index {figures['index'] * 1000:.0f} ms; first page "
-                f"requests: / {figures['html'] * 1000:.0f} ms, /api/info "
-                f"{figures['info'] * 1000:.0f} ms, /api/runs {figures['page'] * 1000:.0f} ms; "
-                f"time to first table page {figures['first_page']:.2f} s (target <= 1 s)"
+                f"{figures['ready']:.2f} s (imports); opening the index "
+                f"{figures['open'] * 1000:.0f} ms; requests: / {figures['html'] * 1000:.0f} ms, "
+                f"/api/info {figures['info'] * 1000:.0f} ms, /api/runs "
+                f"{figures['page'] * 1000:.0f} ms; time to first table page "
+                f"{figures['first_page']:.2f} s (target <= 1 s); whole index read "
+                f"{figures['complete']:.2f} s"
             )
 
 

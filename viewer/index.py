@@ -5,7 +5,10 @@ Rows come from ``verdicts.jsonl`` (the last line per key wins, torn lines are sk
 folder of 10,000 runs indexes in a fraction of a second. Each row keeps the byte range of its
 line, so a run page reads its one record without reading the file again. The rows are cached
 under ``cache_dir`` keyed by the folder, and reused while the file's size and modification time
-are unchanged. A dataset opened alone gives one row per trajectory.
+are unchanged. Without a current cache the rows stream in: a background thread reads the file
+and the table answers from the rows read so far (the first page, in recorded order, is there
+after the first few hundred lines), saying the index is not complete yet. A dataset opened
+alone gives one row per trajectory.
 
 Filtering, sorting and paging happen here on the in-memory rows; label corrections are applied
 at query time (they change while the viewer runs), never cached.
@@ -13,20 +16,22 @@ at query time (they change while the viewer runs), never cached.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bench.error_tags import error_tag
 from bench.results import JudgeConfig, Prediction
 from dataset.corrections import CorrectionKey, LabelCorrection
 from dataset.store import TASK_FILE, TASKS_DIR, TRAJECTORIES_DIR
-from storage.files import write_json_atomic
+from storage.files import write_text_atomic
 
 __all__ = [
     "FILTERS",
@@ -36,6 +41,10 @@ __all__ = [
     "RunRow",
     "default_cache_dir",
     "load_index",
+    "open_index",
+    "read_rows",
+    "rows_from_dataset",
+    "rows_from_verdicts",
 ]
 
 INDEX_VERSION = 1
@@ -125,7 +134,19 @@ class RunRow(BaseModel):
         ).label
 
 
-_ROWS = TypeAdapter(list[RunRow])
+class _CachedIndex(BaseModel):
+    """The cache file of one results folder's rows."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    version: int
+    """``INDEX_VERSION`` of the code that wrote it."""
+    folder: str
+    """The results folder (for a person looking at the cache)."""
+    signature: list[int]
+    """Size and modification time (ns) of ``verdicts.jsonl`` when the rows were read."""
+    rows: list[RunRow]
+    """The rows."""
 
 
 class RunQuery(BaseModel):
@@ -141,8 +162,8 @@ class RunQuery(BaseModel):
     """Only ``INVALID`` verdicts."""
     search: str = ""
     """A substring of the trajectory id, task id or key."""
-    sort: str = "key"
-    """The column to sort on."""
+    sort: str = ""
+    """The column to sort on (empty: the order runs were recorded in)."""
     descending: bool = False
     """Sort from the largest value."""
     offset: int = 0
@@ -162,8 +183,10 @@ def _wrong_tag(record: dict[str, Any], verdict: dict[str, Any]) -> str:
     depend on which label it missed, so any label other than the verdict gives it)."""
     value = verdict.get("verdict", "INVALID")
     calls = verdict.get("tool_calls") or []
-    prediction = Prediction(
-        config=JudgeConfig(kind="judge", name=str(record.get("mode", ""))),
+    # Built without validation: the values were just read from a bench record, and only the
+    # fields ``error_tag`` reads are set (this runs once per run of a 10,000-run folder).
+    prediction = Prediction.model_construct(
+        config=JudgeConfig.model_construct(kind="judge", name=str(record.get("mode", ""))),
         trajectory_id=str(record.get("trajectory_id", "")),
         task_id=str(record.get("task_id", "")),
         domain=str(record.get("domain", "")),
@@ -209,26 +232,34 @@ def _row(record: dict[str, Any], offset: int, length: int) -> RunRow:
     )
 
 
-def rows_from_verdicts(path: Path) -> list[RunRow]:
-    """One row per key of ``verdicts.jsonl`` (its last whole line), in file order."""
-    rows: dict[str, RunRow] = {}
+def read_rows(path: Path, on_rows: Callable[[list[RunRow]], None], chunk: int = 500) -> None:
+    """Read ``verdicts.jsonl`` and hand its rows to ``on_rows`` in file order, ``chunk`` at a
+    time (a key seen again replaces its earlier row: the last line wins)."""
     if not path.is_file():
-        return []
+        return
+    batch: list[RunRow] = []
     offset = 0
     with path.open("rb") as handle:
         for line in handle:
             length = len(line)
             if line.endswith(b"\n"):
-                try:
-                    record = json.loads(line)
-                    row = _row(record, offset, length)
-                except (ValueError, KeyError, TypeError):
-                    row = None  # a torn or foreign line: the bench skips it too
-                if row is not None:
-                    rows.pop(row.key, None)
-                    rows[row.key] = row
+                # A torn or foreign line is left out, as the bench leaves it out.
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    batch.append(_row(json.loads(line), offset, length))
+                if len(batch) >= chunk:
+                    on_rows(batch)
+                    batch = []
             offset += length
-    return list(rows.values())
+    if batch:
+        on_rows(batch)
+
+
+def rows_from_verdicts(path: Path) -> list[RunRow]:
+    """One row per key of ``verdicts.jsonl`` (its last whole line), in the order keys first
+    appear."""
+    index = RunIndex([], from_cache=False)
+    read_rows(path, index.add)
+    return index.rows
 
 
 def rows_from_dataset(root: Path) -> list[RunRow]:
@@ -274,36 +305,73 @@ def _cache_file(cache_dir: Path, folder: Path) -> Path:
     return cache_dir / f"{digest}.json"
 
 
+def _read_cache(cache: Path, signature: list[int]) -> list[RunRow] | None:
+    try:
+        stored = _CachedIndex.model_validate_json(cache.read_bytes())
+    except (OSError, ValidationError):
+        return None  # missing or unreadable: rebuilt
+    if stored.version != INDEX_VERSION or stored.signature != signature:
+        return None
+    return stored.rows
+
+
+def _write_cache(cache: Path, verdicts: Path, signature: list[int], rows: list[RunRow]) -> None:
+    stored = _CachedIndex(
+        version=INDEX_VERSION,
+        folder=str(verdicts.parent.resolve()),
+        signature=signature,
+        rows=rows,
+    )
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(cache, stored.model_dump_json())
+    except OSError:
+        pass  # a read-only cache folder only costs speed
+
+
 def load_index(
     verdicts: Path | None, dataset: Path | None, cache_dir: Path | None
 ) -> tuple[list[RunRow], bool]:
-    """The rows of a results folder (``verdicts``) or of a dataset opened alone, and whether
-    they came from the cache. ``cache_dir`` None: no cache."""
+    """The rows of a results folder (``verdicts``) or of a dataset opened alone, read whole,
+    and whether they came from the cache. ``cache_dir`` None: no cache."""
     if verdicts is None:
         return (rows_from_dataset(dataset) if dataset is not None else []), False
     signature = _signature(verdicts)
     cache = None if cache_dir is None else _cache_file(cache_dir, verdicts.parent)
-    if cache is not None and cache.is_file():
-        try:
-            stored = json.loads(cache.read_bytes())
-            if stored.get("version") == INDEX_VERSION and stored.get("signature") == signature:
-                return _ROWS.validate_python(stored["rows"]), True
-        except (ValueError, KeyError, TypeError):
-            pass  # an unreadable cache is rebuilt
+    if cache is not None:
+        cached = _read_cache(cache, signature)
+        if cached is not None:
+            return cached, True
     rows = rows_from_verdicts(verdicts)
     if cache is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            payload = {
-                "version": INDEX_VERSION,
-                "folder": str(verdicts.parent.resolve()),
-                "signature": signature,
-                "rows": [row.model_dump(mode="json") for row in rows],
-            }
-            write_json_atomic(cache, payload)
-        except OSError:
-            pass  # a read-only cache folder only costs speed
+        _write_cache(cache, verdicts, signature, rows)
     return rows, False
+
+
+def open_index(verdicts: Path | None, dataset: Path | None, cache_dir: Path | None) -> RunIndex:
+    """The index of a results folder or a dataset, ready to answer at once: from the cache
+    when it is current, else filled by a background thread as ``verdicts.jsonl`` is read (the
+    first table page is served from the first rows; ``RunIndex.complete`` turns True at the
+    end, once the cache is written)."""
+    if verdicts is None:
+        return RunIndex(rows_from_dataset(dataset) if dataset is not None else [], False)
+    signature = _signature(verdicts)
+    cache = None if cache_dir is None else _cache_file(cache_dir, verdicts.parent)
+    cached = None if cache is None else _read_cache(cache, signature)
+    if cached is not None:
+        return RunIndex(cached, from_cache=True)
+    index = RunIndex([], from_cache=False, complete=False)
+
+    def build() -> None:
+        try:
+            read_rows(verdicts, index.add)
+            if cache is not None:
+                _write_cache(cache, verdicts, signature, index.rows)
+        finally:
+            index.finish()
+
+    threading.Thread(target=build, name="viewer-index", daemon=True).start()
+    return index
 
 
 def _sort_value(row: RunRow, column: str) -> tuple[int, Any]:
@@ -314,11 +382,40 @@ def _sort_value(row: RunRow, column: str) -> tuple[int, Any]:
 class RunIndex:
     """The rows of one viewer, with the corrections that stand, answering table queries."""
 
-    def __init__(self, rows: list[RunRow], from_cache: bool) -> None:
-        self.rows = rows
-        self.by_key = {row.key: row for row in rows}
+    def __init__(self, rows: list[RunRow], from_cache: bool, *, complete: bool = True) -> None:
+        self.rows: list[RunRow] = []
+        self.by_key: dict[str, RunRow] = {}
+        self._positions: dict[str, int] = {}
         self.from_cache = from_cache
         self.corrections: dict[CorrectionKey, LabelCorrection] = {}
+        self._complete = threading.Event()
+        self.add(rows)
+        if complete:
+            self._complete.set()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every row has been read."""
+        return self._complete.is_set()
+
+    def add(self, rows: list[RunRow]) -> None:
+        """Append rows (a key already here keeps its place and takes the new row)."""
+        for row in rows:
+            position = self._positions.get(row.key)
+            if position is None:
+                self._positions[row.key] = len(self.rows)
+                self.rows.append(row)
+            else:
+                self.rows[position] = row
+            self.by_key[row.key] = row
+
+    def finish(self) -> None:
+        """Mark the index complete."""
+        self._complete.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the index is complete; whether it is."""
+        return self._complete.wait(timeout)
 
     def label_of(self, row: RunRow) -> Literal["PASS", "FAIL"] | None:
         """The row's label after corrections."""
@@ -333,7 +430,7 @@ class RunIndex:
     def choices(self) -> dict[str, list[str]]:
         """The distinct values of each filter column, for the filter menus."""
         found: dict[str, set[str]] = {name: set() for name in FILTERS}
-        for row in self.rows:
+        for row in self.rows[:]:
             for name in FILTERS:
                 value = self._value(row, name)
                 if value:
@@ -375,11 +472,18 @@ class RunIndex:
         unknown = set(query.filters) - set(FILTERS)
         if unknown:
             raise ValueError(f"unknown filter(s): {', '.join(sorted(unknown))}")
-        matching: Iterable[RunRow] = (row for row in self.rows if self._matches(row, query))
+        # A copy: the background reader may be appending.
+        matching: Iterable[RunRow] = (row for row in self.rows[:] if self._matches(row, query))
         column = query.sort
-        if column not in RunRow.model_fields and column not in ("config", "label", "tag"):
+        if (
+            column
+            and column not in RunRow.model_fields
+            and column not in ("config", "label", "tag")
+        ):
             raise ValueError(f"cannot sort on {column!r}")
-        if column in ("label", "tag"):
+        if not column:
+            ordered = list(matching)
+        elif column in ("label", "tag"):
             ordered = sorted(
                 matching, key=lambda row: self._value(row, column), reverse=query.descending
             )
@@ -393,4 +497,4 @@ class RunIndex:
 
     def runs_of(self, trajectory_id: str) -> list[RunRow]:
         """Every row about one trajectory (its judge runs, for comparison)."""
-        return [row for row in self.rows if row.trajectory_id == trajectory_id]
+        return [row for row in self.rows[:] if row.trajectory_id == trajectory_id]

@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 from dataset.corrections import LabelCorrection, correction_line, read_corrections
 from dataset.problems import Problem
 from storage.jsonl import JsonlAppender
-from viewer.index import FILTERS, RunIndex, RunQuery, load_index
+from viewer.index import FILTERS, RunIndex, RunQuery, open_index
 from viewer.pages import RunPages
 from viewer.source import ViewSource
 
@@ -68,14 +68,13 @@ class Viewer:
     problems: list[Problem]
     """Lines of the correction file that could not be read."""
     index_seconds: float = 0.0
-    """How long the index took to load (or build)."""
+    """How long opening the index took (reading the cache, or starting the background read)."""
 
 
 def open_viewer(source: ViewSource, cache_dir: Path | None) -> Viewer:
     """Load (or build and cache) the index and the corrections that stand."""
     started = time.perf_counter()
-    rows, cached = load_index(source.verdicts, source.dataset, cache_dir)
-    index = RunIndex(rows, cached)
+    index = open_index(source.verdicts, source.dataset, cache_dir)
     problems: list[Problem] = []
     index.corrections = read_corrections(source.corrections, problems)
     viewer = Viewer(
@@ -133,7 +132,7 @@ def _query(request: Request) -> RunQuery:
         wrong=_flag(params.get("wrong")),
         invalid=_flag(params.get("invalid")),
         search=params.get("q", ""),
-        sort=params.get("sort", "key"),
+        sort=params.get("sort", ""),
         descending=_flag(params.get("desc")),
         offset=int(params.get("offset", "0")),
         limit=int(params.get("limit", "100")),
@@ -156,6 +155,7 @@ def build_app(viewer: Viewer) -> Starlette:
                 "corrections": len(index.corrections),
                 "problems": [str(problem) for problem in viewer.problems],
                 "rows": len(index.rows),
+                "complete": index.complete,
                 "from_cache": index.from_cache,
                 "index_seconds": round(viewer.index_seconds, 4),
                 "has_report": source.results is not None
@@ -181,7 +181,9 @@ def build_app(viewer: Viewer) -> Starlette:
             }
             for row in page
         ]
-        return JSONResponse({"total": total, "offset": query.offset, "rows": rows})
+        return JSONResponse(
+            {"total": total, "offset": query.offset, "rows": rows, "complete": index.complete}
+        )
 
     async def run(request: Request) -> Response:
         row = index.by_key.get(request.path_params["key"])

@@ -11,7 +11,15 @@ import pytest
 from bench.grid_runner import VERDICTS_FILE, JudgeRecord
 from dataset.corrections import LabelCorrection
 from judge_agent.verdict import JudgeToolCall, Verdict
-from viewer.index import RunIndex, RunQuery, load_index, rows_from_dataset, rows_from_verdicts
+from viewer.index import (
+    RunIndex,
+    RunQuery,
+    load_index,
+    open_index,
+    read_rows,
+    rows_from_dataset,
+    rows_from_verdicts,
+)
 
 MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
 
@@ -58,7 +66,8 @@ def test_rows_keep_the_last_line_per_key_skip_a_torn_tail_and_point_at_their_lin
     other = _record("b", "llm", "INVALID", "FAIL", stop="turn_limit")
     path = _write(tmp_path, [first, other, again], tail='{"key": "torn"')
     rows = rows_from_verdicts(path)
-    assert [(row.key, row.verdict) for row in rows] == [("b--llm", "INVALID"), ("a--agent", "FAIL")]
+    # The key judged again keeps its place and takes its last line.
+    assert [(row.key, row.verdict) for row in rows] == [("a--agent", "FAIL"), ("b--llm", "INVALID")]
     data = path.read_bytes()
     for row in rows:
         line = json.loads(data[row.offset : row.offset + row.length])
@@ -86,6 +95,23 @@ def test_the_cache_is_reused_until_the_file_changes(tmp_path: Path) -> None:
     next(cache.glob("*.json")).write_text("{", encoding="utf-8")
     rows, cached = load_index(path, None, cache)
     assert (len(rows), cached) == (2, False)
+
+
+def test_an_index_without_a_cache_streams_in_then_is_cached(tmp_path: Path) -> None:
+    records = [_record(f"t{n:03d}", "llm", "FAIL", "PASS") for n in range(1200)]
+    path = _write(tmp_path / "results", records)
+    chunks: list[int] = []
+    read_rows(path, lambda rows: chunks.append(len(rows)), chunk=500)
+    assert chunks == [500, 500, 200]
+    cache = tmp_path / "cache"
+    index = open_index(path, None, cache)
+    assert index.wait(30)
+    assert [row.key for row in index.rows] == [record.key for record in records]
+    assert not index.from_cache
+    total, page = index.query(RunQuery(limit=100))
+    assert (total, page[0].key) == (1200, "t000--llm")
+    again = open_index(path, None, cache)
+    assert (again.complete, again.from_cache, len(again.rows)) == (True, True, 1200)
 
 
 def _index(tmp_path: Path) -> RunIndex:

@@ -18,6 +18,7 @@ MOBILE = "android-markor-shopping-note--wrong-name-fail"
 async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     results = await make_results(MINI, tmp_path / "mini", MINI_AGENT_RUNS, only=MINI_AGENT_RUNS)
     viewer = open_viewer(open_source(results), None)
+    assert viewer.index.wait(30)
     client = TestClient(build_app(viewer))
 
     info = client.get("/api/info").json()

@@ -45,6 +45,7 @@ pytestmark = pytest.mark.slow
 async def running_viewer(folder: Path, cache: Path) -> AsyncIterator[str]:
     """The viewer over ``folder``, served in this event loop; yields its URL."""
     viewer = open_viewer(open_source(folder), cache)
+    assert viewer.index.wait(30), "the index was not read"
     sock = bind_socket(0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     task = asyncio.create_task(serve(build_app(viewer), sock))

@@ -93,13 +93,14 @@ function cell(row, name) {
   }
 }
 
-function pager(total, offset) {
+function pager(total, offset, complete) {
   const from = total ? offset + 1 : 0;
   const to = Math.min(offset + PAGE, total);
+  const more = complete ? "" : " so far (indexing…)";
   for (const id of ["pager", "pager-top"]) {
     document.getElementById(id).replaceChildren(
       el("button", { type: "button", class: "prev", disabled: offset <= 0, onclick: () => setState("offset", String(Math.max(0, offset - PAGE))) }, "‹ previous"),
-      el("span", { class: "count" }, `rows ${from}–${to} of ${total}`),
+      el("span", { class: "count" }, `rows ${from}–${to} of ${total}${more}`),
       el("button", { type: "button", class: "next", disabled: to >= total, onclick: () => setState("offset", String(offset + PAGE)) }, "next ›"));
   }
 }
@@ -112,19 +113,36 @@ async function load() {
   const body = document.querySelector("#runs tbody");
   body.replaceChildren(...data.rows.map(row => el("tr", { class: row.wrong ? "wrong" : "", "data-key": row.key },
     ...columns().map(([name]) => cell(row, name)))));
-  pager(data.total, data.offset);
+  pager(data.total, data.offset, data.complete);
   document.body.dataset.loaded = "1";
+  if (!data.complete) {
+    // The index is still being read: ask again, and refresh the filter menus once it is done.
+    clearTimeout(refresh);
+    refresh = setTimeout(async () => {
+      await load();
+      if (info.complete === false && document.body.dataset.complete === "1") await readInfo();
+    }, 300);
+  } else {
+    document.body.dataset.complete = "1";
+  }
+}
+
+let refresh = null;
+
+async function readInfo() {
+  info = await getJSON("/api/info");
+  document.getElementById("meta").textContent = `${info.rows} ${info.kind === "results" ? "judge runs" : "trajectories"}` +
+    (info.complete ? "" : " so far") +
+    ` · ${info.corrections} label correction(s) in ${info.corrections_file}` + (info.replay ? ` · replay: ${info.replay}` : "");
+  buildFilters();
 }
 
 async function start() {
-  info = await getJSON("/api/info");
+  await readInfo();
   document.title = info.title + " · agentjudge view";
   document.getElementById("title").textContent = info.title;
-  document.getElementById("meta").textContent = `${info.rows} ${info.kind === "results" ? "judge runs" : "trajectories"}` +
-    ` · ${info.corrections} label correction(s) in ${info.corrections_file}` + (info.replay ? ` · replay: ${info.replay}` : "");
   document.getElementById("report-link").hidden = !info.has_report;
   if (info.problems.length) document.getElementById("problems").append(el("div", { class: "warning" }, info.problems.join("\n")));
-  buildFilters();
   await load();
 }
 
