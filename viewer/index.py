@@ -134,8 +134,8 @@ class RunRow(BaseModel):
         ).label
 
 
-class _CachedIndex(BaseModel):
-    """The cache file of one results folder's rows."""
+class _CacheHeader(BaseModel):
+    """The first line of a cache file; one ``RunRow`` per line follows."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -145,8 +145,8 @@ class _CachedIndex(BaseModel):
     """The results folder (for a person looking at the cache)."""
     signature: list[int]
     """Size and modification time (ns) of ``verdicts.jsonl`` when the rows were read."""
-    rows: list[RunRow]
-    """The rows."""
+    rows: int
+    """How many rows follow (a cache cut short is not trusted)."""
 
 
 class RunQuery(BaseModel):
@@ -305,26 +305,48 @@ def _cache_file(cache_dir: Path, folder: Path) -> Path:
     return cache_dir / f"{digest}.json"
 
 
-def _read_cache(cache: Path, signature: list[int]) -> list[RunRow] | None:
+def _cache_is_current(cache: Path, signature: list[int]) -> bool:
+    """Whether the cache file's header matches the results file as it is now."""
     try:
-        stored = _CachedIndex.model_validate_json(cache.read_bytes())
+        with cache.open("rb") as handle:
+            header = _CacheHeader.model_validate_json(handle.readline())
     except (OSError, ValidationError):
-        return None  # missing or unreadable: rebuilt
-    if stored.version != INDEX_VERSION or stored.signature != signature:
-        return None
-    return stored.rows
+        return False  # missing or unreadable: rebuilt
+    return header.version == INDEX_VERSION and header.signature == signature
+
+
+def _read_cache(cache: Path, on_rows: Callable[[list[RunRow]], None], chunk: int = 500) -> bool:
+    """Hand the cached rows to ``on_rows``, ``chunk`` at a time; whether the file was whole
+    (a row that does not validate, or fewer rows than the header says, make it not)."""
+    try:
+        with cache.open("rb") as handle:
+            header = _CacheHeader.model_validate_json(handle.readline())
+            read = 0
+            batch: list[RunRow] = []
+            for line in handle:
+                batch.append(RunRow.model_validate_json(line))
+                if len(batch) >= chunk:
+                    on_rows(batch)
+                    read += len(batch)
+                    batch = []
+            on_rows(batch)
+            read += len(batch)
+    except (OSError, ValidationError):
+        return False
+    return read == header.rows
 
 
 def _write_cache(cache: Path, verdicts: Path, signature: list[int], rows: list[RunRow]) -> None:
-    stored = _CachedIndex(
+    header = _CacheHeader(
         version=INDEX_VERSION,
         folder=str(verdicts.parent.resolve()),
         signature=signature,
-        rows=rows,
+        rows=len(rows),
     )
+    lines = [header.model_dump_json(), *(row.model_dump_json() for row in rows)]
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cache, stored.model_dump_json())
+        write_text_atomic(cache, "\n".join(lines) + "\n")
     except OSError:
         pass  # a read-only cache folder only costs speed
 
@@ -334,36 +356,29 @@ def load_index(
 ) -> tuple[list[RunRow], bool]:
     """The rows of a results folder (``verdicts``) or of a dataset opened alone, read whole,
     and whether they came from the cache. ``cache_dir`` None: no cache."""
-    if verdicts is None:
-        return (rows_from_dataset(dataset) if dataset is not None else []), False
-    signature = _signature(verdicts)
-    cache = None if cache_dir is None else _cache_file(cache_dir, verdicts.parent)
-    if cache is not None:
-        cached = _read_cache(cache, signature)
-        if cached is not None:
-            return cached, True
-    rows = rows_from_verdicts(verdicts)
-    if cache is not None:
-        _write_cache(cache, verdicts, signature, rows)
-    return rows, False
+    index = open_index(verdicts, dataset, cache_dir)
+    index.wait()
+    return index.rows, index.from_cache
 
 
 def open_index(verdicts: Path | None, dataset: Path | None, cache_dir: Path | None) -> RunIndex:
-    """The index of a results folder or a dataset, ready to answer at once: from the cache
-    when it is current, else filled by a background thread as ``verdicts.jsonl`` is read (the
-    first table page is served from the first rows; ``RunIndex.complete`` turns True at the
-    end, once the cache is written)."""
+    """The index of a results folder or a dataset, ready to answer at once: a background
+    thread fills it from the cache when that is current, else from ``verdicts.jsonl`` (then
+    writes the cache). The first table page is served from the first rows read;
+    ``RunIndex.complete`` turns True at the end."""
     if verdicts is None:
         return RunIndex(rows_from_dataset(dataset) if dataset is not None else [], False)
     signature = _signature(verdicts)
     cache = None if cache_dir is None else _cache_file(cache_dir, verdicts.parent)
-    cached = None if cache is None else _read_cache(cache, signature)
-    if cached is not None:
-        return RunIndex(cached, from_cache=True)
-    index = RunIndex([], from_cache=False, complete=False)
+    from_cache = cache is not None and _cache_is_current(cache, signature)
+    index = RunIndex([], from_cache=from_cache, complete=False)
 
     def build() -> None:
         try:
+            if cache is not None and from_cache and _read_cache(cache, index.add):
+                return
+            index.clear()
+            index.from_cache = False
             read_rows(verdicts, index.add)
             if cache is not None:
                 _write_cache(cache, verdicts, signature, index.rows)
@@ -408,6 +423,10 @@ class RunIndex:
             else:
                 self.rows[position] = row
             self.by_key[row.key] = row
+
+    def clear(self) -> None:
+        """Drop every row (a cache that turned out broken is read again from the source)."""
+        self.rows, self.by_key, self._positions = [], {}, {}
 
     def finish(self) -> None:
         """Mark the index complete."""
