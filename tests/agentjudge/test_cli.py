@@ -266,3 +266,28 @@ def test_view_refuses_a_folder_that_is_neither_results_nor_dataset(tmp_path: Pat
     result = runner.invoke(app, ["view", str(tmp_path)])
     assert result.exit_code == 2
     assert f"error: {tmp_path}: neither a results folder" in result.output
+
+
+def test_report_and_judge_refuse_a_missing_correction_file_before_any_work(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "baselines.jsonl").write_text("", encoding="utf-8")
+    missing = tmp_path / "none.jsonl"
+    report = runner.invoke(app, ["report", str(results), "--label-corrections", str(missing)])
+    assert report.exit_code == 2
+    assert f"error: {missing}: no such label-correction file" in report.output
+    assert not (results / "report.html").exists()
+    judge = runner.invoke(
+        app,
+        [
+            "judge",
+            str(MINI),
+            "--output",
+            str(tmp_path / "out"),
+            "--label-corrections",
+            str(missing),
+        ],
+    )
+    assert judge.exit_code == 2, judge.output
+    assert f"{missing}: no such label-correction file" in judge.output
+    assert not (tmp_path / "out").exists()

@@ -72,3 +72,29 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     lines = viewer.source.corrections.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["previous"] for line in lines] == ["FAIL"]
     assert client.get(f"/api/runs?wrong=1&q={MOBILE}").json()["total"] == 1  # now the llm run
+
+
+def test_a_dataset_alone_lists_trajectories_and_keeps_corrections_beside_it(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    copy = tmp_path / "mini"
+    shutil.copytree(MINI, copy)
+    viewer = open_viewer(open_source(copy), None)
+    client = TestClient(build_app(viewer))
+    rows = client.get("/api/runs?limit=100").json()["rows"]
+    assert {row["trajectory_id"] for row in rows} == {
+        path.stem for path in (copy / "trajectories").glob("*.json")
+    }
+    assert all(row["kind"] == "trajectory" for row in rows)
+    page = client.get(f"/api/trajectory/{MOBILE}").json()
+    assert len(page["steps"]) == 7
+    assert page["steps"][0]["screenshot_url"] == f"/files/trajectories/{MOBILE}/step_1.png"
+    assert page["runs"] == []
+    saved = client.post("/api/corrections", json={"trajectory_id": MOBILE, "label": "PASS"})
+    assert saved.status_code == 200
+    assert (tmp_path / "mini.label_corrections.jsonl").is_file()
+    assert sorted(path.name for path in copy.iterdir()) == sorted(
+        path.name for path in MINI.iterdir()
+    )

@@ -22,6 +22,7 @@ from playwright.async_api import Page
 from bench.grid_runner import run_key
 from bench.results import read_predictions
 from dataset.store import load_dataset
+from replay.report import FidelityReport, StepFidelity
 from tests.bench.chromium import INSTALL_HINT, chromium_path
 from tests.viewer.results import (
     DS,
@@ -42,9 +43,11 @@ pytestmark = pytest.mark.slow
 
 
 @contextlib.asynccontextmanager
-async def running_viewer(folder: Path, cache: Path) -> AsyncIterator[str]:
+async def running_viewer(
+    folder: Path, cache: Path, replay: Path | None = None
+) -> AsyncIterator[str]:
     """The viewer over ``folder``, served in this event loop; yields its URL."""
-    viewer = open_viewer(open_source(folder), cache)
+    viewer = open_viewer(open_source(folder, replay=replay), cache)
     assert viewer.index.wait(30), "the index was not read"
     sock = bind_socket(0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
@@ -198,7 +201,22 @@ async def test_gui_and_mobile_steps_show_screenshots_trees_and_zoom(tmp_path: Pa
     mini = load_dataset(MINI)
     mobile = "android-markor-shopping-note--wrong-name-fail"
     gui = "word-memo-q4-update--c13-pass"
-    async with running_viewer(results, tmp_path / "cache") as url, chromium() as page:
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    report = FidelityReport(
+        trajectory_id=mobile,
+        task_id="android-markor-shopping-note",
+        domain="mobile",
+        subdomain="android",
+        backend="local",
+        verdict="diverged",
+        steps=[
+            StepFidelity(index=1, tool="open_app", status="match"),
+            StepFidelity(index=2, tool="click", status="diverged", diff="-Name\n+Title"),
+        ],
+    )
+    (replay / "fidelity.jsonl").write_text(report.model_dump_json() + "\n", encoding="utf-8")
+    async with running_viewer(results, tmp_path / "cache", replay) as url, chromium() as page:
         for trajectory_id, key in (
             (mobile, run_key(mobile, "agent", 2, MODEL, 1)),
             (gui, run_key(gui, "llm", 0, MODEL, 1)),
@@ -216,6 +234,13 @@ async def test_gui_and_mobile_steps_show_screenshots_trees_and_zoom(tmp_path: Pa
                     "image => image.complete && image.naturalWidth > 0",
                     arg=await shot.element_handle(),
                 )
+            if trajectory_id == mobile:  # its replay report: step 2 diverged
+                assert await page.locator(".step.diverged").count() == 1
+                assert await page.locator("#step-2.diverged").count() == 1
+                assert await page.locator("#fidelity-steps tbody tr.wrong").count() == 1
+                assert "+Title" in await page.locator("#step-2").inner_text()
+            else:
+                assert "No replay report" in await page.locator("#fidelity").inner_text()
             trees = page.locator("details.tree")
             assert await trees.count() == len(steps)
             tree = trees.first
