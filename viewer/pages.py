@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from bench.grid_runner import LOGS_DIR
 from dataset.models import Task, Trajectory
 from dataset.store import TASK_FILE, TASKS_DIR, TRAJECTORIES_DIR
@@ -185,7 +187,8 @@ class RunPages:
             return None
 
     def trajectory(self, trajectory_id: str) -> tuple[Trajectory, Task | None] | None:
-        """The trajectory and its task, read from their own files."""
+        """The trajectory and its task, read from their own files (None when the trajectory
+        file is not there; a task file that does not validate counts as absent)."""
         folder = self.source.trajectories
         if folder is None or self.source.dataset is None:
             return None
@@ -194,7 +197,10 @@ class RunPages:
             return None
         trajectory = Trajectory.model_validate_json(path.read_bytes())
         task_path = self.source.dataset / TASKS_DIR / trajectory.task_id / TASK_FILE
-        task = Task.model_validate_json(task_path.read_bytes()) if task_path.is_file() else None
+        try:
+            task = Task.model_validate_json(task_path.read_bytes())
+        except (OSError, ValidationError):
+            task = None
         return trajectory, task
 
     def screenshot(self, relative: str) -> Path | None:
@@ -247,8 +253,21 @@ class RunPages:
 
     def run_payload(self, row: RunRow) -> dict[str, Any]:
         """The run page's data: the row, the record's verdict, the transcript, the trajectory
-        and the other runs of the same trajectory."""
+        (None, with ``trajectory_error`` saying why, when it cannot be shown) and the other runs
+        of the same trajectory."""
         record = self.record(row)
+        trajectory: dict[str, Any] | None = None
+        trajectory_error: str | None = None
+        try:
+            trajectory = self.trajectory_payload(row.trajectory_id)
+        except ValidationError as error:
+            trajectory_error = f"{row.trajectory_id}.json does not validate: {error}"
+        if trajectory is None and trajectory_error is None:
+            trajectory_error = (
+                "the results folder's dataset was not found (open the viewer with --dataset)"
+                if self.source.dataset is None
+                else f"no trajectory file {row.trajectory_id}.json in {self.source.dataset}"
+            )
         return {
             "row": {
                 **row.model_dump(mode="json"),
@@ -260,7 +279,8 @@ class RunPages:
             "environment": (record or {}).get("environment"),
             "transcript": self.transcript(row.key),
             "has_log": self.log_file(row.key) is not None,
-            "trajectory": self.trajectory_payload(row.trajectory_id),
+            "trajectory": trajectory,
+            "trajectory_error": trajectory_error,
             "siblings": [
                 {
                     "key": other.key,

@@ -31,6 +31,8 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -139,8 +141,12 @@ def _query(request: Request) -> RunQuery:
     )
 
 
-def build_app(viewer: Viewer) -> Starlette:
-    """The viewer's routes over one opened source."""
+def build_app(
+    viewer: Viewer, allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
+) -> Starlette:
+    """The viewer's routes over one opened source. Requests naming another host are refused
+    (a page elsewhere cannot reach the viewer through a rebound DNS name), and corrections must
+    be sent as JSON (a cross-site form cannot post one without the browser asking first)."""
     index, pages, source = viewer.index, viewer.pages, viewer.source
 
     async def info(_request: Request) -> Response:
@@ -237,6 +243,10 @@ def build_app(viewer: Viewer) -> Starlette:
         return RedirectResponse(f"/run/{key}", status_code=302)
 
     async def correct(request: Request) -> Response:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse(
+                {"error": "send the correction as application/json"}, status_code=415
+            )
         try:
             body = await request.json()
             trajectory_id = str(body["trajectory_id"])
@@ -278,7 +288,10 @@ def build_app(viewer: Viewer) -> Starlette:
         Route("/files/trajectories/{path:path}", screenshot),
         Mount("/static", app=StaticFiles(directory=str(_STATIC))),
     ]
-    return Starlette(routes=routes)
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
+    )
 
 
 def bind_socket(port: int = 0) -> socket.socket:

@@ -19,7 +19,7 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     results = await make_results(MINI, tmp_path / "mini", MINI_AGENT_RUNS, only=MINI_AGENT_RUNS)
     viewer = open_viewer(open_source(results), None)
     assert viewer.index.wait(30)
-    client = TestClient(build_app(viewer))
+    client = TestClient(build_app(viewer), base_url="http://127.0.0.1")
 
     info = client.get("/api/info").json()
     assert info["rows"] == 2 * len(MINI_AGENT_RUNS)
@@ -54,6 +54,14 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     assert json.loads(raw.text.splitlines()[0])["event"] == "start"
 
     assert client.post("/api/corrections", json={"label": "PASS"}).status_code == 400
+    # A form post (no JSON type) and another host name are refused.
+    form = client.post(
+        "/api/corrections",
+        content=json.dumps({"trajectory_id": MOBILE, "label": "PASS"}),
+        headers={"content-type": "text/plain"},
+    )
+    assert form.status_code == 415
+    assert client.get("/api/info", headers={"host": "attacker.example"}).status_code == 400
     assert (
         client.post(
             "/api/corrections", json={"trajectory_id": MOBILE, "label": "MAYBE"}
@@ -82,7 +90,7 @@ def test_a_dataset_alone_lists_trajectories_and_keeps_corrections_beside_it(
     copy = tmp_path / "mini"
     shutil.copytree(MINI, copy)
     viewer = open_viewer(open_source(copy), None)
-    client = TestClient(build_app(viewer))
+    client = TestClient(build_app(viewer), base_url="http://127.0.0.1")
     rows = client.get("/api/runs?limit=100").json()["rows"]
     assert {row["trajectory_id"] for row in rows} == {
         path.stem for path in (copy / "trajectories").glob("*.json")

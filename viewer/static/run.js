@@ -113,11 +113,13 @@ async function start() {
   const left = document.getElementById("left");
   const right = document.getElementById("right");
   let trajectory;
+  let trajectoryError = "The trajectory is not available.";
   let current;
   let itemId = null;
   if (isRun) {
     const data = await getJSON("/api/run/" + encodeURIComponent(id));
     trajectory = data.trajectory;
+    if (data.trajectory_error) trajectoryError = "The trajectory is not available: " + data.trajectory_error;
     current = data.row.label_now;
     itemId = data.row.item_id;
     document.getElementById("title").textContent = `${data.row.trajectory_id}${itemId ? " #" + itemId : ""} · ${data.row.config} · run ${data.row.run}`;
@@ -144,7 +146,7 @@ async function start() {
         : el("p", { class: "muted" }, "No judge runs of this trajectory here.")));
   }
   if (!trajectory) {
-    left.append(el("div", { class: "warning" }, "The trajectory is not available: the results folder's dataset was not found (open the viewer with --dataset FOLDER)."));
+    left.append(el("div", { class: "warning", id: "trajectory-error" }, trajectoryError));
   } else {
     left.append(renderTask(trajectory.task), renderSteps(trajectory));
     right.append(renderFidelity(trajectory.fidelity), renderCorrection(trajectory, current, itemId));
