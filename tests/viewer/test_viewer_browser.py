@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 
+from bench.evaluate import report_folder
 from bench.grid_runner import run_key
 from bench.results import read_predictions
 from dataset.store import load_dataset
@@ -89,6 +90,7 @@ async def _count_text(page: Page) -> str:
 
 async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_path: Path) -> None:
     results = await make_results(DS, tmp_path / "ds", DS_AGENT_RUNS)
+    report_folder(results, replicates=20)
     labels = {
         trajectory.id: trajectory.label.value
         for trajectory in load_dataset(DS).trajectories.values()
@@ -185,10 +187,17 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
         assert "llm" in await page.locator("#verdict-b h2").inner_text()
         assert await page.locator("#transcript-a a.step-link").count() == 1
 
-        # The report's transcript links (logs/<key>.jsonl) land on the run page.
-        await page.goto(f"{url}logs/{target_key}.jsonl")
+        # The report's transcript links (logs/<key>.jsonl), opened through the viewer, land on
+        # the run page.
+        await page.goto(f"{url}report.html")
+        first = page.locator("#wrong-verdicts tbody tr").first
+        trajectory_id = await first.locator("td").nth(1).inner_text()
+        link = first.locator("a")
+        key = (await link.inner_text()).removeprefix("logs/").removesuffix(".jsonl")
+        await link.click()
         await _loaded(page)
-        assert page.url.endswith(f"/run/{target_key}")
+        assert page.url.endswith(f"/run/{key}")
+        assert (await page.locator("#title").inner_text()).startswith(f"{trajectory_id} · ")
 
     # Scoring applies the file: the bench's predictions carry the corrected label.
     corrected = [p for p in read_predictions(results, corrections) if p.trajectory_id == target]
