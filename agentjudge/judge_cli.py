@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.endpoints import check_desktop_urls
+from agentjudge.endpoints import BackendOption, check_desktop_urls
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -369,9 +369,7 @@ def judge(
             "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
         ),
     ] = None,
-    backend: Annotated[
-        Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
-    ] = "local",
+    backend: BackendOption = "auto",
     dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
     desktop_url: Annotated[
         str | None,

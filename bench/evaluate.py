@@ -46,6 +46,7 @@ from bench.scoring import build_report
 from dataset.corrections import read_corrections
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
+from environments.kind import CommandLineBackend
 from judge_agent.model import ModelAPI
 from judge_agent.providers.registry import no_model_hint
 from replay.report import FidelityReport
@@ -126,8 +127,8 @@ class EvaluationOptions(BaseModel):
     """Results folder (default: ``runs/judge/<dataset folder name>``)."""
     replay_output: Path | None = None
     """Replay report folder (default: ``runs/replay/<dataset folder name>-<backend>``)."""
-    backend: Literal["local", "docker"] = "local"
-    """Sandbox backend for the replayed states."""
+    backend: CommandLineBackend = "auto"
+    """Sandbox backend for the replayed states (``auto``: each kind's choice on this machine)."""
     dsn: str | None = None
     """An external Postgres server to replay into, instead of a throwaway one."""
     desktop_url: str | None = None
