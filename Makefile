@@ -15,7 +15,7 @@ TURNS ?= 16
 MODEL ?= $(JUDGE_MODEL)
 MODE ?= all
 RUNS ?= 1
-BACKEND ?= local
+BACKEND ?= auto
 JOBS ?= 4
 PYTEST_ARGS ?=
 RESULTS ?= runs/judge/$(notdir $(abspath $(DATASET)))
@@ -29,7 +29,7 @@ ADDRESS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-executor images gc suite suite-search suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,7 +64,7 @@ replay: $(RUNTIME_STAMP)
 judge: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),)
 
-perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-executor
+perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_sandboxes --docker
@@ -81,6 +81,8 @@ perf-browser: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_browser
 perf-desktop: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_desktop
+perf-viewer: $(DEV_STAMP)
+	$(BIN)/python -m bench.perf_viewer
 perf-executor: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_executor
 
@@ -101,6 +103,9 @@ gc: $(RUNTIME_STAMP)
 
 report: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge report $(RESULTS)
+
+view: $(RUNTIME_STAMP)
+	$(BIN)/agentjudge view $(RESULTS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -15,6 +15,7 @@ from agentjudge import (
     sandboxes_cli,
     serve_cli,
     settings_cli,
+    view_cli,
 )
 from agentjudge.console import console
 
@@ -33,6 +34,7 @@ app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
 app.command("settings")(settings_cli.show_settings)
 app.command()(archive_cli.archive)
+app.command()(view_cli.view)
 
 
 @app.command()
@@ -52,6 +54,13 @@ def report(
             help="Score search claims aggregated per trajectory (AJ-Bench) or one by one."
         ),
     ] = "trajectory",
+    label_corrections: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score against reviewed labels: a label-correction file (JSON lines, as "
+            "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
+        ),
+    ] = None,
 ) -> None:
     """Score a results folder and write `report.md`, `report.html` (self-contained) and
     `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
@@ -73,7 +82,13 @@ def report(
             markup=False,
         )
         raise typer.Exit(2)
-    scored, files = report_folder(folder, output=output, item_scoring=item_scoring)
+    if label_corrections is not None:
+        from agentjudge.paths import require_corrections
+
+        require_corrections(label_corrections)
+    scored, files = report_folder(
+        folder, output=output, item_scoring=item_scoring, label_corrections=label_corrections
+    )
     from agentjudge.judge_cli import print_report
 
     print_report(scored)

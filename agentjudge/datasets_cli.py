@@ -13,7 +13,8 @@ from rich.table import Table
 from agentjudge.console import console, print_problems
 from agentjudge.paths import fail, name_mappings, require_dataset, require_folder
 from dataset.importers.search.common import URLS_FILE, ImportReport
-from dataset.store import RECORD_MODELS, count_by, find_datasets, load_dataset
+from dataset.problems import Problem
+from dataset.store import RECORD_MODELS, Dataset, count_by, find_datasets, load_dataset
 from dataset.urls import needed_urls
 from settings import get_settings
 
@@ -89,6 +90,13 @@ def validate(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
+    label_corrections: Annotated[
+        Path | None,
+        typer.Option(
+            help="A label-correction file (as `agentjudge view` writes): check that each line "
+            "names a trajectory (and claim) of the dataset, and count labels as corrected."
+        ),
+    ] = None,
 ) -> None:
     """Check every file of a dataset; list all problems, then counts per domain/subdomain/label.
 
@@ -97,6 +105,8 @@ def validate(
     """
     require_dataset(path)
     loaded = load_dataset(path, partial=True)
+    if label_corrections is not None:
+        loaded = _with_corrections(loaded, label_corrections)
     rows = count_by(loaded)
     if as_json:
         payload = {
@@ -138,6 +148,21 @@ def validate(
         console.print(f"{path}: {errors} error(s), {warnings} warning(s)", markup=False)
         raise typer.Exit(1)
     console.print(f"{path}: valid ({warnings} warning(s))", markup=False)
+
+
+def _with_corrections(loaded: Dataset, source: Path) -> Dataset:
+    """The dataset with the corrections of ``source`` applied and their problems added (a
+    missing file stops the command)."""
+    from dataset.corrections import apply_to_dataset, check_corrections, read_corrections
+
+    if not source.is_file():
+        raise fail(f"{source}: no such label-correction file")
+    problems: list[Problem] = []
+    corrections = read_corrections(source, problems)
+    problems.extend(check_corrections(corrections, loaded, source))
+    corrected = apply_to_dataset(loaded, corrections)
+    corrected.problems = [*loaded.problems, *problems]
+    return corrected
 
 
 @app.command("import-mcpmark")

@@ -1,8 +1,22 @@
-"""The command line's endpoint options (``--desktop-url``), checked before any work starts."""
+"""The command line's options that choose where sandboxes run: ``--backend`` and the endpoint
+options (``--desktop-url``), the latter checked before any work starts."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from environments.kind import CommandLineBackend
+
+BackendOption = Annotated[
+    CommandLineBackend,
+    typer.Option(
+        help="`auto`: each kind's choice here (host folders, embedded Postgres, and desktops in"
+        " containers where a Docker engine answers); `local`: host resources only; `docker`:"
+        " containers."
+    ),
+]
 
 
 def check_desktop_urls(value: str | None) -> str | None:

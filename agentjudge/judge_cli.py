@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.endpoints import check_desktop_urls
+from agentjudge.endpoints import BackendOption, check_desktop_urls
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -362,9 +362,14 @@ def judge(
             "each claim as one prediction."
         ),
     ] = "trajectory",
-    backend: Annotated[
-        Literal["local", "docker"], typer.Option(help="Sandbox backend for replayed states.")
-    ] = "local",
+    label_corrections: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score against reviewed labels: a label-correction file (JSON lines, as "
+            "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
+        ),
+    ] = None,
+    backend: BackendOption = "auto",
     dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
     desktop_url: Annotated[
         str | None,
@@ -522,6 +527,7 @@ def judge(
         fresh=fresh,
         retry_invalid=retry_invalid,
         item_scoring=item_scoring,
+        label_corrections=label_corrections,
         wait=wait,
         executor=executor,
         address=address,

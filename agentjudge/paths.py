@@ -17,6 +17,7 @@ __all__ = [
     "fail",
     "folder_error",
     "name_mappings",
+    "require_corrections",
     "require_dataset",
     "require_folder",
     "supplied_environments",
@@ -36,6 +37,19 @@ def require_dataset(path: Path) -> None:
     try:
         check_dataset_folder(path)
     except DatasetNotFoundError as error:
+        raise fail(str(error)) from None
+
+
+def require_corrections(path: Path) -> None:
+    """Stop with exit code 2, naming the file (and line), when a label-correction file is
+    missing or a line of it is not a correction."""
+    from dataset.corrections import read_corrections
+
+    if not path.is_file():
+        raise fail(f"{path}: no such label-correction file")
+    try:
+        read_corrections(path)
+    except ValueError as error:
         raise fail(str(error)) from None
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.endpoints import check_desktop_urls
+from agentjudge.endpoints import BackendOption, check_desktop_urls
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -99,10 +99,7 @@ def _progress(report: FidelityReport) -> None:
 
 def replay(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder to replay.")],
-    backend: Annotated[
-        Literal["local", "docker"],
-        typer.Option(help="`local`: host directories and embedded Postgres; `docker`: containers."),
-    ] = "local",
+    backend: BackendOption = "auto",
     dsn: Annotated[
         str | None,
         typer.Option(help="Use this Postgres server (external backend) instead of embedded."),

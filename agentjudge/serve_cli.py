@@ -12,14 +12,15 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from agentjudge.endpoints import check_desktop_urls
+from agentjudge.endpoints import BackendOption, check_desktop_urls
 from dataset.problems import DatasetError
 from dataset.store import check_dataset_folder, load_dataset
+from environments.kind import CommandLineBackend
 
 if TYPE_CHECKING:
     from environments.kind import EnvironmentKind
@@ -55,7 +56,7 @@ async def _environment(
     trajectory_id: str,
     kind: EnvironmentKind,
     *,
-    backend: Literal["local", "docker"],
+    backend: CommandLineBackend,
     dsn: str | None,
     desktop_url: str | None = None,
     writable: bool,
@@ -101,7 +102,7 @@ async def _serve(
     trajectory_id: str,
     dataset_root: Path,
     *,
-    backend: Literal["local", "docker"],
+    backend: CommandLineBackend,
     dsn: str | None,
     desktop_url: str | None = None,
     writable: bool,
@@ -152,10 +153,7 @@ def serve(
     dataset: Annotated[
         Path, typer.Option(help="The dataset holding the trajectory.")
     ] = DEFAULT_DATASET,
-    backend: Annotated[
-        Literal["local", "docker"],
-        typer.Option(help="`local`: host directories and embedded Postgres; `docker`: containers."),
-    ] = "local",
+    backend: BackendOption = "auto",
     dsn: Annotated[
         str | None, typer.Option(help="Use this Postgres server instead of the embedded one.")
     ] = None,

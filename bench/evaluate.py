@@ -44,8 +44,10 @@ from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
 from bench.scoring import build_report
+from dataset.corrections import read_corrections
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
+from environments.kind import CommandLineBackend
 from judge_agent.model import ModelAPI
 from judge_agent.providers.registry import no_model_hint
 from replay.report import FidelityReport
@@ -126,8 +128,8 @@ class EvaluationOptions(BaseModel):
     """Results folder (default: ``runs/judge/<dataset folder name>``)."""
     replay_output: Path | None = None
     """Replay report folder (default: ``runs/replay/<dataset folder name>-<backend>``)."""
-    backend: Literal["local", "docker"] = "local"
-    """Sandbox backend for the replayed states."""
+    backend: CommandLineBackend = "auto"
+    """Sandbox backend for the replayed states (``auto``: each kind's choice on this machine)."""
     dsn: str | None = None
     """An external Postgres server to replay into, instead of a throwaway one."""
     desktop_url: str | None = None
@@ -156,6 +158,9 @@ class EvaluationOptions(BaseModel):
     wait: bool = False
     """When another process writes the results (or replay) folder: wait for it to finish
     instead of stopping with ``FolderBusyError``."""
+    label_corrections: Path | None = None
+    """A label-correction file (``dataset.corrections``, e.g. the viewer's
+    ``label_corrections.jsonl``): the report scores against the corrected labels."""
     executor: str = DEFAULT_EXECUTOR
     """Where the judge runs are made (``bench.executors``): ``local`` (this process) or ``ray``
     (the workers of a Ray cluster; the records still land in ``output`` on this machine)."""
@@ -335,6 +340,13 @@ async def evaluate_async(
         check_dataset_folder(dataset)
     except DatasetNotFoundError as error:
         raise EvaluationError(str(error)) from error
+    if options.label_corrections is not None:
+        if not options.label_corrections.is_file():
+            raise EvaluationError(f"{options.label_corrections}: no such label-correction file")
+        try:
+            read_corrections(options.label_corrections)
+        except ValueError as error:
+            raise EvaluationError(str(error)) from error
     remote = options.executor != DEFAULT_EXECUTOR
     arms = _make_arms(_planned_arms(options), options.cache, rebuilt=remote)
     try:
@@ -423,6 +435,7 @@ async def _evaluate_into(
         model_configured=bool(arms),
         replicates=options.replicates,
         item_scoring=options.item_scoring,
+        label_corrections=options.label_corrections,
     )
     return EvaluationResult(
         dataset=dataset,
@@ -552,16 +565,25 @@ def report_folder(
     model_configured: bool = True,
     replicates: int = 2000,
     item_scoring: ItemScoring = "trajectory",
+    label_corrections: Path | None = None,
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
-    could run now."""
-    predictions = read_predictions(folder)
+    could run now. ``label_corrections`` (a ``dataset.corrections`` file) replaces the labels
+    it corrects; the report says how many. Raises ``ValueError`` naming the file and line when
+    that file does not parse."""
+    predictions = read_predictions(folder, label_corrections)
     dataset = str(folder)
     summary_path = folder / JUDGE_SUMMARY_FILE
     if summary_path.is_file():
         dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
     all_notes = list(notes)
+    if label_corrections is not None:
+        corrected = len(read_corrections(label_corrections))
+        all_notes.append(
+            f"Labels corrected by review: {corrected} label(s) from {label_corrections} "
+            "replace the dataset's."
+        )
     judged = any(p.config.kind == "judge" for p in predictions)
     if not model_configured:
         all_notes.append(no_model_note() if not judged else EARLIER_RUNS_NOTE)

@@ -14,12 +14,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from bench.grid_runner import VERDICTS_FILE, JudgeRecord, read_records
+from dataset.corrections import CorrectionKey, LabelCorrection, read_corrections
 from storage.jsonl import read_jsonl
 
 __all__ = [
     "BASELINES_FILE",
     "JudgeConfig",
     "Prediction",
+    "correct_labels",
     "predictions_from_records",
     "read_predictions",
 ]
@@ -185,8 +187,29 @@ def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
     return predictions
 
 
-def read_predictions(folder: Path) -> list[Prediction]:
-    """Every prediction in a judge output folder: judge verdicts and baselines."""
+def correct_labels(
+    predictions: list[Prediction], corrections: dict[CorrectionKey, LabelCorrection]
+) -> list[Prediction]:
+    """The predictions scored against the reviewed labels: each one whose trajectory (or claim)
+    has a correction gets the corrected label."""
+    if not corrections:
+        return predictions
+    corrected: list[Prediction] = []
+    for prediction in predictions:
+        correction = corrections.get((prediction.trajectory_id, prediction.item_id))
+        if correction is None or correction.label == prediction.label:
+            corrected.append(prediction)
+        else:
+            corrected.append(prediction.model_copy(update={"label": correction.label}))
+    return corrected
+
+
+def read_predictions(folder: Path, label_corrections: Path | None = None) -> list[Prediction]:
+    """Every prediction in a judge output folder: judge verdicts and baselines, scored against
+    the labels of ``label_corrections`` (a ``dataset.corrections`` file) where it has one.
+    Raises ``ValueError`` naming the file and line for a correction file that does not parse."""
     predictions = predictions_from_records(list(read_records(folder / VERDICTS_FILE).values()))
     predictions.extend(read_jsonl(folder / BASELINES_FILE, Prediction))
+    if label_corrections is not None:
+        predictions = correct_labels(predictions, read_corrections(label_corrections))
     return predictions

@@ -26,8 +26,9 @@ from sandboxes.runs import LeftoverCollector
 if TYPE_CHECKING:
     from environments.backends import BackendChoice
 
-CommandLineBackend = Literal["local", "docker"]
-"""The command line's ``--backend``: host resources, or containers."""
+CommandLineBackend = Literal["auto", "local", "docker"]
+"""The command line's ``--backend``: ``local`` (host resources), ``docker`` (containers), or
+``auto`` (the default: each kind's own choice for this machine, see ``backend_for``)."""
 
 ProviderFactory = Callable[["BackendChoice"], Awaitable[SandboxProvider]]
 """Starts one backend's provider (and any server or image it needs) for a run's backend choice."""
@@ -135,7 +136,8 @@ class EnvironmentKind(ABC):
 
     @abstractmethod
     def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
-        """The backend that the command line's ``--backend`` and ``--dsn`` select for this kind."""
+        """The backend that the command line's ``--backend`` and ``--dsn`` select for this kind;
+        for ``auto``, the one that suits this kind on this machine."""
 
     async def close_provider(self, provider: SandboxProvider) -> None:
         """Close a provider one of ``backends`` started, and whatever it started with it (a

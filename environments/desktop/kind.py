@@ -123,13 +123,20 @@ class DesktopKind(EnvironmentKind):
         "docker": _docker,
         "osworld": _osworld,
     }
-    """``local`` (the default), ``docker`` (``--backend docker``: a container of the desktop
-    image per desktop) and ``osworld`` (``--desktop-url``: existing OSWorld VMs by URL)."""
+    """``local`` (bubblewrap boxes of host processes), ``docker`` (a container of the desktop
+    image per desktop; what ``--backend auto`` picks where a Docker engine answers) and
+    ``osworld`` (``--desktop-url``: existing OSWorld VMs by URL)."""
     endpoint_backend: ClassVar[str | None] = "osworld"
 
     def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
-        """``docker`` when asked for and available, else ``local``."""
-        return "docker" if backend == "docker" and "docker" in self.backends else "local"
+        """``docker`` when asked for, and for ``auto`` where a Docker engine answers (a
+        container isolates a desktop best and is the same on every machine; its image is built
+        on first use); ``local`` otherwise."""
+        if backend == "auto":
+            from sandboxes.docker.images import engine_answers
+
+            return "docker" if engine_answers() else "local"
+        return "docker" if backend == "docker" else "local"
 
     def tool_spec(self, name: str) -> ToolSpec[Any] | None:
         """None: GUI agents act with mouse and keyboard actions, not tool calls."""

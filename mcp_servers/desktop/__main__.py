@@ -2,7 +2,7 @@
 
 Usage: ``python -m mcp_servers.desktop --url http://127.0.0.1:5000`` (a control server speaking
 OSWorld's protocol: the project's own, or an OSWorld VM's) or ``--socket PATH`` (a local
-desktop's Unix socket), with ``--observation screenshot|a11y_tree|screenshot_a11y_tree`` and,
+desktop's Unix socket), with ``--observation screenshot|a11y_tree|screenshot_a11y_tree|som`` and,
 optionally, ``--trajectory FILE`` to offer the recorded run's ``VIEW_TRAJECTORY_STEP`` and
 ``trajectory_overview`` from the same server. An unreachable desktop or a bad trajectory file is
 reported on stderr, with exit code 2.
@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 
@@ -23,7 +23,7 @@ from mcp_servers.desktop.server import desktop_server, with_tools_of
 from mcp_servers.serving import ToolServer, serve_stdio
 from mcp_servers.trajectory.loading import load_trajectory_file
 from sandboxes.desktop.client import DesktopClient
-from sandboxes.desktop.observations import DEFAULT_TOKEN_BUDGET
+from sandboxes.desktop.observations import DEFAULT_TOKEN_BUDGET, ObservationKind
 
 EXIT_BAD_INPUT = 2
 
@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--socket", type=Path, help="a local desktop's control socket")
     parser.add_argument(
         "--observation",
-        choices=("screenshot", "a11y_tree", "screenshot_a11y_tree"),
+        choices=get_args(ObservationKind),
         default="screenshot_a11y_tree",
         help="what every answer shows (default: both)",
     )

@@ -66,7 +66,8 @@ class DesktopContext:
     client: DesktopClient
     """The desktop's control client."""
     observation: ObservationKind = "screenshot_a11y_tree"
-    """What every answer shows: ``screenshot``, ``a11y_tree`` or ``screenshot_a11y_tree``."""
+    """What every answer shows: ``screenshot``, ``a11y_tree``, ``screenshot_a11y_tree`` or
+    ``som`` (set-of-marks: the screenshot with the tree's elements numbered)."""
     token_budget: int | None = DEFAULT_TOKEN_BUDGET
     """Tokens the linearised tree may take (None: the whole tree)."""
     settle_seconds: float = DEFAULT_SETTLE_SECONDS
@@ -185,14 +186,17 @@ async def _observation(context: DesktopContext) -> tuple[str, list[ToolImage]]:
     images: list[ToolImage] = []
     if seen.screenshot is not None:
         width, height = await context.screen_size()
-        parts.append(f"Screenshot of the whole screen ({width}x{height}) attached.")
+        marks = " with the listed elements boxed and numbered" if seen.kind == "som" else ""
+        parts.append(f"Screenshot of the whole screen ({width}x{height}){marks} attached.")
         images.append(
             ToolImage(data=base64.b64encode(seen.screenshot).decode("ascii"), mime_type="image/png")
         )
     if seen.linearized_tree is not None:
         parts.append(
-            "Accessibility tree, one visible element per line (positions are top-left "
-            f"corners; click at x + width/2, y + height/2):\n{seen.linearized_tree}"
+            "Accessibility tree, one visible element per line"
+            f"{' (index: its number on the screenshot)' if seen.kind == 'som' else ''}; "
+            "positions are top-left corners: click at x + width/2, y + height/2:\n"
+            f"{seen.linearized_tree}"
         )
     return "\n".join(parts), images
 

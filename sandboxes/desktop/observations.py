@@ -6,11 +6,17 @@ class, description, position (top-left x&y), size (w&h)``. It keeps the nodes a 
 and use: visible and showing, enabled (or editable, expandable, checkable), of an interactive or
 textual role, with a name or text, placed on screen with a positive size. It is trimmed to a
 token budget (counted as about four characters a token), cut at a line.
+
+Set-of-marks (``som``) numbers those same nodes: each gets a box and its number drawn on the
+screenshot, and the linearised tree gains a leading ``index`` column with that number, so a
+reader can name a mark on the picture and find its node (and where to click) in the text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import io
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from xml.etree import ElementTree
@@ -24,8 +30,9 @@ ATTRIBUTE_NS = "https://accessibility.ubuntu.example.org/ns/attributes"
 COMPONENT_NS = "https://accessibility.ubuntu.example.org/ns/component"
 VALUE_NS = "https://accessibility.ubuntu.example.org/ns/value"
 
-ObservationKind = Literal["screenshot", "a11y_tree", "screenshot_a11y_tree"]
-"""OSWorld's observation types this runtime produces (set-of-marks is not made yet)."""
+ObservationKind = Literal["screenshot", "a11y_tree", "screenshot_a11y_tree", "som"]
+"""OSWorld's observation types: the screen, the tree, both, or set-of-marks (the screen with the
+tree's nodes boxed and numbered, and the tree numbered alike)."""
 
 DEFAULT_TOKEN_BUDGET = 10_000
 """Tokens the linearised tree may take (OSWorld's agents cut theirs near this size)."""
@@ -36,8 +43,14 @@ CHARACTERS_PER_TOKEN = 4
 HEADER = "tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)"
 """The first line of a linearised tree."""
 
+MARKED_HEADER = f"index\t{HEADER}"
+"""The first line of a set-of-marks tree: the mark's number, then the usual columns."""
+
 TRIMMED_MARK = "[... more nodes left out: token budget reached ...]"
 """The last line of a linearised tree that was cut."""
+
+MARK_COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324")
+"""Box colours of set-of-marks, cycled so neighbouring marks tell apart."""
 
 _ROLE_SUFFIXES = (
     "item", "button", "heading", "label", "scrollbar", "searchbox", "textbox", "link",
@@ -161,20 +174,67 @@ def find_nodes(
     ]
 
 
-def linearize_tree(xml: str, *, token_budget: int | None = DEFAULT_TOKEN_BUDGET) -> str:
-    """The tree as OSWorld's agents read it: a header and one tab-separated line per kept node,
-    cut at the last whole line that fits ``token_budget`` (None: no limit)."""
-    lines = [HEADER]
+@dataclass(frozen=True)
+class LinearizedTree:
+    """A tree's kept nodes cut to a token budget, and its text."""
+
+    nodes: list[TreeNode]
+    """The nodes listed, in order (a set-of-marks tree numbers them from 1)."""
+    text: str
+    """The header, one line per node, and ``TRIMMED_MARK`` when nodes were left out."""
+
+
+def linearized(
+    xml: str, *, token_budget: int | None = DEFAULT_TOKEN_BUDGET, numbered: bool = False
+) -> LinearizedTree:
+    """The kept nodes of ``xml`` that fit ``token_budget`` (None: all) and their text;
+    ``numbered`` adds the set-of-marks ``index`` column."""
+    header = MARKED_HEADER if numbered else HEADER
     budget = None if token_budget is None else token_budget * CHARACTERS_PER_TOKEN
-    used = len(HEADER) + 1
+    used = len(header) + 1
+    nodes: list[TreeNode] = []
+    lines = [header]
     for node in tree_nodes(xml):
         line = node.line()
+        if numbered:
+            line = f"{len(nodes) + 1}\t{line}"
         if budget is not None and used + len(line) + 1 > budget:
             lines.append(TRIMMED_MARK)
             break
+        nodes.append(node)
         lines.append(line)
         used += len(line) + 1
-    return "\n".join(lines)
+    return LinearizedTree(nodes=nodes, text="\n".join(lines))
+
+
+def linearize_tree(xml: str, *, token_budget: int | None = DEFAULT_TOKEN_BUDGET) -> str:
+    """The tree as OSWorld's agents read it: a header and one tab-separated line per kept node,
+    cut at the last whole line that fits ``token_budget`` (None: no limit)."""
+    return linearized(xml, token_budget=token_budget).text
+
+
+def mark_screenshot(png: bytes, nodes: Sequence[TreeNode]) -> bytes:
+    """The screenshot with each node boxed and numbered (from 1, in order), as PNG."""
+    from PIL import Image, ImageDraw
+
+    with Image.open(io.BytesIO(png)) as opened:
+        image = opened.convert("RGB")
+    draw = ImageDraw.Draw(image)
+    for number, node in enumerate(nodes, start=1):
+        colour = MARK_COLOURS[(number - 1) % len(MARK_COLOURS)]
+        x, y = node.position
+        w, h = node.size
+        draw.rectangle((x, y, x + w - 1, y + h - 1), outline=colour, width=2)
+        label = str(number)
+        left, top, right, bottom = draw.textbbox((0, 0), label)
+        # The number sits on a filled tab at the box's top-left corner, inside the screen.
+        tab_x, tab_y = max(x, 0), max(y - (bottom - top) - 4, 0)
+        tab = (tab_x, tab_y, tab_x + right - left + 4, tab_y + bottom - top + 4)
+        draw.rectangle(tab, fill=colour)
+        draw.text((tab_x + 2 - left, tab_y + 2 - top), label, fill="white")
+    output = io.BytesIO()
+    image.save(output, format="PNG", optimize=False, compress_level=1)
+    return output.getvalue()
 
 
 class Observation(BaseModel):
@@ -198,12 +258,16 @@ async def observe(
     *,
     token_budget: int | None = DEFAULT_TOKEN_BUDGET,
 ) -> Observation:
-    """Take one observation of the desktop behind ``client``."""
+    """Take one observation of the desktop behind ``client``. For ``som`` the screenshot carries
+    the marks of the nodes the (numbered) linearised tree lists."""
     screenshot = await client.screenshot() if kind != "a11y_tree" else None
     xml = await client.accessibility_tree() if kind != "screenshot" else None
+    tree = linearized(xml, token_budget=token_budget, numbered=kind == "som") if xml else None
+    if kind == "som" and screenshot is not None and tree is not None:
+        screenshot = await asyncio.to_thread(mark_screenshot, screenshot, tree.nodes)
     return Observation(
         kind=kind,
         screenshot=screenshot,
         accessibility_tree=xml,
-        linearized_tree=linearize_tree(xml, token_budget=token_budget) if xml else None,
+        linearized_tree=tree.text if tree is not None else None,
     )

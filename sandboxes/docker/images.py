@@ -202,6 +202,19 @@ def docker_client(timeout: int = 120) -> docker.DockerClient:
     return client
 
 
+def engine_answers(timeout: int = 3) -> bool:
+    """Whether a Docker engine answers here within ``timeout`` seconds (for choosing a default
+    backend; ``docker_client`` is the call that explains a failure)."""
+    try:
+        client = docker.from_env(timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:  # no socket, refused, timed out, an engine error: all mean "no"
+        return False
+
+
 def _run(step: str, command: Sequence[str], *, timeout: float) -> str:
     """Run one build step; raise ``SandboxError`` naming the step and carrying its stderr."""
     logger.debug("%s: %s", step, " ".join(command))

@@ -27,6 +27,7 @@ COMMANDS = [
     ["judge"],
     ["report"],
     ["settings"],
+    ["view"],
 ]
 
 
@@ -211,3 +212,82 @@ def test_a_file_given_as_a_dataset_is_exit_code_2(tmp_path: Path) -> None:
         result = runner.invoke(app, command)
         assert result.exit_code == 2, result.output
         assert f"{file}: is not a dataset folder (it is a file, not a folder)" in result.output
+
+
+MINI = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "mini"
+
+
+def _correction(trajectory_id: str, label: str, item_id: str | None = None) -> str:
+    return json.dumps(
+        {
+            "trajectory_id": trajectory_id,
+            "item_id": item_id,
+            "label": label,
+            "recorded_at": "2026-01-01T00:00:00Z",
+        }
+    )
+
+
+def test_validate_counts_labels_as_corrected_and_names_bad_corrections(tmp_path: Path) -> None:
+    corrections = tmp_path / "label_corrections.jsonl"
+    corrections.write_text(_correction("fs-meeting-notes-index--sonnet-pass", "FAIL") + "\n")
+    plain = runner.invoke(app, ["datasets", "validate", "--json", str(MINI)])
+    corrected = runner.invoke(
+        app, ["datasets", "validate", "--json", str(MINI), "--label-corrections", str(corrections)]
+    )
+    assert plain.exit_code == corrected.exit_code == 0, corrected.output
+
+    def filesystem(output: str) -> dict[str, int]:
+        counts = json.loads(output)["counts"]
+        return next(row for row in counts if row["subdomain"] == "filesystem")
+
+    before, after = filesystem(plain.output), filesystem(corrected.output)
+    assert (after["PASS"], after["FAIL"]) == (before["PASS"] - 1, before["FAIL"] + 1)
+
+    corrections.write_text(
+        _correction("no-such-trajectory", "PASS") + "\n" + '{"label": "PASS"}\n', encoding="utf-8"
+    )
+    result = runner.invoke(
+        app, ["datasets", "validate", str(MINI), "--label-corrections", str(corrections)]
+    )
+    assert result.exit_code == 1, result.output
+    assert f"error: {corrections}: trajectory_id: 'no-such-trajectory' is not a trajectory" in (
+        result.output
+    )
+    assert f"error: {corrections}: trajectory_id: line 2: Field required" in result.output
+    missing = runner.invoke(
+        app, ["datasets", "validate", str(MINI), "--label-corrections", str(tmp_path / "none")]
+    )
+    assert missing.exit_code == 2
+    assert "no such label-correction file" in missing.output
+
+
+def test_view_refuses_a_folder_that_is_neither_results_nor_dataset(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["view", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"error: {tmp_path}: neither a results folder" in result.output
+
+
+def test_report_and_judge_refuse_a_missing_correction_file_before_any_work(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "baselines.jsonl").write_text("", encoding="utf-8")
+    missing = tmp_path / "none.jsonl"
+    report = runner.invoke(app, ["report", str(results), "--label-corrections", str(missing)])
+    assert report.exit_code == 2
+    assert f"error: {missing}: no such label-correction file" in report.output
+    assert not (results / "report.html").exists()
+    judge = runner.invoke(
+        app,
+        [
+            "judge",
+            str(MINI),
+            "--output",
+            str(tmp_path / "out"),
+            "--label-corrections",
+            str(missing),
+        ],
+    )
+    assert judge.exit_code == 2, judge.output
+    assert f"{missing}: no such label-correction file" in judge.output
+    assert not (tmp_path / "out").exists()

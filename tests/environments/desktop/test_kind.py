@@ -36,8 +36,8 @@ def test_the_kind_is_registered_and_served_as_desktop() -> None:
     assert KIND.initial_states == {"document", "empty"}
     assert KIND.default_backend == "local"
     assert BackendChoice().label("desktop") == "local"
-    # No container backend here yet: --backend docker keeps desktops local.
-    assert KIND.backend_for("docker", None) == ("docker" if "docker" in KIND.backends else "local")
+    assert KIND.backend_for("docker", None) == "docker"
+    assert KIND.backend_for("local", None) == "local"
 
 
 def test_the_restore_method_is_chosen_per_task() -> None:

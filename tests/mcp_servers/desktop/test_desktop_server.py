@@ -166,6 +166,8 @@ async def test_tools_answer_in_the_configured_modality_and_refuse_bad_calls(
         no_keys = await client.call_tool("HOTKEY", {"keys": []})
     async with Client(pictures.server()) as client:
         picture = await client.call_tool(OBSERVE_TOOL, {})
+    async with Client(desktop_server(desktop.client, observation="som").server()) as client:
+        marked = await client.call_tool(OBSERVE_TOOL, {})
 
     assert set(listed) == {*ACTION_TOOLS, OBSERVE_TOOL}
     assert len(ACTION_TOOLS) == 14
@@ -181,6 +183,13 @@ async def test_tools_answer_in_the_configured_modality_and_refuse_bad_calls(
     [image] = _images(picture)
     assert base64.b64decode(image.data).startswith(b"\x89PNG")
     assert PARAGRAPH not in _text(picture)
+    # Set-of-marks: the tree numbered from 1, and the screenshot differs from the plain one
+    # where the marks are drawn.
+    [marked_image] = _images(marked)
+    numbered = [line for line in _text(marked).splitlines() if line.split("\t")[0].isdigit()]
+    assert [int(line.split("\t")[0]) for line in numbered] == list(range(1, len(numbered) + 1))
+    assert any(PARAGRAPH in line for line in numbered)
+    assert marked_image.data != image.data
     assert half.is_error
     assert "both x and y" in _text(half)
     assert off.is_error

@@ -1,15 +1,23 @@
-"""Linearising OSWorld-style accessibility trees: which nodes are kept, the columns, the budget."""
+"""Linearising OSWorld-style accessibility trees: which nodes are kept, the columns, the budget,
+and set-of-marks (numbered nodes, boxes on the screenshot)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image
 
 from sandboxes.desktop.observations import (
     CHARACTERS_PER_TOKEN,
     HEADER,
+    MARK_COLOURS,
+    MARKED_HEADER,
     TRIMMED_MARK,
     find_nodes,
     linearize_tree,
+    linearized,
+    mark_screenshot,
     tree_nodes,
 )
 
@@ -82,3 +90,41 @@ def test_the_budget_cuts_at_a_whole_line_and_says_so() -> None:
     assert kept == whole[: len(kept)]
     assert len("\n".join(kept)) <= 100 * CHARACTERS_PER_TOKEN
     assert len("\n".join(whole[: len(kept) + 1])) > 100 * CHARACTERS_PER_TOKEN - len(kept)
+
+
+def _blank_png(width: int = 200, height: int = 120) -> bytes:
+    output = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(output, format="PNG")
+    return output.getvalue()
+
+
+def test_set_of_marks_numbers_the_listed_nodes_and_boxes_them_on_the_screen() -> None:
+    xml = tree(
+        node("push-button", "Save", place='cp:screencoord="(20, 40)" cp:size="(60, 30)"'),
+        node("paragraph", text="Body", place='cp:screencoord="(100, 60)" cp:size="(80, 40)"'),
+    )
+    marked = linearized(xml, numbered=True)
+    lines = marked.text.splitlines()
+    assert lines[0] == MARKED_HEADER
+    assert lines[1] == "1\tpush-button\tSave\t\t\t\t(20, 40)\t(60, 30)"
+    assert lines[2].startswith("2\tparagraph\t\tBody\t")
+    # Without numbers the lines are the plain linearised tree's.
+    assert linearized(xml).text == linearize_tree(xml)
+
+    with Image.open(io.BytesIO(mark_screenshot(_blank_png(), marked.nodes))) as image:
+        picture = image.convert("RGB")
+    first, second = (Image.new("RGB", (1, 1), c).getpixel((0, 0)) for c in MARK_COLOURS[:2])
+    # Each box's left edge, well below its number tab, has its own colour; inside stays white.
+    assert picture.getpixel((20, 60)) == first
+    assert picture.getpixel((100, 90)) == second
+    assert picture.getpixel((50, 60)) == (255, 255, 255)
+    assert picture.getpixel((150, 5)) == (255, 255, 255)  # nothing drawn away from the nodes
+
+
+def test_set_of_marks_marks_only_what_the_budget_lists() -> None:
+    xml = tree(*(node("paragraph", text=f"paragraph number {n:03d}") for n in range(200)))
+    marked = linearized(xml, token_budget=100, numbered=True)
+    lines = marked.text.splitlines()
+    assert lines[-1] == TRIMMED_MARK
+    assert len(marked.nodes) == len(lines) - 2  # header and trim mark
+    assert lines[-2].startswith(f"{len(marked.nodes)}\t")
