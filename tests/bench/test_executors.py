@@ -63,7 +63,7 @@ async def test_a_registered_executor_makes_the_runs_and_the_driver_records_them(
     tmp_path: Path,
 ) -> None:
     counting = CountingExecutor()
-    register_executor("counting-test", lambda: counting)
+    register_executor("counting-test", lambda: counting, replace=True)
     executor = make_executor("counting-test")
     assert executor is counting
     only = {"fs-api-usage--dashed"}
