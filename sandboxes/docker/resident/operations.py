@@ -33,7 +33,8 @@ SNAPSHOTS = "/snapshots"
 """Where the host's frozen snapshots are mounted, read-only."""
 
 SCRATCH = "/var/lib/agentjudge/stage"
-"""Where archives are unpacked before they become the tree."""
+"""Where writes are staged and archives unpacked before they become the tree (the tree's own
+filesystem, so a rename moves them in)."""
 
 READ_BYTES = 1 << 20
 
@@ -345,7 +346,10 @@ class Tree:
         _need_directory(folder)
         mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o644
         replaced = _replaced(target)
-        descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=folder)
+        # Staged outside the tree (on the same filesystem): a write refused at the rename
+        # leaves no trace in the tree, not even a changed folder time.
+        os.makedirs(self.scratch, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix="write-", dir=self.scratch)
         try:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)

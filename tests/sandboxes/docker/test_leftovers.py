@@ -18,6 +18,7 @@ from dataset.models import EmptyState, Task
 from sandboxes.docker.images import IMAGE_LABEL
 from sandboxes.docker.leftovers import collect_docker_leftovers, run_labels
 from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
+from sandboxes.filesystem.local import collect_local_leftovers
 from sandboxes.runs import RUN_LABEL, current_run
 
 pytestmark = pytest.mark.docker
@@ -33,17 +34,20 @@ from sandboxes.runs import current_run
 async def main() -> None:
     task = Task(id="t", domain="ds", subdomain="filesystem", instruction="i",
                 initial_state=EmptyState())
-    provider = DockerFilesystemProvider(sys.argv[1])
+    provider = DockerFilesystemProvider(sys.argv[1], pool_size=2)
     live = await provider.create(task, Path(tempfile.gettempdir()))
     snapshot = await (await provider.create(task, Path(tempfile.gettempdir()))).freeze()
     clone = await snapshot.clone()
     view = await snapshot.clone(writable=False)
     cluster = DockerPostgresCluster(sys.argv[1])
     await cluster.start()
+    while not provider.pool.waiting():  # containers started ahead of need, never taken
+        await asyncio.sleep(0.05)
     print(json.dumps({
         "run": current_run().run_id,
         "containers": [live.name, clone.name, view.name, cluster.name],
-        "images": [snapshot.image],
+        "pool": provider.pool.waiting(),
+        "folders": [str(snapshot.folder)],
     }), flush=True)
     await asyncio.sleep(600)
 
@@ -71,7 +75,7 @@ def exists(engine: docker.DockerClient, kind: str, name: str | None) -> bool:
     return True
 
 
-async def test_a_killed_runs_containers_and_images_are_collected(
+async def test_a_killed_runs_containers_pool_and_snapshots_are_collected(
     sandbox_image: str, engine: docker.DockerClient
 ) -> None:
     child = subprocess.Popen(
@@ -91,17 +95,18 @@ async def test_a_killed_runs_containers_and_images_are_collected(
         child.wait(timeout=30)
     run_id = made["run"]
     assert run_id != current_run().run_id
-    assert all(exists(engine, "container", name) for name in made["containers"])
-    assert all(exists(engine, "image", name) for name in made["images"])
+    containers = [*made["containers"], *made["pool"]]
+    assert made["pool"]
+    assert all(exists(engine, "container", name) for name in containers)
+    assert all(Path(folder).is_dir() for folder in made["folders"])
 
     removed = await collect_docker_leftovers(only_runs={run_id})
 
-    for name in made["containers"]:
+    for name in containers:
         assert not exists(engine, "container", name), name
         assert any(name in line for line in removed), name
-    for name in made["images"]:
-        assert not exists(engine, "image", name), name
-        assert any(name in line for line in removed), name
+    await collect_local_leftovers()  # the run's scratch folder: snapshots and socket folders
+    assert not any(Path(folder).exists() for folder in made["folders"])
     assert exists(engine, "image", sandbox_image)  # the base image is never collected
     assert await collect_docker_leftovers(only_runs={run_id}) == []
 
@@ -119,7 +124,8 @@ async def test_a_live_runs_resources_are_kept(
         assert removed == []
         assert exists(engine, "container", sandbox.name)
         assert isinstance(snapshot, DockerFilesystemSnapshot)
-        assert exists(engine, "image", snapshot.image)
+        assert snapshot.folder.is_dir()
+        assert all(exists(engine, "container", name) for name in provider.pool.waiting())
 
 
 async def test_volumes_and_stray_containers_of_dead_runs_are_collected(

@@ -97,8 +97,8 @@ def container_of(engine: docker.DockerClient, name: str) -> Container | None:
 
 
 def stray_writes(sandbox: DockerFilesystemSandbox) -> bytes:
-    """The temporary files of writes left in the tree (none, ever)."""
-    found = sandbox.container.exec_run(["find", "/sandbox/", "-name", ".aj-write-*"]).output
+    """The staged files of writes left behind (none, ever)."""
+    found = sandbox.container.exec_run(["ls", "-A", "/var/lib/agentjudge/stage"]).output
     assert isinstance(found, bytes)
     return found
 
