@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
@@ -312,7 +313,7 @@ async def tool_calls(provider: SandboxProvider, task_dir: Path, rounds: int = 50
     sandbox = as_filesystem_sandbox(await provider.create(tree_task(), task_dir))
     root = sandbox.root
     await sandbox.tree.write_bytes("notes.txt", b"one\ntwo\nthree\n")
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("read_text_file", {"path": f"{root}/notes.txt"}),
         ("read_text_file", {"path": f"{root}/notes.txt", "head": 2}),
         ("get_file_info", {"path": f"{root}/dir00/sub0/file0000.bin"}),
@@ -424,9 +425,9 @@ async def docker_figures(task_dir: Path, seed_dir: Path, scratch: Path) -> None:
             assert isinstance(sandbox, Sandbox)
             await sandbox.destroy()
     print(f"{'fs, local vs docker (medians)':<44} {'local':>10} {'docker':>10}   target")
-    for name, seconds in docker_figures.items():
+    for name, values in docker_figures.items():
         local_ms = statistics.median(local_figures[name]) * 1000
-        docker_ms = statistics.median(seconds) * 1000
+        docker_ms = statistics.median(values) * 1000
         target = TARGETS.get(name, "")
         print(f"{'  ' + name:<44} {local_ms:8.2f}ms {docker_ms:8.2f}ms   {target}")
     figure("fs[docker] container start, pool empty", cold)

@@ -11,6 +11,7 @@ import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_failures_are_answered_and_the_connection_stays_usable(
     helper: Helper, source: Path
 ) -> None:
     helper.link.call("unpack", payload=archive_of(source))
-    cases = [
+    cases: list[tuple[tuple[Any, ...], str]] = [
         (("read", "missing.txt"), "ENOENT"),
         (("read", "docs/a.txt/x"), "ENOTDIR"),
         (("read", "docs"), "EISDIR"),

@@ -300,7 +300,8 @@ async def test_closing_the_provider_after_an_error_removes_containers_and_folder
     left = engine.containers.list(
         all=True, filters={"label": f"{RUN_LABEL}={current_run().run_id}"}
     )
-    assert [item.name for item in left if item.name.startswith(current_run().prefix + "fs_")] == []
+    prefix = current_run().prefix + "fs_"
+    assert [item.name for item in left if str(item.name).startswith(prefix)] == []
 
 
 async def test_export_restores_exact_times_and_refuses_an_existing_target(
