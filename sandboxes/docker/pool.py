@@ -8,8 +8,11 @@ waits until its helper answers; ``link_of`` finds the helper of a running contai
 filesystem MCP server's ``--container`` mode).
 
 A ``WarmPool`` keeps ``size`` such containers started ahead of need, so taking one costs nothing;
-each take starts a replacement in the background. A container that waits longer than
-``idle_seconds`` is removed and not replaced until the next take, so an idle pool drains away.
+each take starts a replacement in the background. A container given back after use waits again,
+its tree dropped, when nothing but its helper ever worked in it (nobody was handed the container
+to run commands in) and the pool has room; otherwise it is removed. A container that waits longer
+than ``idle_seconds`` is removed and not replaced until the next take, so an idle pool drains
+away.
 Pool containers carry the run's labels like every other, so ``agentjudge sandboxes gc`` removes
 them after a crash, and their socket folders go with the run's scratch folder.
 """
@@ -35,7 +38,7 @@ from sandboxes.base import SandboxError
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.images import BUILD_COMMAND
 from sandboxes.docker.leftovers import run_labels
-from sandboxes.docker.resident_link import SOCKET_FOLDER, SOCKET_NAME, ResidentLink
+from sandboxes.docker.resident_link import SOCKET_FOLDER, SOCKET_NAME, ResidentError, ResidentLink
 from sandboxes.runs import current_run
 
 logger = logging.getLogger(__name__)
@@ -73,6 +76,12 @@ class ResidentContainer:
         self.socket_folder = socket_folder
         self.link = link
         self.ready_at = time.monotonic()
+
+    def rename(self, name: str) -> None:
+        """Give the container a new name (blocking)."""
+        self.container.rename(name)
+        self.name = name
+        self.link.name = name
 
     def remove(self) -> None:
         """Remove the container and its socket folder (blocking; gone already is fine)."""
@@ -209,6 +218,23 @@ class WarmPool:
             await asyncio.to_thread(made.remove)
             return
         self._ready.append(made)
+
+    async def give_back(self, item: ResidentContainer, *, clean: bool) -> None:
+        """Take back a container whose sandbox is done. One in which only the helper ever
+        worked (``clean``) waits again once its tree is dropped, when the pool has room; any
+        other is removed."""
+        if clean and not self._closed and len(self._ready) < self.size:
+            try:
+                await item.link.acall("reset")
+                # A fresh name: a sandbox's name is never given to another one.
+                await asyncio.to_thread(item.rename, current_run().new_name(self.spec.tag))
+            except (ResidentError, SandboxError, docker.errors.DockerException) as error:
+                logger.warning("could not reuse container %s: %s", item.name, error)
+            else:
+                item.ready_at = time.monotonic()
+                self._ready.append(item)
+                return
+        await asyncio.to_thread(item.remove)
 
     async def _sweep(self) -> None:
         """Remove containers that waited longer than the idle time, until none waits."""

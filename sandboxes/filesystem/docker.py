@@ -176,15 +176,19 @@ class DockerFileTree(FileTree):
     ) -> None:
         self.link = link
         self._container = container
+        self.exposed = False
+        """Whether the container was handed out (something else may have run in it)."""
         self.root = ROOT
         self.read_only = read_only
 
     @property
     def container(self) -> Container:
         """The container; a writable clone first gets its private copy, as whoever asks for
-        the container may write in the tree behind the helper's back."""
+        the container may write in the tree behind the helper's back (and the container is
+        never reused for another sandbox)."""
         if self._container is None:
             raise SandboxError(f"{self.link.name}: no container handle")
+        self.exposed = True
         if not self.read_only:
             self.link.call("materialise")
         return self._container
@@ -377,10 +381,10 @@ class DockerFilesystemSandbox(FilesystemSandbox):
             self._destroyed = True
             return
         self._destroyed = True
-        await asyncio.to_thread(self.resident.remove)
         self.provider.forget(self)
         if self.snapshot is not None:
             self.snapshot.clones.discard(self.name)
+        await self.provider.give_back(self.resident, clean=not self.tree.exposed)
 
 
 class DockerFilesystemSnapshot(FilesystemSnapshot):
@@ -433,7 +437,9 @@ class DockerFilesystemSnapshot(FilesystemSnapshot):
             )
         async with self._view_lock:
             if self._view is not None:
-                await asyncio.to_thread(self._view.resident.remove)
+                await self.provider.give_back(
+                    self._view.resident, clean=not self._view.tree.exposed
+                )
                 self._view = None
         await asyncio.to_thread(shutil.rmtree, self.folder, True)
         self._destroyed = True
@@ -507,6 +513,14 @@ class DockerFilesystemProvider(FilesystemProvider):
     async def take_container(self) -> ResidentContainer:
         """A started container with its helper answering, from the pool."""
         return await self.pool.take()
+
+    async def give_back(self, resident: ResidentContainer, *, clean: bool) -> None:
+        """Return a container whose sandbox is done (to the pool when ``clean``, see
+        ``WarmPool.give_back``; else it is removed)."""
+        if self._pool is None:
+            await asyncio.to_thread(resident.remove)
+            return
+        await self._pool.give_back(resident, clean=clean)
 
     async def create(self, task: Task, task_dir: Path) -> DockerFilesystemSandbox:
         state = task.initial_state

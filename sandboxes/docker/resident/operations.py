@@ -326,6 +326,23 @@ class Tree:
             self._materialise()
         return None, b""
 
+    def do_reset(self) -> Answer:
+        """Drop the tree and everything staged: the container is as it started, ready for the
+        next sandbox (only ever asked of a container in which nothing but the helper worked)."""
+        if os.path.islink(self.visible):
+            os.unlink(self.visible)
+        elif _exists(self.visible):
+            shutil.rmtree(self.visible)
+        if os.path.isdir(self.scratch):
+            for name in os.listdir(self.scratch):
+                path = os.path.join(self.scratch, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+        self.read_only = False
+        return None, b""
+
     def do_pack(self) -> Answer:
         base = self.base()
 
@@ -430,7 +447,7 @@ class Tree:
 OPERATIONS = frozenset(
     {
         "ping", "resolve", "stat", "list", "walk", "everything", "read", "head", "tail",
-        "replaces", "materialise", "pack", "write", "mkdir", "move", "unpack", "attach",
+        "replaces", "materialise", "reset", "pack", "write", "mkdir", "move", "unpack", "attach",
     }
 )  # fmt: skip
 """The operations a request may name (``Tree.do_<name>``)."""

@@ -4,6 +4,7 @@ shared contract is in ``test_backends``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -444,3 +445,53 @@ async def test_a_helper_that_died_is_a_clear_error(
         sandbox.container.kill()
         with pytest.raises(SandboxError, match=sandbox.name):
             await sandbox.tree.stat("docs/a.txt")
+
+
+async def wait_for_pool(provider: DockerFilesystemProvider, count: int) -> list[str]:
+    for _ in range(600):
+        if len(provider.pool.waiting()) >= count:
+            return provider.pool.waiting()
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the pool never held {count} containers")
+
+
+async def test_the_pool_reuses_only_containers_nobody_else_was_handed(
+    sandbox_image: str, engine: docker.DockerClient, tmp_path: Path
+) -> None:
+    async with DockerFilesystemProvider(sandbox_image, pool_size=1) as provider:
+        first = await provider.create(empty_task(), tmp_path)
+        await first.tree.write_bytes("left-behind.txt", b"x")
+        provider.pool.size = 4  # room for it, whatever the refill has done meanwhile
+        await first.destroy()
+        assert container_of(engine, first.name) is None  # renamed: a name is never reused
+        assert first.resident.name in provider.pool.waiting()
+        with pytest.raises(ResidentError, match="ENOENT"):
+            first.resident.link.call("stat", "")  # its tree is gone
+        taken = [await provider.create(empty_task(), tmp_path) for _ in provider.pool.waiting()]
+        [second] = [
+            item for item in taken if item.resident.container.id == first.resident.container.id
+        ]
+        assert second.name != first.name
+        assert await second.tree.walk() == []  # nothing of the first sandbox is left
+        second.container.exec_run(["true"])  # handed out: someone may have run anything
+        for item in taken:
+            await item.destroy()
+        assert second.name not in provider.pool.waiting()
+        assert second.resident.container.id not in {
+            item.id for item in engine.containers.list(all=True)
+        }
+
+
+async def test_containers_idle_in_the_pool_are_removed(
+    sandbox_image: str, engine: docker.DockerClient, tmp_path: Path
+) -> None:
+    async with DockerFilesystemProvider(
+        sandbox_image, pool_size=1, pool_idle_seconds=1.0
+    ) as provider:
+        sandbox = await provider.create(empty_task(), tmp_path)
+        waiting = await wait_for_pool(provider, 1)
+        assert all(container_of(engine, name) is not None for name in waiting)
+        await asyncio.sleep(2.5)
+        assert provider.pool.waiting() == []
+        assert all(container_of(engine, name) is None for name in waiting)
+        await sandbox.destroy()
