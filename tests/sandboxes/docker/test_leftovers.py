@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,10 +17,10 @@ import pytest
 
 from dataset.models import EmptyState, Task
 from sandboxes.docker.images import IMAGE_LABEL
-from sandboxes.docker.leftovers import collect_docker_leftovers, run_labels
+from sandboxes.docker.leftovers import PID_LABEL, collect_docker_leftovers, run_labels
 from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
 from sandboxes.filesystem.local import collect_local_leftovers
-from sandboxes.runs import RUN_LABEL, current_run
+from sandboxes.runs import RUN_LABEL, current_run, scratch_roots
 
 pytestmark = pytest.mark.docker
 
@@ -181,3 +182,49 @@ async def test_a_live_process_keeps_its_resources_even_without_a_run_record_here
     finally:
         with contextlib.suppress(docker.errors.NotFound):
             container.remove(force=True)
+
+
+MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"
+
+
+async def test_kill_9_during_a_docker_replay_leaves_nothing_after_gc(
+    sandbox_image: str, engine: docker.DockerClient, tmp_path: Path
+) -> None:
+    child = subprocess.Popen(
+        [
+            sys.executable, "-m", "agentjudge", "replay", str(MINI), "--backend", "docker",
+            "--jobs", "1", "--output", str(tmp_path / "reports"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )  # fmt: skip
+    mine = {"label": f"{PID_LABEL}={child.pid}"}
+    try:
+        # Kill it once a sandbox is in use and the pool holds containers started ahead of need.
+        for _ in range(2400):
+            sandboxes = [
+                item
+                for item in engine.containers.list(all=True, filters=mine)
+                if item.labels.get("agentjudge.kind") == "filesystem"
+            ]
+            if len(sandboxes) >= 2 or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert child.poll() is None, child.stderr.read() if child.stderr else "replay ended"
+        assert len(sandboxes) >= 2
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    run_id = sandboxes[0].labels[RUN_LABEL]
+    assert run_id != current_run().run_id
+    assert engine.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"})
+
+    removed = await collect_docker_leftovers(only_runs={run_id})
+    removed += await collect_local_leftovers()
+
+    assert engine.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"}) == []
+    assert engine.images.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"}) == []
+    assert [line for line in removed if "docker container" in line]
+    assert not [path for root in scratch_roots() for path in root.glob(f"aj_{run_id}*")]
