@@ -98,9 +98,12 @@ def _checked(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
         raise UnsafeMemberError(f"refusing hard link {member.name!r} -> {member.linkname!r}")
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
         raise UnsafeMemberError(f"refusing archive member {member.name!r} of a special kind")
-    parent = os.path.realpath(os.path.join(destination, os.path.dirname(member.name)))
-    if not _inside(parent, destination):
-        raise UnsafeMemberError(f"archive member {member.name!r} lands outside through a link")
+    for name in (member.name, member.linkname) if member.islnk() else (member.name,):
+        parent = os.path.realpath(os.path.join(destination, os.path.dirname(name)))
+        if not _inside(parent, destination):
+            raise UnsafeMemberError(
+                f"archive member {member.name!r} reaches outside through a link"
+            )
     return member
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from sandboxes.base import SandboxError
-from sandboxes.docker.resident.archive import unpack_tree, write_tree
+from sandboxes.docker.resident.archive import UnsafeMemberError, unpack_tree, write_tree
 from sandboxes.docker.resident.protocol import CHUNK_BYTES
 from sandboxes.docker.resident_link import ResidentError, ResidentLink
 
@@ -214,3 +214,27 @@ def test_a_helper_that_is_gone_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SandboxError, match="test-helper"):
         made.link.call("ping")
     made.link.close()
+
+
+def test_a_hard_link_reaching_out_through_a_link_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("host secret")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        folder = tarfile.TarInfo("sandbox")
+        folder.type = tarfile.DIRTYPE
+        archive.addfile(folder)
+        link = tarfile.TarInfo("sandbox/out")
+        link.type = tarfile.SYMTYPE
+        link.linkname = str(tmp_path)
+        archive.addfile(link)
+        hard = tarfile.TarInfo("sandbox/copy")
+        hard.type = tarfile.LNKTYPE
+        hard.linkname = "sandbox/out/secret"
+        archive.addfile(hard)
+    buffer.seek(0)
+    (tmp_path / "into").mkdir()
+    with pytest.raises(UnsafeMemberError):
+        unpack_tree(buffer, str(tmp_path / "into"))
+    assert not (tmp_path / "into" / "sandbox" / "copy").exists()
+    assert secret.stat().st_nlink == 1
