@@ -65,6 +65,8 @@ class ContainerSpec:
     """The tag of their names (``aj_<run>_<tag>_<n>``)."""
     mounts: tuple[Mount, ...] = field(default_factory=tuple)
     """Further bind mounts (a read-only snapshots folder, say)."""
+    tmpfs: tuple[tuple[str, str], ...] = ()
+    """tmpfs mounts: (where, mount options)."""
 
 
 class ResidentContainer:
@@ -123,6 +125,7 @@ def start_resident(client: docker.DockerClient, spec: ContainerSpec) -> Resident
                 Mount(SOCKET_FOLDER, str(socket_folder), type="bind"),
                 *spec.mounts,
             ],
+            tmpfs=dict(spec.tmpfs),
             init=True,
             detach=True,
         )

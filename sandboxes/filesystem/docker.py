@@ -93,6 +93,10 @@ _PATH_ERRORS = {
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
+TREE_TMPFS_BYTES = 4 * 1024**3
+"""The most a container's tree may hold: ``/sandbox`` is a tmpfs of this size (memory is used only
+as files are written; the engine's storage driver can be a slow FUSE overlay)."""
+
 TAIL_WINDOW_BYTES = 64 * 1024
 """A tail read asking for lines first fetches this much of the file's end, and the whole limit
 only when those bytes hold too few lines."""
@@ -506,6 +510,7 @@ class DockerFilesystemProvider(FilesystemProvider):
                 mounts=(
                     Mount(SNAPSHOTS, str(self.snapshot_folder()), type="bind", read_only=True),
                 ),
+                tmpfs=((ROOT, f"size={TREE_TMPFS_BYTES // 1024}k,mode=755"),),
             )
             self._pool = WarmPool(self.client, spec, self.pool_size, self.pool_idle_seconds)
         return self._pool

@@ -19,7 +19,6 @@ from .operations import (
     PAYLOAD_BYTES,
     PAYLOAD_STREAM,
     ROOT,
-    SCRATCH,
     SNAPSHOTS,
     HelperError,
     Tree,
@@ -103,10 +102,9 @@ def main() -> None:
     parser.add_argument("--socket", required=True, help="where to listen")
     parser.add_argument("--root", default=ROOT, help="the tree's folder")
     parser.add_argument("--snapshots", default=SNAPSHOTS, help="the snapshots' folder")
-    parser.add_argument("--scratch", default=SCRATCH, help="a folder on the tree's filesystem")
     arguments = parser.parse_args()
     os.umask(0o022)
-    _Handler.tree = Tree(arguments.root, arguments.snapshots, arguments.scratch)
+    _Handler.tree = Tree(arguments.root, arguments.snapshots)
     pending = f"{arguments.socket}.starting"
     for stale in (pending, arguments.socket):
         if os.path.lexists(stale):

@@ -107,20 +107,38 @@ def _checked(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
     return member
 
 
-def unpack_tree(source: IO[bytes], destination: str) -> None:
-    """Unpack a stream written by ``write_tree`` below the existing folder ``destination``,
-    then give every entry its exact times (children before their folders)."""
+def _stripped(member: tarfile.TarInfo, base: str) -> tarfile.TarInfo:
+    """``member`` named relative to its archive's top folder ``base`` (``.`` for that folder)."""
+    for field in ("name", "linkname") if member.islnk() else ("name",):
+        name = getattr(member, field)
+        if name == base:
+            setattr(member, field, ".")
+        elif name.startswith(base + "/"):
+            setattr(member, field, name[len(base) + 1 :])
+        else:
+            raise UnsafeMemberError(f"archive member {name!r} is outside {base!r}")
+    return member
+
+
+def unpack_tree(source: IO[bytes], destination: str, *, strip: str | None = None) -> None:
+    """Unpack a stream written by ``write_tree`` below the existing folder ``destination`` (with
+    ``strip``, the archive's top folder of that name becomes ``destination`` itself), then give
+    every entry its exact times (children before their folders)."""
     destination = os.path.realpath(destination)
     times: list[tuple[str, int, int]] = []
     with tarfile.open(fileobj=source, mode="r|") as archive:
         for member in archive:
+            if strip is not None:
+                _stripped(member, strip)
             archive.extract(member, destination, set_attrs=True, filter=_checked)
             headers = member.pax_headers
             modified = _nanoseconds(headers["mtime"]) if "mtime" in headers else None
             if modified is None:
                 modified = int(member.mtime) * 1_000_000_000
             accessed = _nanoseconds(headers["atime"]) if "atime" in headers else modified
-            times.append((os.path.join(destination, member.name), accessed, modified))
+            times.append(
+                (os.path.normpath(os.path.join(destination, member.name)), accessed, modified)
+            )
     for path, accessed, modified in reversed(times):
         try:
             os.utime(path, ns=(accessed, modified), follow_symlinks=False)

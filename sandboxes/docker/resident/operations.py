@@ -7,10 +7,12 @@ are resolved inside the container and must stay in the tree; failures are answer
 (a ``mkdir`` would make more directories than allowed). The host raises from them what the local
 backend would raise for the same path, so both backends behave the same.
 
-A frozen snapshot is attached by making ``/sandbox`` a symbolic link to its read-only folder
-(bind-mounted from the host): a read-only view stays so, and a writable clone reads the snapshot
-until its first write, which first copies the snapshot into a private ``/sandbox`` (hard links,
-modes and exact times kept).
+The tree's folder is a tmpfs mounted at ``/sandbox`` (the container's own root filesystem may be a
+slow FUSE overlay), empty when the container starts. A frozen snapshot is attached by serving it
+from its read-only folder (``/snapshots/<name>``, bind-mounted from the host): a read-only view
+stays so, and a writable clone reads the snapshot until its first write, which first copies the
+snapshot into ``/sandbox`` (hard links, modes and exact times kept). A write goes to a temporary
+file beside its target, renamed over it once complete, after every check that can fail.
 """
 
 from __future__ import annotations
@@ -27,14 +29,10 @@ from typing import IO, Any
 from .archive import UnsafeMemberError, unpack_tree, write_tree
 
 ROOT = "/sandbox"
-"""Where the tree lives (a folder, or a link to an attached snapshot)."""
+"""Where the tree lives: the mount point of a tmpfs, empty until a tree is unpacked or copied."""
 
 SNAPSHOTS = "/snapshots"
 """Where the host's frozen snapshots are mounted, read-only."""
-
-SCRATCH = "/var/lib/agentjudge/stage"
-"""Where writes are staged and archives unpacked before they become the tree (the tree's own
-filesystem, so a rename moves them in)."""
 
 READ_BYTES = 1 << 20
 
@@ -125,10 +123,9 @@ def _replaced(path: str) -> list[Any] | None:
 
 
 def _copy_tree(source: str, target: str) -> None:
-    """Copy ``source`` to the new folder ``target``: links stay links, hard links stay hard
-    links, modes and exact times are kept (folders' times set last)."""
+    """Copy the folder ``source`` into the empty folder ``target``: links stay links, hard links
+    stay hard links, modes and exact times are kept (folders' times set last)."""
     folders: list[tuple[str, os.stat_result]] = [(target, os.lstat(source))]
-    os.mkdir(target)
     copied: dict[tuple[int, int], str] = {}
     for directory, names, files in os.walk(source):
         below = os.path.relpath(directory, source)
@@ -162,17 +159,18 @@ def _copy_tree(source: str, target: str) -> None:
 class Tree:
     """The tree at ``root`` and the operations on it (``do_<operation>``), one at a time."""
 
-    def __init__(self, root: str = ROOT, snapshots: str = SNAPSHOTS, scratch: str = SCRATCH):
+    def __init__(self, root: str = ROOT, snapshots: str = SNAPSHOTS) -> None:
         self.visible = root
         self.snapshots = snapshots
-        self.scratch = scratch
+        self.attached: str | None = None
+        """The snapshot folder served in place of the tree (until a writable clone's copy)."""
         self.read_only = False
 
     # Paths ------------------------------------------------------------------------------------
 
     def base(self) -> str:
         """The tree's folder, links followed (an attached snapshot's folder until copied)."""
-        return os.path.realpath(self.visible)
+        return os.path.realpath(self.attached or self.visible)
 
     def _inside(self, path: str, base: str) -> bool:
         return path == base or path.startswith(base + "/")
@@ -228,22 +226,18 @@ class Tree:
     def _writable(self) -> None:
         if self.read_only:
             raise HelperError("EROFS")
-        if os.path.islink(self.visible):
+        if self.attached is not None:
             self._materialise()
 
     def _materialise(self) -> None:
-        """Replace the link to an attached snapshot with a private copy of it."""
-        source = self.base()
-        os.makedirs(self.scratch, exist_ok=True)
-        copy = tempfile.mkdtemp(prefix="clone-", dir=self.scratch)
-        os.rmdir(copy)
+        """Copy the attached snapshot into the tree's own folder, which is served from now on."""
+        assert self.attached is not None
         try:
-            _copy_tree(source, copy)
-            os.unlink(self.visible)
-            os.rename(copy, self.visible)
+            _copy_tree(os.path.realpath(self.attached), self.visible)
         except BaseException:
-            shutil.rmtree(copy, ignore_errors=True)
+            _empty(self.visible)
             raise
+        self.attached = None
 
     # Reads ------------------------------------------------------------------------------------
 
@@ -322,24 +316,15 @@ class Tree:
 
     def do_materialise(self) -> Answer:
         """Give a writable clone its private copy now (others are about to write in it)."""
-        if not self.read_only and os.path.islink(self.visible):
+        if not self.read_only and self.attached is not None:
             self._materialise()
         return None, b""
 
     def do_reset(self) -> Answer:
-        """Drop the tree and everything staged: the container is as it started, ready for the
-        next sandbox (only ever asked of a container in which nothing but the helper worked)."""
-        if os.path.islink(self.visible):
-            os.unlink(self.visible)
-        elif _exists(self.visible):
-            shutil.rmtree(self.visible)
-        if os.path.isdir(self.scratch):
-            for name in os.listdir(self.scratch):
-                path = os.path.join(self.scratch, name)
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path)
-                else:
-                    os.unlink(path)
+        """Drop the tree: the container is as it started, ready for the next sandbox (only ever
+        asked of a container in which nothing but the helper worked)."""
+        _empty(self.visible)
+        self.attached = None
         self.read_only = False
         return None, b""
 
@@ -363,10 +348,7 @@ class Tree:
         _need_directory(folder)
         mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o644
         replaced = _replaced(target)
-        # Staged outside the tree (on the same filesystem): a write refused at the rename
-        # leaves no trace in the tree, not even a changed folder time.
-        os.makedirs(self.scratch, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(prefix="write-", dir=self.scratch)
+        descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=folder)
         try:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)
@@ -415,33 +397,38 @@ class Tree:
         return None, b""
 
     def do_unpack(self, source: IO[bytes]) -> Answer:
-        """Make the archive (members ``sandbox/...``) the tree; the tree must not exist yet."""
-        if _exists(self.visible):
+        """Make the archive (members ``sandbox/...``) the tree; the tree must be empty."""
+        if self.attached is not None or os.listdir(self.visible):
             raise HelperError("EEXIST", "the tree already exists")
-        os.makedirs(self.scratch, exist_ok=True)
-        folder = tempfile.mkdtemp(prefix="unpack-", dir=self.scratch)
         try:
-            try:
-                unpack_tree(source, folder)
-            except (UnsafeMemberError, tarfile.TarError) as error:
-                raise HelperError("EINVAL", str(error)) from None
-            os.rename(os.path.join(folder, ROOT.lstrip("/")), self.visible)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            unpack_tree(source, self.visible, strip=ROOT.lstrip("/"))
+        except (UnsafeMemberError, tarfile.TarError) as error:
+            _empty(self.visible)
+            raise HelperError("EINVAL", str(error)) from None
         return None, b""
 
     def do_attach(self, name: str, writable: bool) -> Answer:
-        """Make the tree the snapshot ``name`` (read-only, or copied on the first write)."""
+        """Serve the snapshot ``name`` as the tree (read-only, or copied on the first write)."""
         if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
             raise HelperError("EINVAL", f"bad snapshot name {name!r}")
         source = os.path.join(self.snapshots, name)
         if not os.path.isdir(source):
             raise HelperError("ENOENT", f"no snapshot {name}")
-        if _exists(self.visible):
+        if self.attached is not None or os.listdir(self.visible):
             raise HelperError("EEXIST", "the tree already exists")
-        os.symlink(source, self.visible)
+        self.attached = source
         self.read_only = not writable
         return None, b""
+
+
+def _empty(folder: str) -> None:
+    """Remove everything inside ``folder`` (a mount point: the folder itself stays)."""
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
 
 
 OPERATIONS = frozenset(

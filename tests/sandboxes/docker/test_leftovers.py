@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import docker
 import pytest
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.docker
 CHILD = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
+from typing import Any
 from dataset.models import EmptyState, Task
 from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
 from sandboxes.postgres.docker_cluster import DockerPostgresCluster
@@ -200,7 +202,7 @@ async def test_kill_9_during_a_docker_replay_leaves_nothing_after_gc(
         text=True,
         env=os.environ.copy(),
     )  # fmt: skip
-    mine = {"label": f"{PID_LABEL}={child.pid}"}
+    mine: dict[str, Any] = {"label": f"{PID_LABEL}={child.pid}"}
     try:
         # Kill it once a sandbox is in use and the pool holds containers started ahead of need.
         for _ in range(2400):

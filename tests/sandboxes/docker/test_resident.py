@@ -26,16 +26,15 @@ ODD_NS = 1_600_000_000_123_456_789
 
 class Helper:
     def __init__(self, base: Path) -> None:
-        self.root = base / "sandbox"
+        self.root = base / "sandbox"  # in a container: a tmpfs, empty at start
         self.snapshots = base / "snapshots"
-        self.scratch = base / "scratch"
-        self.snapshots.mkdir(parents=True)
+        self.root.mkdir(parents=True)
+        self.snapshots.mkdir()
         self.socket = base / "resident.sock"
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "resident", "--socket", str(self.socket),
                 "--root", str(self.root), "--snapshots", str(self.snapshots),
-                "--scratch", str(self.scratch),
             ],
             env={**os.environ, "PYTHONPATH": str(HELPER_PARENT)},
         )  # fmt: skip
@@ -153,17 +152,22 @@ def test_a_writable_snapshot_is_read_in_place_until_the_first_write(
     unpack_tree(io.BytesIO(archive_of(source)), str(helper.snapshots))
     (helper.snapshots / "sandbox").rename(frozen)
     helper.link.call("attach", "snap1", True)
-    assert helper.root.is_symlink()  # nothing copied yet
+    assert list(helper.root.iterdir()) == []  # nothing copied yet
     assert helper.link.call("read", "link")[1] == b"alpha\n"
     helper.link.call("write", "docs/a.txt", payload=b"changed")
-    assert not helper.root.is_symlink()
+    assert (helper.root / "docs").is_dir()
     assert (frozen / "docs" / "a.txt").read_text() == "alpha\n"  # the snapshot is untouched
     assert (helper.root / "docs" / "a.txt").read_bytes() == b"changed"
     # The copy kept the hard link's other name as a link to the same (old) inode, and times.
     assert (helper.root / "same.txt").read_text() == "alpha\n"
     assert (helper.root / "secret").lstat().st_mtime_ns == ODD_NS
     assert (helper.root / "link").is_symlink()
-    assert not list(helper.scratch.iterdir())
+    assert helper.root.lstat().st_mtime_ns == ODD_NS
+    assert not list(helper.root.rglob(".aj-*"))
+    # Dropped for the next sandbox: empty again, and a new tree can be unpacked.
+    helper.link.call("reset")
+    assert list(helper.root.iterdir()) == []
+    helper.link.call("unpack", payload=archive_of(None))
 
 
 def test_a_read_only_snapshot_refuses_every_write(helper: Helper, source: Path) -> None:
@@ -181,7 +185,11 @@ def test_a_read_only_snapshot_refuses_every_write(helper: Helper, source: Path) 
             continue
         with pytest.raises(ResidentError, match="EROFS"):
             helper.link.call(operation, *arguments, payload=b"x")
-    assert helper.root.is_symlink()
+    assert list(helper.root.iterdir()) == []
+    assert (helper.snapshots / "view" / "docs" / "a.txt").read_text() == "alpha\n"
+    with pytest.raises(ResidentError, match="EEXIST"):
+        helper.link.call("attach", "view", True)  # one tree per container
+    helper.link.call("reset")
     with pytest.raises(ResidentError, match="EINVAL"):
         helper.link.call("attach", "../etc", True)
 
@@ -204,7 +212,7 @@ def test_an_archive_reaching_out_through_a_link_is_refused(helper: Helper, tmp_p
     with pytest.raises(ResidentError, match="EINVAL"):
         helper.link.call("unpack", payload=buffer.getvalue())
     assert list(outside.iterdir()) == []
-    assert not helper.root.exists()
+    assert list(helper.root.iterdir()) == []  # what was unpacked before the refusal is gone
 
 
 def test_a_helper_that_is_gone_is_a_clear_error(tmp_path: Path) -> None:
