@@ -199,6 +199,11 @@ class WarmPool:
                 await asyncio.to_thread((await starting).remove)
             raise
 
+    def prefill(self) -> None:
+        """Start filling the pool now, without taking anything."""
+        if not self._closed:
+            self._refill(after_take=False)
+
     def _refill(self, *, after_take: bool) -> None:
         missing = self.size - len(self._ready) - len(self._filling) + (1 if after_take else 0)
         for _ in range(max(0, min(missing, self.size))):

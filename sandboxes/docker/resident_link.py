@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import io
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from sandboxes.base import SandboxError
 from sandboxes.docker.resident.protocol import (
     PayloadReader,
+    PayloadWriter,
     ProtocolError,
     read_header,
     read_payload,
+    write_header,
     write_message,
 )
 
@@ -100,13 +104,20 @@ class ResidentLink:
         operation: str,
         *arguments: Any,
         payload: bytes | Iterable[bytes] = b"",
+        writer: Callable[[IO[bytes]], None] | None = None,
         sink: IO[bytes] | None = None,
     ) -> tuple[Any, bytes]:
         """Send one request; return the result and the answer's payload (written to ``sink``
-        instead when given). Raises ``ResidentError`` for an answered failure."""
+        instead when given). ``writer``, when given, writes the request's payload into a file
+        as it goes (streamed, never held whole); an exception it raises breaks the request off
+        and is raised as it is. Raises ``ResidentError`` for an answered failure."""
         connection = self._connection()
+        request = {"op": operation, "args": list(arguments)}
         try:
-            write_message(connection.writer, {"op": operation, "args": list(arguments)}, payload)
+            if writer is None:
+                write_message(connection.writer, request, payload)
+            else:
+                self._stream(connection, request, writer)
             header = read_header(connection.reader)
             if header is None:
                 raise ProtocolError("the helper closed the connection")
@@ -122,16 +133,36 @@ class ResidentLink:
             raise SandboxError(
                 f"{operation} in {self.name}: the helper's answer broke off: {error}"
             ) from error
+        except BaseException:
+            connection.close()
+            raise
         self._release(connection)
         if "error" in header:
             raise ResidentError(str(header["error"]), header.get("detail"))
         return header.get("result"), data
 
+    @staticmethod
+    def _stream(
+        connection: _Connection, request: dict[str, Any], writer: Callable[[IO[bytes]], None]
+    ) -> None:
+        write_header(connection.writer, request)
+        frames = PayloadWriter(connection.writer)
+        buffered = io.BufferedWriter(frames, buffer_size=1 << 20)  # whole frames, not 16 KiB
+        writer(buffered)
+        buffered.flush()
+        frames.finish()
+
     async def acall(
-        self, operation: str, *arguments: Any, payload: bytes | Iterable[bytes] = b""
+        self,
+        operation: str,
+        *arguments: Any,
+        payload: bytes | Iterable[bytes] = b"",
+        writer: Callable[[IO[bytes]], None] | None = None,
     ) -> tuple[Any, bytes]:
         """``call`` in a worker thread."""
-        return await asyncio.to_thread(self.call, operation, *arguments, payload=payload)
+        return await asyncio.to_thread(
+            functools.partial(self.call, payload=payload, writer=writer), operation, *arguments
+        )
 
     def wait_ready(self, timeout: float, alive: Any = None) -> None:
         """Wait until the helper answers a ping (``alive()``, when given, is asked between tries

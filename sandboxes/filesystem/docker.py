@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import functools
+import hashlib
 import os
 import posixpath
 import shutil
@@ -141,6 +142,34 @@ def _file_stat(record: list[Any], path: str) -> FileStat:
 
 def _join(base: str, name: str) -> str:
     return f"{base}/{name}" if base and name else base or name
+
+
+def _tree_signature(source: Path) -> str:
+    """A digest of every entry's name, kind, size, mode and times below ``source`` (and of the
+    folder itself): equal digests, the same tree."""
+    digest = hashlib.sha256(str(source).encode())
+    for directory, names, files in os.walk(source):
+        names.sort()
+        for path in [directory, *(os.path.join(directory, name) for name in sorted(files))]:
+            info = os.lstat(path)
+            digest.update(os.fsencode(path))
+            digest.update(
+                b"%d %d %d %d\0" % (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
+            )
+    return digest.hexdigest()
+
+
+def _copy_initial_tree(task_id: str, source: Path, destination: Path) -> None:
+    """Copy a task's initial tree (each entry checked first) to the new host folder
+    ``destination``: contents, modes and exact times; symlinks stay symlinks."""
+    for directory, names, files in os.walk(source):
+        for name in [*names, *files]:
+            check_initial_entry(task_id, source, os.path.join(directory, name))
+    try:
+        shutil.copytree(source, destination, symlinks=True)
+    except BaseException:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
 
 
 def _host_tree_archive(source: Path | None, target: IO[bytes], task_id: str = "") -> None:
@@ -479,6 +508,9 @@ class DockerFilesystemProvider(FilesystemProvider):
         self._client: docker.DockerClient | None = None
         self._pool: WarmPool | None = None
         self._snapshots_folder: Path | None = None
+        self._seeds: dict[tuple[str, str], str] = {}
+        """Copies of initial trees on the host, by task id and tree digest."""
+        self._seeds_lock = asyncio.Lock()
 
     @property
     def client(self) -> docker.DockerClient:
@@ -538,18 +570,42 @@ class DockerFilesystemProvider(FilesystemProvider):
             raise SandboxError(
                 f"task {task.id}: a filesystem sandbox cannot start from a {state.kind} state"
             )
-        with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as tree:
-            await asyncio.to_thread(_host_tree_archive, source, tree, task.id)
+        if source is None:
             resident = await self.take_container()
             try:
-                tree.seek(0)
-                await resident.link.acall("unpack", payload=_chunks(tree))
+                await resident.link.acall(
+                    "unpack", writer=functools.partial(_host_tree_archive, None)
+                )
             except BaseException as error:
                 await asyncio.to_thread(resident.remove)
                 if isinstance(error, ResidentError):
-                    raise SandboxError(f"task {task.id}: unpacking the tree: {error}") from error
+                    raise SandboxError(f"task {task.id}: an empty tree: {error}") from error
                 raise
+            return self.track(DockerFilesystemSandbox(self, resident))
+        seed = await self._seed(task.id, source)
+        resident = await self.take_container()
+        try:
+            await resident.link.acall("attach", seed, True)
+        except BaseException as error:
+            await asyncio.to_thread(resident.remove)
+            if isinstance(error, ResidentError):
+                raise SandboxError(f"task {task.id}: attaching its tree: {error}") from error
+            raise
         return self.track(DockerFilesystemSandbox(self, resident))
+
+    async def _seed(self, task_id: str, source: Path) -> str:
+        """The name of the snapshot folder holding a copy of the task's initial tree, copied on
+        the host once per task and tree content (later sandboxes of the task attach the same
+        copy; a tree changed on disk since is copied again)."""
+        key = (task_id, await asyncio.to_thread(_tree_signature, source))
+        async with self._seeds_lock:
+            if key not in self._seeds:
+                name = current_run().new_name("fseed")
+                await asyncio.to_thread(
+                    _copy_initial_tree, task_id, source, self.snapshot_folder() / name
+                )
+                self._seeds[key] = name
+            return self._seeds[key]
 
     async def aclose(self) -> None:
         problems: list[str] = []
@@ -570,8 +626,3 @@ class DockerFilesystemProvider(FilesystemProvider):
             self._client = None
         if problems:
             raise SandboxError("could not remove every Docker sandbox: " + "; ".join(problems))
-
-
-def _chunks(source: IO[bytes]) -> Any:
-    while block := source.read(1 << 20):
-        yield block

@@ -92,22 +92,23 @@ class PayloadReader(io.RawIOBase):
 
     def __init__(self, source: IO[bytes]) -> None:
         self._chunks = payload_chunks(source)
-        self._buffer = b""
+        self._chunk = memoryview(b"")
+        self._offset = 0  # into the current chunk: slicing off what was read would copy the rest
         self._ended = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, target: Any) -> int:
-        while not self._buffer and not self._ended:
+        while self._offset >= len(self._chunk) and not self._ended:
             try:
-                self._buffer = next(self._chunks)
+                self._chunk, self._offset = memoryview(next(self._chunks)), 0
             except StopIteration:
                 self._ended = True
-        view = memoryview(target)
-        count = min(len(view), len(self._buffer))
-        view[:count] = self._buffer[:count]
-        self._buffer = self._buffer[count:]
+        view = memoryview(target).cast("B")
+        count = min(len(view), len(self._chunk) - self._offset)
+        view[:count] = self._chunk[self._offset : self._offset + count]
+        self._offset += count
         return count
 
     def drain(self) -> None:
@@ -115,7 +116,7 @@ class PayloadReader(io.RawIOBase):
         for _ in self._chunks:
             pass
         self._ended = True
-        self._buffer = b""
+        self._chunk, self._offset = memoryview(b""), 0
 
 
 class PayloadWriter(io.RawIOBase):
