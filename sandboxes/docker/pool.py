@@ -182,31 +182,33 @@ class WarmPool:
         return [item.name for item in self._ready]
 
     async def take(self) -> ResidentContainer:
-        """A ready container: one from the pool, else a new one (the pool refills behind)."""
+        """A ready container: one from the pool, else a new one; the pool refills behind (after
+        a new one has started, so that the refill does not slow it down)."""
         if self._closed:
             raise SandboxError("the container pool is closed")
-        self._refill(after_take=True)
         while self._ready:
             item = self._ready.popleft()
             if time.monotonic() - item.ready_at <= self.idle_seconds:
+                self._refill()
                 return item
             await asyncio.to_thread(item.remove)
         starting = asyncio.ensure_future(asyncio.to_thread(start_resident, self.client, self.spec))
         try:
-            return await asyncio.shield(starting)
+            made = await asyncio.shield(starting)
         except asyncio.CancelledError:  # the thread goes on: remove what it makes
             with contextlib.suppress(Exception):
                 await asyncio.to_thread((await starting).remove)
             raise
+        self._refill()
+        return made
 
     def prefill(self) -> None:
         """Start filling the pool now, without taking anything."""
         if not self._closed:
-            self._refill(after_take=False)
+            self._refill()
 
-    def _refill(self, *, after_take: bool) -> None:
-        missing = self.size - len(self._ready) - len(self._filling) + (1 if after_take else 0)
-        for _ in range(max(0, min(missing, self.size))):
+    def _refill(self) -> None:
+        for _ in range(max(0, self.size - len(self._ready) - len(self._filling))):
             task = asyncio.ensure_future(self._fill_one())
             self._filling.add(task)
             task.add_done_callback(self._filling.discard)

@@ -144,12 +144,15 @@ def _join(base: str, name: str) -> str:
     return f"{base}/{name}" if base and name else base or name
 
 
-def _tree_signature(source: Path) -> str:
+def _tree_signature(task_id: str, source: Path) -> str:
     """A digest of every entry's name, kind, size, mode and times below ``source`` (and of the
-    folder itself): equal digests, the same tree."""
+    folder itself): equal digests, the same tree. Each entry is checked on the way
+    (``check_initial_entry``: a bad one raises ``SandboxError`` naming the task and the entry)."""
     digest = hashlib.sha256(str(source).encode())
     for directory, names, files in os.walk(source):
         names.sort()
+        for name in [*names, *files]:
+            check_initial_entry(task_id, source, os.path.join(directory, name))
         for path in [directory, *(os.path.join(directory, name) for name in sorted(files))]:
             info = os.lstat(path)
             digest.update(os.fsencode(path))
@@ -159,12 +162,9 @@ def _tree_signature(source: Path) -> str:
     return digest.hexdigest()
 
 
-def _copy_initial_tree(task_id: str, source: Path, destination: Path) -> None:
-    """Copy a task's initial tree (each entry checked first) to the new host folder
-    ``destination``: contents, modes and exact times; symlinks stay symlinks."""
-    for directory, names, files in os.walk(source):
-        for name in [*names, *files]:
-            check_initial_entry(task_id, source, os.path.join(directory, name))
+def _copy_tree(source: Path, destination: Path) -> None:
+    """Copy a (checked) initial tree to the new host folder ``destination``: contents, modes
+    and exact times; symlinks stay symlinks."""
     try:
         shutil.copytree(source, destination, symlinks=True)
     except BaseException:
@@ -172,18 +172,9 @@ def _copy_initial_tree(task_id: str, source: Path, destination: Path) -> None:
         raise
 
 
-def _host_tree_archive(source: Path | None, target: IO[bytes], task_id: str = "") -> None:
-    """Archive a host directory (or an empty one) as ``sandbox/...`` with exact times and modes,
-    owned by root; each entry is checked first (``check_initial_entry``, for task ``task_id``)."""
-    folder = None if source is None else str(source)
-    write_tree(
-        folder,
-        target,
-        ROOT.lstrip("/"),
-        check=None if source is None else functools.partial(check_initial_entry, task_id, source),
-        owner_root=True,
-        now_ns=time.time_ns(),
-    )
+def _empty_tree_archive(target: IO[bytes]) -> None:
+    """The archive of an empty tree (its folder only, made now)."""
+    write_tree(None, target, ROOT.lstrip("/"), owner_root=True, now_ns=time.time_ns())
 
 
 def _unpack_into(archive: IO[bytes], destination: Path) -> None:
@@ -573,9 +564,7 @@ class DockerFilesystemProvider(FilesystemProvider):
         if source is None:
             resident = await self.take_container()
             try:
-                await resident.link.acall(
-                    "unpack", writer=functools.partial(_host_tree_archive, None)
-                )
+                await resident.link.acall("unpack", writer=_empty_tree_archive)
             except BaseException as error:
                 await asyncio.to_thread(resident.remove)
                 if isinstance(error, ResidentError):
@@ -597,13 +586,11 @@ class DockerFilesystemProvider(FilesystemProvider):
         """The name of the snapshot folder holding a copy of the task's initial tree, copied on
         the host once per task and tree content (later sandboxes of the task attach the same
         copy; a tree changed on disk since is copied again)."""
-        key = (task_id, await asyncio.to_thread(_tree_signature, source))
+        key = (task_id, await asyncio.to_thread(_tree_signature, task_id, source))
         async with self._seeds_lock:
             if key not in self._seeds:
                 name = current_run().new_name("fseed")
-                await asyncio.to_thread(
-                    _copy_initial_tree, task_id, source, self.snapshot_folder() / name
-                )
+                await asyncio.to_thread(_copy_tree, source, self.snapshot_folder() / name)
                 self._seeds[key] = name
             return self._seeds[key]
 
