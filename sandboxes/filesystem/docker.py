@@ -94,6 +94,11 @@ _PATH_ERRORS = {
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
+_INLINE = frozenset({"stat", "list", "resolve", "head", "tail", "replaces"})
+"""Requests answered in well under a millisecond with a bounded answer: sent from the event
+loop's thread (a hop to a worker thread costs more than the round trip on a busy machine). The
+others (writes, which may first copy an attached snapshot, and unbounded reads) run in a thread."""
+
 TREE_TMPFS_BYTES = 4 * 1024**3
 """The most a container's tree may hold: ``/sandbox`` is a tmpfs of this size (memory is used only
 as files are written; the engine's storage driver can be a slow FUSE overlay)."""
@@ -233,6 +238,8 @@ class DockerFileTree(FileTree):
     async def _call(
         self, operation: str, *operands: Any, payload: bytes = b""
     ) -> tuple[Any, bytes]:
+        if operation in _INLINE:
+            return self._call_sync(operation, *operands)
         return await asyncio.to_thread(self._call_sync, operation, *operands, payload=payload)
 
     def _exception(
