@@ -94,10 +94,11 @@ _PATH_ERRORS = {
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
-_INLINE = frozenset({"stat", "list", "resolve", "head", "tail", "replaces"})
-"""Requests answered in well under a millisecond with a bounded answer: sent from the event
-loop's thread (a hop to a worker thread costs more than the round trip on a busy machine). The
-others (writes, which may first copy an attached snapshot, and unbounded reads) run in a thread."""
+_INLINE = frozenset({"stat", "resolve", "replaces"})
+"""Requests answered in well under a millisecond with an answer of a few bytes: sent from the
+event loop's thread (a hop to a worker thread costs more than the round trip on a busy machine).
+The others (reads that return data or listings, and writes, which may first copy an attached
+snapshot) run in a worker thread, so the loop never waits on them."""
 
 TREE_TMPFS_BYTES = 4 * 1024**3
 """The most a container's tree may hold: ``/sandbox`` is a tmpfs of this size (memory is used only
