@@ -495,8 +495,11 @@ class DockerFilesystemProvider(FilesystemProvider):
         quota_bytes: int | None = CLONE_QUOTA_BYTES,
         pool_size: int | None = None,
         pool_idle_seconds: float | None = None,
+        tree_tmpfs: bool = True,
     ) -> None:
-        """``quota_bytes`` bounds what each writable clone may hold (None: no bound)."""
+        """``quota_bytes`` bounds what each writable clone may hold (None: no bound);
+        ``tree_tmpfs=False`` keeps trees in the containers' root filesystem instead of a tmpfs
+        (slower where the engine's storage driver is a FUSE overlay)."""
         super().__init__(quota_bytes=quota_bytes)
         settings = get_settings()
         self.image = image or sandbox_image_tag()
@@ -504,6 +507,7 @@ class DockerFilesystemProvider(FilesystemProvider):
         self.pool_idle_seconds = (
             settings.docker_pool_idle_seconds if pool_idle_seconds is None else pool_idle_seconds
         )
+        self.tree_tmpfs = tree_tmpfs
         self._client: docker.DockerClient | None = None
         self._pool: WarmPool | None = None
         self._snapshots_folder: Path | None = None
@@ -541,7 +545,9 @@ class DockerFilesystemProvider(FilesystemProvider):
                 mounts=(
                     Mount(SNAPSHOTS, str(self.snapshot_folder()), type="bind", read_only=True),
                 ),
-                tmpfs=((ROOT, f"size={TREE_TMPFS_BYTES // 1024}k,mode=755"),),
+                tmpfs=((ROOT, f"size={TREE_TMPFS_BYTES // 1024}k,mode=755"),)
+                if self.tree_tmpfs
+                else (),
             )
             self._pool = WarmPool(self.client, spec, self.pool_size, self.pool_idle_seconds)
         return self._pool

@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--snapshots", default=SNAPSHOTS, help="the snapshots' folder")
     arguments = parser.parse_args()
     os.umask(0o022)
+    os.makedirs(arguments.root, exist_ok=True)  # a tmpfs mount point, or made here
     _Handler.tree = Tree(arguments.root, arguments.snapshots)
     pending = f"{arguments.socket}.starting"
     for stale in (pending, arguments.socket):

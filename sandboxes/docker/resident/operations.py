@@ -348,6 +348,10 @@ class Tree:
         _need_directory(folder)
         mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o644
         replaced = _replaced(target)
+        # Refused names must fail before the temporary file exists (some filesystems, FUSE
+        # overlays among them, answer a lookup of an over-long name with ENOENT).
+        if len(os.fsencode(os.path.basename(target))) > os.pathconf(folder, "PC_NAME_MAX"):
+            raise HelperError("ENAMETOOLONG")
         descriptor, temporary = tempfile.mkstemp(prefix=".aj-write-", dir=folder)
         try:
             with os.fdopen(descriptor, "wb") as handle:
