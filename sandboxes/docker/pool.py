@@ -218,7 +218,7 @@ class WarmPool:
     async def _fill_one(self) -> None:
         try:
             made = await asyncio.to_thread(start_resident, self.client, self.spec)
-        except SandboxError as error:
+        except (SandboxError, docker.errors.DockerException, OSError) as error:
             if self._failure != str(error):
                 logger.warning("the container pool could not start a container: %s", error)
             self._failure = str(error)
