@@ -11,7 +11,10 @@ Measures, on this machine:
   (their teardown, after the judges, is printed separately);
 - replay throughput (trajectories/s, verifiers included) at ``--jobs 1`` and ``--jobs 4`` on 24
   copies of the bundled example's filesystem and Postgres trajectories;
-- Docker backends (with ``--docker``): container-ready latency for filesystem and Postgres;
+- Docker backends (with ``--docker``): local and Docker side by side against the Docker targets
+  (reference filesystem tool call, create from the 1,000-file tree, writable clone from a warm
+  pool, and the wall time of ``agentjudge replay datasets/ds`` on each backend), container start
+  with an empty pool, and Postgres container-ready latency;
 - peak resident memory of this process and its children.
 """
 
@@ -29,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 from dataset.models import DirectoryTreeState, EmptyState, SqlSeedState, Task
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
@@ -292,22 +296,167 @@ async def throughput_figures(dataset_root: Path, output: Path) -> None:
         )
 
 
-async def docker_figures(task_dir: Path, seed_dir: Path) -> None:
+TARGETS = {
+    "tool call": "<= 5 ms",
+    "writable clone": "<= 100 ms",
+    "create": "<= 500 ms",
+    "replay": "<= 2 x local",
+}
+"""The Docker backend's targets (issue 22), printed beside its figures."""
+
+
+async def tool_calls(provider: SandboxProvider, task_dir: Path, rounds: int = 50) -> list[float]:
+    """Seconds per reference filesystem tool call (a mix of reads and writes) on a sandbox of
+    the 1,000-file tree."""
+    from mcp_servers.filesystem.operations import call_filesystem_tool
+
+    sandbox = as_filesystem_sandbox(await provider.create(tree_task(), task_dir))
+    root = sandbox.root
+    await sandbox.tree.write_bytes("notes.txt", b"one\ntwo\nthree\n")
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("read_text_file", {"path": f"{root}/notes.txt"}),
+        ("read_text_file", {"path": f"{root}/notes.txt", "head": 2}),
+        ("get_file_info", {"path": f"{root}/dir00/sub0/file0000.bin"}),
+        ("list_directory", {"path": f"{root}/dir00/sub0"}),
+        ("write_file", {"path": f"{root}/dir01/out.txt", "content": "written\n"}),
+        ("create_directory", {"path": f"{root}/made/deeper"}),
+    ]
+    seconds: list[float] = []
+    for _ in range(rounds):
+        for name, arguments in calls:
+            started = time.perf_counter()
+            result = await call_filesystem_tool(sandbox.tree, name, arguments)
+            seconds.append(time.perf_counter() - started)
+            assert not result.is_error, (name, result)
+    await sandbox.destroy()
+    return seconds
+
+
+async def warm(provider: SandboxProvider) -> None:
+    """Wait until a Docker provider's pool is full again (a no-op for other providers)."""
+    pool = getattr(provider, "pool", None)
+    if pool is None:
+        return
+    pool.prefill()
+    deadline = time.monotonic() + 120
+    while len(pool.waiting()) < pool.size and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+
+async def side_by_side(provider: SandboxProvider, task_dir: Path) -> dict[str, list[float]]:
+    """The figures the Docker targets are about, for one provider."""
+    task = tree_task()
+    found: dict[str, list[float]] = {"tool call": await tool_calls(provider, task_dir)}
+    creates: list[float] = []
+    written: list[float] = []
+    for _ in range(6):
+        await warm(provider)
+        os.sync()
+        # A new copy of the tree each time: the Docker backend copies a task's tree once and
+        # later sandboxes of the task attach that copy (figured separately below).
+        os.utime(task_dir / "initial" / "dir00")
+        started = time.perf_counter()
+        sandbox = as_filesystem_sandbox(await provider.create(task, task_dir))
+        creates.append(time.perf_counter() - started)
+        await sandbox.tree.write_bytes("replayed.txt", b"the first replayed call")
+        written.append(time.perf_counter() - started)
+        await sandbox.destroy()
+    found["create"] = creates
+    found["create + first write"] = written
+    again: list[float] = []
+    for _ in range(5):
+        await warm(provider)
+        seconds, made = await timed(provider.create(task, task_dir))
+        again.append(seconds)
+        assert isinstance(made, Sandbox)
+        await made.destroy()
+    found["create, the task's tree already copied"] = again
+    snapshot = await (await provider.create(task, task_dir)).freeze()
+    clones: list[float] = []
+    cloned_written: list[float] = []
+    for _ in range(10):
+        await warm(provider)
+        started = time.perf_counter()
+        clone = as_filesystem_sandbox(await snapshot.clone(writable=True))
+        clones.append(time.perf_counter() - started)
+        await clone.tree.write_bytes("judge-note.txt", b"a judge wrote this")
+        cloned_written.append(time.perf_counter() - started)
+        await clone.destroy()
+    found["writable clone"] = clones
+    found["writable clone + first write"] = cloned_written
+    await snapshot.destroy()
+    return found
+
+
+def ds_replay_seconds(backend: str, output: Path) -> float:
+    """Wall seconds of ``agentjudge replay datasets/ds --backend BACKEND`` (a fresh run, the
+    command's own process, the same as ``make replay``)."""
+    import subprocess
+    import sys
+
+    started = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "agentjudge", "replay", str(DS_SUITE),
+            "--backend", backend, "--output", str(output), "--fresh",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"replay --backend {backend} failed: {done.stderr[-2000:]}")
+    return seconds
+
+
+DS_SUITE = Path(__file__).resolve().parents[1] / "datasets" / "ds"
+
+
+async def docker_figures(task_dir: Path, seed_dir: Path, scratch: Path) -> None:
     from sandboxes.docker.images import ensure_sandbox_image
+    from sandboxes.docker.pool import start_resident
     from sandboxes.filesystem.docker import DockerFilesystemProvider
+    from sandboxes.filesystem.local import LocalFilesystemProvider
     from sandboxes.postgres.docker_cluster import DockerPostgresCluster
 
     ensure_sandbox_image()
-    async with DockerFilesystemProvider() as provider:
+    async with LocalFilesystemProvider() as local:
+        local_figures = await side_by_side(local, task_dir)
+    async with DockerFilesystemProvider(pool_size=4) as provider:
+        docker_figures = await side_by_side(provider, task_dir)
         empty = tree_task().model_copy(update={"initial_state": EmptyState()})
+        cold: list[float] = []
+        for _ in range(3):  # what a take costs when the pool is empty: a container started
+            started = time.perf_counter()
+            resident = await asyncio.to_thread(start_resident, provider.client, provider.pool.spec)
+            cold.append(time.perf_counter() - started)
+            await asyncio.to_thread(resident.remove)
+        await warm(provider)
         ready: list[float] = []
-        for _ in range(5):
+        for _ in range(3):
+            await warm(provider)
             seconds, sandbox = await timed(provider.create(empty, task_dir))
             ready.append(seconds)
             assert isinstance(sandbox, Sandbox)
             await sandbox.destroy()
-        figure("fs[docker] container ready (empty tree)", ready)
-        await filesystem_figures(provider, task_dir, "docker")
+    print(f"{'fs, local vs docker (medians)':<44} {'local':>10} {'docker':>10}   target")
+    for name, values in docker_figures.items():
+        local_ms = statistics.median(local_figures[name]) * 1000
+        docker_ms = statistics.median(values) * 1000
+        target = TARGETS.get(name, "")
+        print(f"{'  ' + name:<44} {local_ms:8.2f}ms {docker_ms:8.2f}ms   {target}")
+    figure("fs[docker] container start with its helper (a take from an empty pool)", cold)
+    figure("fs[docker] sandbox ready, empty tree, warm pool", ready)
+    if DS_SUITE.is_dir():
+        local_seconds = ds_replay_seconds("local", scratch / "ds-local")
+        docker_seconds = ds_replay_seconds("docker", scratch / "ds-docker")
+        print(
+            f"{'  replay datasets/ds (--jobs 4, wall)':<44}"
+            f" {local_seconds:9.1f}s {docker_seconds:9.1f}s"
+            f"   {TARGETS['replay']} (x{docker_seconds / local_seconds:.2f})"
+        )
     starts: list[float] = []
     for _ in range(3):
         cluster = DockerPostgresCluster()
@@ -367,7 +516,7 @@ async def main(use_docker: bool) -> None:
         await throughput_figures(throughput_root, base / "reports")
 
         if use_docker:
-            await docker_figures(task_dir, seed_dir)
+            await docker_figures(task_dir, seed_dir, base)
 
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -375,7 +524,26 @@ async def main(use_docker: bool) -> None:
     print(json.dumps({"docker": use_docker}))
 
 
+async def docker_only() -> None:
+    """Only the Docker figures (``--docker-only``): the trees they need, then the comparison."""
+    with tempfile.TemporaryDirectory(prefix="aj-perf-") as scratch:
+        base = Path(scratch)
+        task_dir = base / "tree-task"
+        build_tree(task_dir / "initial")
+        seed_dir = base / "db-task"
+        seed_dir.mkdir()
+        write_seed(seed_dir / "seed.sql")
+        await docker_figures(task_dir, seed_dir, base)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docker", action="store_true", help="also measure the Docker backends")
-    asyncio.run(main(parser.parse_args().docker))
+    parser.add_argument(
+        "--docker-only", action="store_true", help="measure only the Docker side-by-side figures"
+    )
+    options = parser.parse_args()
+    if options.docker_only:
+        asyncio.run(docker_only())
+    else:
+        asyncio.run(main(options.docker))

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = [
@@ -70,6 +70,14 @@ class Settings(BaseSettings):
 
     debian_mirror: str = DEFAULT_DEBIAN_MIRROR
     """The Debian mirror `debootstrap` downloads the Docker sandbox image's packages from."""
+
+    docker_pool_size: int = Field(default=2, ge=0)
+    """How many started containers each Docker filesystem provider keeps waiting, so that a
+    sandbox or clone takes one instead of starting one (`0`: none)."""
+
+    docker_pool_idle_seconds: float = Field(default=60.0, gt=0)
+    """How long a container may wait unused in a Docker pool before it is removed (the pool
+    refills on its next use)."""
 
     prices: Path | None = None
     """A TOML price table to cost model calls with. Unset: the bundled

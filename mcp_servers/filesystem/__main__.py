@@ -1,7 +1,8 @@
 """``python -m mcp_servers.filesystem``: serve one directory tree over stdio.
 
 ``--root DIR`` serves a host directory; ``--container NAME`` serves the tree at ``/sandbox`` in a
-running Docker container (a sandbox of the ``docker`` backend). ``--read-only`` drops the tools
+running Docker container (a sandbox of the ``docker`` backend), through the container's resident
+helper. ``--read-only`` drops the tools
 that write.
 """
 
@@ -44,13 +45,16 @@ def _tree(arguments: argparse.Namespace) -> FileTree:
     import docker
     import docker.errors
 
+    from sandboxes.base import SandboxError
+    from sandboxes.docker.pool import link_of
     from sandboxes.filesystem.docker import DockerFileTree
 
     try:
         container = docker.from_env().containers.get(arguments.container)
-    except docker.errors.DockerException as error:
+        link = link_of(container)
+    except (docker.errors.DockerException, SandboxError) as error:
         raise SystemExit(f"error: --container {arguments.container}: {error}") from None
-    return DockerFileTree(container, read_only=arguments.read_only)
+    return DockerFileTree(link, container, read_only=arguments.read_only)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,1 +1,2 @@
-"""Locally built Docker images for sandboxes, and the Docker leftovers collector."""
+"""Docker for sandboxes: the locally built image, containers with a resident helper and their warm
+pools, and the Docker leftovers collector."""

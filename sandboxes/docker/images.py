@@ -1,9 +1,10 @@
 """The sandbox image: built locally from Debian packages, never pulled from a registry.
 
 One image, ``agentjudge/sandbox:<recipe hash>``, serves every Docker sandbox: a minimal Debian
-trixie root filesystem (``debootstrap --variant=minbase``) with coreutils, findutils, procps and
-PostgreSQL 17, plus a Postgres cluster initialised at build time in ``PGDATA_DIR`` so that a
-container accepts connections within a second or two. The tag is a hash of the recipe below, so
+trixie root filesystem (``debootstrap --variant=minbase``) with coreutils, findutils, procps,
+Python 3 (for the resident helper, ``sandboxes.docker.resident``) and PostgreSQL 17, plus a
+Postgres cluster initialised at build time in ``PGDATA_DIR`` so that a container accepts
+connections within a second or two. The tag is a hash of the recipe below, so
 changing the recipe builds a new image and an unchanged recipe is built once per machine.
 
 Build steps (root and ``debootstrap`` required; ``require_debootstrap`` checks both first, and
@@ -58,14 +59,15 @@ SUITE = "trixie"
 PG_MAJOR = 17
 """Debian trixie's Postgres: 16 or later, so the runtime's sandbox roles may hold CREATEROLE."""
 
-PACKAGES = (f"postgresql-{PG_MAJOR}", "procps", "locales")
-"""Added to minbase (which already has coreutils, findutils, tar, util-linux)."""
+PACKAGES = (f"postgresql-{PG_MAJOR}", "procps", "locales", "python3")
+"""Added to minbase (which already has coreutils, findutils, tar, util-linux). Python runs the
+resident helper of every sandbox container (``sandboxes.docker.resident``)."""
 
 PG_BIN = f"/usr/lib/postgresql/{PG_MAJOR}/bin"
 PGDATA_DIR = "/var/lib/agentjudge/pgdata"
 """The pre-initialised cluster, owned by ``postgres``."""
 STAGING_DIR = "/var/lib/agentjudge/stage"
-"""Where the filesystem backend uploads a file before renaming it into the tree."""
+"""Where the resident helper unpacks archives and copies snapshots before they become the tree."""
 START_POSTGRES = "/usr/local/bin/agentjudge-postgres"
 """Sets the superuser password from ``PASSWORD_ENV``, then execs the server (run as postgres)."""
 PASSWORD_ENV = "AGENTJUDGE_PG_PASSWORD"

@@ -1,62 +1,56 @@
 """The ``docker`` filesystem backend: the tree lives at ``/sandbox`` inside a container.
 
-Each sandbox is a container of the sandbox image (``sandboxes.docker.images``) that runs ``sleep
-infinity`` without a network. Files move through the Engine's archive API (``put_archive`` /
-``get_archive``); every other operation is one ``exec`` of a small POSIX shell script
-(``docker_tree.sh``, next to this module) that resolves the path inside the container, checks it
-stays in the tree and reports failures as errno names, which ``DockerFileTree`` raises as the
-exceptions the local backend (``sandboxes.filesystem.local``) would raise. The two backends
-behave the same.
+Each sandbox is a container of the sandbox image (``sandboxes.docker.images``) without a network,
+whose main process is the resident helper (``sandboxes.docker.resident``): every operation is one
+request over the helper's Unix socket, a round trip of about a millisecond instead of a ``docker
+exec``. The helper resolves each path inside the container, checks that it stays in the tree and
+answers failures as errno names, which ``DockerFileTree`` raises as the exceptions the local
+backend (``sandboxes.filesystem.local``) would raise, so the two backends behave the same.
 
-Freezing turns the container's tree into an image labelled with the run id: by default a one-layer
-image on top of the sandbox image, loaded from the tree's archive (``docker load``; a fraction of
-a second), or with ``freeze_method="commit"`` a ``docker commit`` (seconds on storage drivers that
-diff naively, such as fuse-overlayfs; times rounded to whole seconds). Writable clones are new
-containers of that image; the read-only view is one shared container with a read-only root
-filesystem.
+Containers come from a warm pool (``sandboxes.docker.pool``; size and idle time from the
+``docker_pool_size`` and ``docker_pool_idle_seconds`` settings), so a new sandbox waits for no
+container to start. Trees move in and out as one tar stream through the helper, with exact
+nanosecond times (``sandboxes.docker.resident.archive``): creation unpacks the task's tree into a
+pool container; freezing packs the tree and unpacks it into a snapshot folder on the host, inside
+the run's scratch folder, which every pool container of the provider sees read-only at
+``/snapshots``. A writable clone is a pool container attached to that folder: it reads the
+snapshot until its first write, which copies the snapshot into the container (hard links, modes
+and times kept), so a clone costs a request and a judge that never writes copies nothing. The
+read-only view is one shared pool container attached read-only: its tree is the read-only bind
+mount itself, so nothing in the container can write it.
 
-The Engine's archives carry whole-second times only, so whenever a tree leaves a container
-(freeze, export) the exact nanosecond times are re-read with ``find`` and put back.
-
-Bounded reads run in the container too: ``head -c LIMIT | head -n LINES`` reads forwards and stops
-at the lines asked for, ``tail -c`` seeks to the end, so a 4-line read of a 50 MB file moves a few
-KiB, never the file. The quota of a writable clone is kept here: the script reports what each
-write replaced and how many directories a ``mkdir`` made, and a write near the quota first asks
-what it would replace, so a refused write uploads nothing.
+Bounded reads run in the container: a 4-line read of a 50 MB file moves a few KiB, never the file.
+The quota of a writable clone is kept here: the helper reports what each write replaced and how
+many directories a ``mkdir`` made, and a write near the quota first asks what it would replace, so
+a refused write sends nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import functools
 import hashlib
-import io
-import json
 import os
 import posixpath
-import secrets
 import shutil
-import tarfile
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
-from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import docker
 import docker.errors
 from docker.models.containers import Container
+from docker.types import Mount
 
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
-from sandboxes.docker.containers import demuxed_output, remove_container
-from sandboxes.docker.images import BUILD_COMMAND, IMAGE_LABEL, STAGING_DIR, sandbox_image_tag
-from sandboxes.docker.leftovers import run_labels
+from sandboxes.docker.images import sandbox_image_tag
+from sandboxes.docker.pool import ContainerSpec, ResidentContainer, WarmPool
+from sandboxes.docker.resident.archive import UnsafeMemberError, unpack_tree, write_tree
+from sandboxes.docker.resident.operations import SNAPSHOTS
+from sandboxes.docker.resident_link import ResidentError, ResidentLink
 from sandboxes.filesystem.sandbox import (
     CLONE_QUOTA_BYTES,
     FilesystemProvider,
@@ -78,26 +72,12 @@ from sandboxes.filesystem.tree import (
     initial_tree_source,
 )
 from sandboxes.runs import current_run
+from settings import get_settings
 
 ROOT = "/sandbox"
 """Where the tree lives inside every container."""
 
-FreezeMethod = Literal["load", "commit"]
-"""How a container's tree becomes an image: a loaded one-layer image, or ``docker commit``."""
-
 _SPOOL_BYTES = 32 * 1024 * 1024  # archives above this spill from memory to a temporary file
-
-TREE_SCRIPT = "docker_tree.sh"
-"""The POSIX shell script (a resource of this package) behind every operation but file transfers.
-Arguments: root, operation, operands. Failures the caller maps to exceptions exit 3 with an errno
-name as the last line of stderr; success ends its output with ``_TRAILER``."""
-
-
-@cache
-def _tree_script() -> str:
-    package = __package__ or "sandboxes.filesystem"
-    return resources.files(package).joinpath(TREE_SCRIPT).read_text(encoding="utf-8")
-
 
 _ERRORS: dict[str, type[OSError]] = {
     "ENOENT": FileNotFoundError,
@@ -106,52 +86,43 @@ _ERRORS: dict[str, type[OSError]] = {
     "EISDIR": IsADirectoryError,
 }
 
-_WORDED_ERRORS = (errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EROFS)
-"""Failures of coreutils inside the script, recognised by the message they print."""
-
-_TRAILER = b"AJ-END"
-"""What every successful run of the script prints last."""
-
-_READS = frozenset(
-    {"resolve", "stat", "list", "walk", "everything", "read", "head", "tail", "replaces"}
-)
-"""Script operations that change nothing (safe to run again)."""
-
-_EXEC_ATTEMPTS = 4
+_PATH_ERRORS = {
+    "ESCAPE": "{path!r} resolves outside the tree",
+    "LINKED": "{path!r} is a hard link to a file that also has a name outside the tree",
+}
+"""The helper's refusals of a path, as ``TreePathError`` messages."""
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 
+_INLINE = frozenset({"stat", "resolve", "replaces"})
+"""Requests answered in well under a millisecond with an answer of a few bytes: sent from the
+event loop's thread (a hop to a worker thread costs more than the round trip on a busy machine).
+The others (reads that return data or listings, and writes, which may first copy an attached
+snapshot) run in a worker thread, so the loop never waits on them."""
+
+TREE_TMPFS_BYTES = 4 * 1024**3
+"""The most a container's tree may hold: ``/sandbox`` is a tmpfs of this size (memory is used only
+as files are written; the engine's storage driver can be a slow FUSE overlay)."""
+
 TAIL_WINDOW_BYTES = 64 * 1024
 """A tail read asking for lines first fetches this much of the file's end, and the whole limit
-only when those bytes hold too few lines (each fetch is one ``exec``)."""
+only when those bytes hold too few lines."""
 
 
 class _TooManyDirectoriesError(OSError):
-    """The script's ``mkdir`` refused: it would make ``count`` directories, more than allowed."""
+    """The helper's ``mkdir`` refused: it would make ``count`` directories, more than allowed."""
 
     def __init__(self, count: int) -> None:
         super().__init__(errno.EDQUOT, f"{count} directories")
         self.count = count
 
 
-def _replaced_charge(answer: bytes) -> int | None:
-    """The quota charge of what a write replaced, from the script's ``replaced`` answer."""
-    text = answer.decode("ascii", "replace").strip()
-    if text == "-":
+def _replaced_charge(replaced: Any) -> int:
+    """The quota charge of what a write replaced, from the helper's answer."""
+    if not replaced:
         return 0
-    if text == "o":
-        return BLOCK_BYTES
-    if text.startswith("f ") and text[2:].isdigit():
-        return charge("file", int(text[2:]))
-    return None  # the engine lost the answer
-
-
-def _ns(text: bytes) -> int:
-    """``find``'s ``%T@`` (seconds with a fraction) as integer nanoseconds."""
-    seconds, _, fraction = text.decode().partition(".")
-    if seconds.startswith("-"):
-        return round(float(text) * 1e9)
-    return int(seconds) * 1_000_000_000 + int((fraction + "000000000")[:9])
+    kind, size = replaced
+    return charge("file", int(size)) if kind == "f" else BLOCK_BYTES
 
 
 def _seconds(nanoseconds: int) -> float:
@@ -160,291 +131,179 @@ def _seconds(nanoseconds: int) -> float:
     return float(seconds) + rest * 1e-9
 
 
-class _Entry:
-    """One ``find`` record."""
-
-    __slots__ = ("accessed", "changed", "kind", "mode", "modified", "relative", "size")
-
-    def __init__(self, record: bytes) -> None:
-        kind, size, mode, modified, accessed, changed, relative = record.split(b" ", 6)
-        self.kind = _KINDS.get(kind.decode(), "other")
-        self.size = int(size)
-        self.mode = int(mode, 8)
-        self.modified = _ns(modified)
-        self.accessed = _ns(accessed)
-        self.changed = _ns(changed)
-        self.relative = relative.decode("utf-8", "surrogateescape")
-
-    def file_stat(self, path: str) -> FileStat:
-        return FileStat(
-            path=path,
-            kind=self.kind,
-            size=self.size,
-            mode=self.mode,
-            modified=_seconds(self.modified),
-            accessed=_seconds(self.accessed),
-            changed=_seconds(self.changed),
-            created=None,
-        )
-
-
-def _entries(output: bytes) -> list[_Entry]:
-    return [_Entry(record) for record in output.split(b"\0") if record]
+def _file_stat(record: list[Any], path: str) -> FileStat:
+    """A ``FileStat`` from one of the helper's records (kind, size, mode, times, name)."""
+    kind, size, mode, modified, accessed, changed, _ = record
+    return FileStat(
+        path=path,
+        kind=_KINDS.get(kind, "other"),
+        size=size,
+        mode=mode,
+        modified=_seconds(modified),
+        accessed=_seconds(accessed),
+        changed=_seconds(changed),
+        created=None,
+    )
 
 
 def _join(base: str, name: str) -> str:
     return f"{base}/{name}" if base and name else base or name
 
 
-def _engine_error(action: str, error: docker.errors.DockerException) -> SandboxError:
-    return SandboxError(f"{action}: {error}")
+def _tree_signature(task_id: str, source: Path) -> str:
+    """A digest of every entry's name, kind, size, mode and times below ``source`` (and of the
+    folder itself): equal digests, the same tree. Each entry is checked on the way
+    (``check_initial_entry``: a bad one raises ``SandboxError`` naming the task and the entry)."""
+    digest = hashlib.sha256(str(source).encode())
+    for directory, names, files in os.walk(source):
+        names.sort()
+        for name in [*names, *files]:
+            check_initial_entry(task_id, source, os.path.join(directory, name))
+        for path in [directory, *(os.path.join(directory, name) for name in sorted(files))]:
+            info = os.lstat(path)
+            digest.update(os.fsencode(path))
+            digest.update(
+                b"%d %d %d %d\0" % (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
+            )
+    return digest.hexdigest()
 
 
-class _ChunkReader(io.RawIOBase):
-    """A file object over an iterator of byte chunks (the Engine's archive stream)."""
-
-    def __init__(self, chunks: Iterable[bytes]) -> None:
-        self._chunks: Iterator[bytes] = iter(chunks)
-        self._buffer = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, target: Any) -> int:
-        while not self._buffer:
-            try:
-                self._buffer = next(self._chunks)
-            except StopIteration:
-                return 0
-        view = memoryview(target)
-        count = min(len(view), len(self._buffer))
-        view[:count] = self._buffer[:count]
-        self._buffer = self._buffer[count:]
-        return count
+def _copy_tree(source: Path, destination: Path) -> None:
+    """Copy a (checked) initial tree to the new host folder ``destination``: contents, modes
+    and exact times; symlinks stay symlinks."""
+    try:
+        shutil.copytree(source, destination, symlinks=True)
+    except BaseException:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
 
 
-def _pax_time(nanoseconds: int) -> str:
-    seconds, rest = divmod(nanoseconds, 1_000_000_000)
-    return f"{seconds}.{rest:09d}"
+def _empty_tree_archive(target: IO[bytes]) -> None:
+    """The archive of an empty tree (its folder only, made now)."""
+    write_tree(None, target, ROOT.lstrip("/"), owner_root=True, now_ns=time.time_ns())
 
 
-def _stamp(info: tarfile.TarInfo, modified: int, accessed: int | None = None) -> None:
-    """Give a tar member exact times (tarfile would round them through a float)."""
-    info.mtime = modified // 1_000_000_000
-    headers = dict(info.pax_headers)
-    headers["mtime"] = _pax_time(modified)
-    if accessed is not None:
-        headers["atime"] = _pax_time(accessed)
-    headers.pop("ctime", None)
-    info.pax_headers = headers
-
-
-def _host_tree_archive(source: Path | None, target: IO[bytes], task_id: str = "") -> None:
-    """Archive a host directory (or an empty one) as ``sandbox/...`` with exact times and modes.
-
-    Symlinks stay symlinks and hard links stay hard links; owners become root. Each entry is
-    checked first (``check_initial_entry``, on behalf of task ``task_id``).
-    """
-    base = ROOT.lstrip("/")
-    with tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT) as archive:
-        if source is None:
-            info = tarfile.TarInfo(base)
-            info.type = tarfile.DIRTYPE
-            info.mode = 0o755
-            _stamp(info, time.time_ns())
-            archive.addfile(info)
-            return
-        paths = [source]
-        for directory, names, files in os.walk(source):
-            for name in [*names, *files]:
-                check_initial_entry(task_id, source, os.path.join(directory, name))
-                paths.append(Path(directory, name))
-        for path in paths:
-            relative = path.relative_to(source).as_posix()
-            info = archive.gettarinfo(str(path), base if relative == "." else f"{base}/{relative}")
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            status = path.lstat()
-            _stamp(info, status.st_mtime_ns, status.st_atime_ns)
-            if info.isreg():
-                with path.open("rb") as handle:
-                    archive.addfile(info, handle)
-            else:
-                archive.addfile(info)
-
-
-def _extract_filter(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
-    """Refuse members that would land outside the destination; keep modes and links as they are."""
-    parts = member.name.split("/")
-    if member.name.startswith("/") or ".." in parts:
-        raise SandboxError(f"refusing archive member {member.name!r}")
-    if member.islnk() and (member.linkname.startswith("/") or ".." in member.linkname.split("/")):
-        raise SandboxError(f"refusing hard link {member.name!r} -> {member.linkname!r}")
-    return member
+def _unpack_into(archive: IO[bytes], destination: Path) -> None:
+    """Unpack a tree archive (members ``sandbox/...``) as the new folder ``destination``."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".aj-unpack-", dir=destination.parent))
+    try:
+        archive.seek(0)
+        try:
+            unpack_tree(archive, str(scratch))
+        except UnsafeMemberError as error:
+            raise SandboxError(str(error)) from error
+        (scratch / ROOT.lstrip("/")).rename(destination)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class DockerFileTree(FileTree):
-    """``FileTree`` over ``/sandbox`` in one container, driven through the Engine API."""
+    """``FileTree`` over ``/sandbox`` in one container, through its resident helper."""
 
-    def __init__(self, container: Container, *, read_only: bool = False) -> None:
-        self.container = container
+    def __init__(
+        self, link: ResidentLink, container: Container | None = None, *, read_only: bool = False
+    ) -> None:
+        self.link = link
+        self._container = container
+        self.exposed = False
+        """Whether the container was handed out (something else may have run in it)."""
         self.root = ROOT
         self.read_only = read_only
+
+    @property
+    def container(self) -> Container:
+        """The container; a writable clone first gets its private copy, as whoever asks for
+        the container may write in the tree behind the helper's back (and the container is
+        never reused for another sandbox)."""
+        if self._container is None:
+            raise SandboxError(f"{self.link.name}: no container handle")
+        self.exposed = True
+        if not self.read_only:
+            self.link.call("materialise")
+        return self._container
 
     def _writable(self) -> None:
         if self.read_only:
             raise ReadOnlyTreeError("this tree is a read-only view")
 
-    def _exec(self, operation: str, *operands: str) -> tuple[int, bytes, bytes]:
-        """One run of the script; retried when the engine loses the answer of a read.
+    def _call_sync(
+        self, operation: str, *operands: Any, payload: bytes = b"", sink: IO[bytes] | None = None
+    ) -> tuple[Any, bytes]:
+        """One request; a failure raises what the local OS would raise."""
+        try:
+            return self.link.call(operation, *operands, payload=payload, sink=sink)
+        except ResidentError as error:
+            raise self._exception(error, operation, operands) from None
 
-        Under load the engine's exec attach now and then delivers nothing although the script
-        ran. Every successful run ends its output with ``_TRAILER``: a read whose trailer is
-        missing is asked again (reads change nothing); a write that exited 0 is done, whatever
-        reached us of its (empty) output.
-        """
-        for _ in range(_EXEC_ATTEMPTS):
-            try:
-                result = self.container.exec_run(
-                    ["sh", "-c", _tree_script(), "tree", ROOT, operation, *operands], demux=True
-                )
-            except docker.errors.DockerException as error:
-                raise _engine_error(
-                    f"{operation} in container {self.container.name}", error
-                ) from error
-            stdout, stderr = demuxed_output(result)
-            code = -1 if result.exit_code is None else result.exit_code  # None: still running
-            if code == 0 and stdout.endswith(_TRAILER):
-                return 0, stdout[: -len(_TRAILER)], stderr
-            if code == 0 and operation not in _READS:
-                return 0, b"", stderr
-            if code != 0 and stderr.strip():
-                return code, stdout, stderr
-            if code != 0 and operation not in _READS:
-                return code, stdout, stderr
-        raise OSError(
-            errno.EIO,
-            f"{operation} in {self.container.name}: the engine lost the answer"
-            f" {_EXEC_ATTEMPTS} times",
-            posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT,
-        )
+    async def _call(
+        self, operation: str, *operands: Any, payload: bytes = b""
+    ) -> tuple[Any, bytes]:
+        if operation in _INLINE:
+            return self._call_sync(operation, *operands)
+        return await asyncio.to_thread(self._call_sync, operation, *operands, payload=payload)
 
-    def _run(self, operation: str, *operands: str) -> bytes:
-        """Run one script operation in the container; raise what the local OS would raise."""
-        exit_code, stdout, stderr = self._exec(operation, *operands)
-        if exit_code == 0:
-            return stdout
-        message = stderr.decode("utf-8", "replace").strip()
-        code = message.rsplit("\n", 1)[-1] if exit_code == 3 else ""
-        shown = posixpath.join(ROOT, operands[0]) if operands and operands[0] else ROOT
-        if code == "ESCAPE":
-            raise TreePathError(f"{operands[0]!r} resolves outside the tree")
-        if code == "LINKED":
-            raise TreePathError(
-                f"{operands[0]!r} is a hard link to a file that also has a name outside the tree"
-            )
-        if code == "ENOTREG":
-            lines = message.split("\n")
-            raise SpecialFileError(shown, lines[-2].strip() if len(lines) > 1 else "special file")
-        if code == "EDQUOT":
-            lines = message.split("\n")
-            raise _TooManyDirectoriesError(int(lines[-2]) if len(lines) > 1 else 0)
-        if code in _ERRORS:
-            number = getattr(errno, code)
-            raise _ERRORS[code](number, os.strerror(number), shown)
-        if code in ("EINVAL", "ELOOP"):
-            number = getattr(errno, code)
-            raise OSError(number, os.strerror(number), shown)
-        for number in _WORDED_ERRORS:  # a tool in the script failed: recognise its strerror
-            if os.strerror(number) in message:
-                raise OSError(number, os.strerror(number), shown)
-        raise OSError(errno.EIO, f"{operation} failed in {self.container.name}: {message}", shown)
-
-    async def _call(self, operation: str, *operands: str) -> bytes:
-        return await asyncio.to_thread(self._run, operation, *operands)
+    def _exception(
+        self, error: ResidentError, operation: str, operands: tuple[Any, ...]
+    ) -> Exception:
+        code = error.code
+        first = operands[0] if operands and isinstance(operands[0], str) else ""
+        shown = posixpath.join(ROOT, first) if first else ROOT
+        number = getattr(errno, code, None)
+        made: Exception
+        if code in _PATH_ERRORS:
+            made = TreePathError(_PATH_ERRORS[code].format(path=first))
+        elif code == "ENOTREG":
+            made = SpecialFileError(shown, str(error.detail or "special file"))
+        elif code == "EDQUOT":
+            made = _TooManyDirectoriesError(int(error.detail or 0))
+        elif isinstance(number, int):
+            made = _ERRORS.get(code, OSError)(number, os.strerror(number), shown)
+        else:
+            made = OSError(errno.EIO, f"{operation} failed in {self.link.name}: {error}", shown)
+        return made
 
     async def read_bytes(self, path: str) -> bytes:
         check_relative(path)
-        resolved = (await self._call("read", path)).decode("utf-8", "surrogateescape")
-        return await asyncio.to_thread(self._fetch, resolved)
-
-    def _fetch(self, resolved: str) -> bytes:
-        try:
-            stream, _ = self.container.get_archive(resolved)
-        except docker.errors.NotFound as error:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), resolved) from error
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"reading {resolved}", error) from error
-        with tarfile.open(fileobj=io.BufferedReader(_ChunkReader(stream)), mode="r|") as archive:
-            for member in archive:
-                handle = archive.extractfile(member)
-                if handle is None:
-                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), resolved)
-                return handle.read()
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), resolved)
+        return (await self._call("read", path))[1]
 
     async def read_head(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
         check_relative(path)
-        operands = [path, str(limit)]
-        if lines is not None:
-            operands.append(str(max(0, min(lines, limit + 1))))
-        return self._part(await self._call("head", *operands), from_end=False)
+        bound = None if lines is None else max(0, min(lines, limit + 1))
+        size, data = await self._call("head", path, limit, bound)
+        return FilePart(data, 0, int(size))
 
     async def read_tail(self, path: str, limit: int, *, lines: int | None = None) -> FilePart:
         check_relative(path)
         if lines is not None and limit > TAIL_WINDOW_BYTES:
-            part = self._part(await self._call("tail", path, str(TAIL_WINDOW_BYTES)), True)
+            part = self._part(*await self._call("tail", path, TAIL_WINDOW_BYTES))
             if part.start == 0 or part.data.count(b"\n") >= lines:
                 return part
-        return self._part(await self._call("tail", path, str(limit)), from_end=True)
+        return self._part(*await self._call("tail", path, limit))
 
     @staticmethod
-    def _part(answer: bytes, from_end: bool) -> FilePart:
-        """A ``head`` / ``tail`` answer (the size, a newline, the bytes) as a ``FilePart``."""
-        size, _, data = answer.partition(b"\n")
+    def _part(size: Any, data: bytes) -> FilePart:
         total = int(size)
-        return FilePart(data, max(total - len(data), 0) if from_end else 0, total)
+        return FilePart(data, max(total - len(data), 0), total)
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         self._writable()
         check_relative(path)
         if self.quota is None:
-            await self._write(path, data)
+            await self._call("write", path, payload=data)
             return
         async with self._quota_lock:  # check and write as one step: concurrent writes add up
             adding = charge("file", len(data))
             if self.usage + adding > self.quota:
-                # Near the quota, what the write replaces decides (asked before uploading).
-                replaced = _replaced_charge(await self._call("replaces", path))
-                self.check_quota(adding - (replaced or 0), path)
-            replaced = _replaced_charge(await self._write(path, data))
-            if replaced is None:
-                self.usage = await self.measure()
-            else:
-                self.usage += adding - replaced
+                # Near the quota, what the write replaces decides (asked before sending it).
+                replaced, _ = await self._call("replaces", path)
+                self.check_quota(adding - _replaced_charge(replaced), path)
+            replaced, _ = await self._call("write", path, payload=data)
+            self.usage += adding - _replaced_charge(replaced)
 
     @functools.cached_property
     def _quota_lock(self) -> asyncio.Lock:
         return asyncio.Lock()
-
-    async def _write(self, path: str, data: bytes) -> bytes:
-        staged = f"w-{secrets.token_hex(8)}"
-        await asyncio.to_thread(self._stage, staged, data)
-        return await self._call("write", path, f"{STAGING_DIR}/{staged}")
-
-    def _stage(self, name: str, data: bytes) -> None:
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = 0o644
-            now = time.time_ns()
-            _stamp(info, now, now)
-            archive.addfile(info, io.BytesIO(data))
-        try:
-            self.container.put_archive(STAGING_DIR, buffer.getvalue())
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"uploading into {self.container.name}", error) from error
 
     async def make_directory(self, path: str) -> None:
         self._writable()
@@ -455,16 +314,12 @@ class DockerFileTree(FileTree):
         async with self._quota_lock:
             allowed = max(self.quota - self.usage, 0) // BLOCK_BYTES
             try:
-                made = await self._call("mkdir", path, str(allowed))
+                made, _ = await self._call("mkdir", path, allowed)
             except _TooManyDirectoriesError as refusal:
                 raise QuotaExceededError(
                     self.usage, self.quota, refusal.count * BLOCK_BYTES, path
                 ) from None
-            count = made.decode("ascii", "replace").strip()
-            if count.isdigit():
-                self.usage += int(count) * BLOCK_BYTES
-            else:  # the engine lost the answer
-                self.usage = await self.measure()
+            self.usage += int(made) * BLOCK_BYTES
 
     async def move(self, source: str, destination: str) -> None:
         self._writable()
@@ -474,101 +329,73 @@ class DockerFileTree(FileTree):
 
     async def stat(self, path: str) -> FileStat:
         relative = check_relative(path)
-        entries = _entries(await self._call("stat", relative))
-        if len(entries) != 1:
-            raise OSError(errno.EIO, f"unexpected stat output for {relative!r}")
-        return entries[0].file_stat(relative)
+        record, _ = await self._call("stat", relative)
+        return _file_stat(record, relative)
 
     async def list_directory(self, path: str) -> list[FileStat]:
         relative = check_relative(path)
-        entries = _entries(await self._call("list", relative))
-        found = [entry.file_stat(_join(relative, entry.relative)) for entry in entries]
+        records, _ = await self._call("list", relative)
+        found = [_file_stat(record, _join(relative, record[-1])) for record in records]
         return sorted(found, key=lambda item: item.path)
 
     async def walk(self, path: str = "") -> list[FileStat]:
         relative = check_relative(path)
-        entries = _entries(await self._call("walk", relative))
-        found = [entry.file_stat(_join(relative, entry.relative)) for entry in entries]
+        records, _ = await self._call("walk", relative)
+        found = [_file_stat(record, _join(relative, record[-1])) for record in records]
         return sorted(found, key=lambda item: item.path)
 
     async def resolve(self, path: str) -> str:
         check_relative(path)
-        resolved = (await self._call("resolve", path)).decode("utf-8", "surrogateescape")
-        return "" if resolved == ROOT else resolved[len(ROOT) + 1 :]
+        resolved, _ = await self._call("resolve", path)
+        return str(resolved)
 
     async def times(self) -> dict[str, tuple[int, int]]:
         """Exact (atime, mtime) in nanoseconds of every entry, the root under ""."""
-        entries = _entries(await self._call("everything"))
-        return {entry.relative: (entry.accessed, entry.modified) for entry in entries}
+        records, _ = await self._call("everything")
+        return {record[-1]: (record[4], record[3]) for record in records}
 
     async def archive(self, target: IO[bytes]) -> None:
         """Write the whole tree as a tar (members ``sandbox/...``) with exact times into target."""
-        times = await self.times()
-        await asyncio.to_thread(self._archive, times, target)
+        await asyncio.to_thread(self._call_sync, "pack", sink=target)
 
-    def _archive(self, times: dict[str, tuple[int, int]], target: IO[bytes]) -> None:
-        try:
-            stream, _ = self.container.get_archive(ROOT)
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"archiving the tree of {self.container.name}", error) from error
-        base = ROOT.lstrip("/")
-        source = io.BufferedReader(_ChunkReader(stream))
-        with (
-            tarfile.open(fileobj=source, mode="r|") as reader,
-            tarfile.open(fileobj=target, mode="w", format=tarfile.PAX_FORMAT) as writer,
-        ):
-            for member in reader:
-                relative = member.name[len(base) + 1 :] if member.name != base else ""
-                if relative in times:
-                    accessed, modified = times[relative]
-                    _stamp(member, modified, accessed)
-                writer.addfile(member, reader.extractfile(member) if member.isreg() else None)
+    async def unpack(self, destination: Path) -> None:
+        """Copy the whole tree into the new host folder ``destination`` (exact times)."""
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as archive:
+            await self.archive(archive)
+            await asyncio.to_thread(_unpack_into, archive, destination)
 
     async def export(self, destination: Path) -> None:
         if destination.exists() or destination.is_symlink():
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(destination))
-        times = await self.times()
-        await asyncio.to_thread(self._export, times, destination)
-
-    def _export(self, times: dict[str, tuple[int, int]], destination: Path) -> None:
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=".aj-export-", dir=destination.parent))
-        try:
-            try:
-                stream, _ = self.container.get_archive(ROOT)
-            except docker.errors.DockerException as error:
-                raise _engine_error(f"exporting {self.container.name}", error) from error
-            source = io.BufferedReader(_ChunkReader(stream))
-            with tarfile.open(fileobj=source, mode="r|") as archive:
-                archive.extractall(scratch, filter=_extract_filter)
-            extracted = scratch / ROOT.lstrip("/")
-            # The archive rounds times to whole seconds; put the exact ones back.
-            for relative, (accessed, modified) in times.items():
-                with contextlib.suppress(FileNotFoundError):
-                    os.utime(
-                        extracted / relative if relative else extracted,
-                        ns=(accessed, modified),
-                        follow_symlinks=False,
-                    )
-            extracted.rename(destination)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        await self.unpack(destination)
 
 
 class DockerFilesystemSandbox(FilesystemSandbox):
-    """A container whose ``/sandbox`` is the tree."""
+    """A pool container whose ``/sandbox`` is the tree."""
 
     tree: DockerFileTree
 
     def __init__(
-        self, provider: DockerFilesystemProvider, container: Container, *, read_only: bool = False
+        self,
+        provider: DockerFilesystemProvider,
+        resident: ResidentContainer,
+        *,
+        read_only: bool = False,
+        snapshot: DockerFilesystemSnapshot | None = None,
     ) -> None:
         self.provider = provider
-        self.container = container
-        self.name = str(container.name)
+        self.resident = resident
+        self.name = resident.name
         self.read_only = read_only
-        self.tree = DockerFileTree(container, read_only=read_only)
+        self.tree = DockerFileTree(resident.link, resident.container, read_only=read_only)
+        self.snapshot = snapshot
+        """The snapshot this clone was attached to (None for a created sandbox)."""
         self._destroyed = False
+
+    @property
+    def container(self) -> Container:
+        """The container (a writable clone gets its private copy first)."""
+        return self.tree.container
 
     async def freeze(self) -> DockerFilesystemSnapshot:
         if self.read_only:
@@ -576,13 +403,8 @@ class DockerFilesystemSandbox(FilesystemSandbox):
         if self._destroyed:
             raise SandboxError(f"sandbox {self.name} was destroyed")
         name = current_run().new_name("fsnap")
-        if self.provider.freeze_method == "commit":
-            await asyncio.to_thread(self.provider.commit_image, self.container, name)
-        else:
-            await self.provider.load_image(self.tree, name)
-        self._destroyed = True
-        await asyncio.to_thread(remove_container, self.container)
-        self.provider.forget(self)
+        await self.tree.unpack(self.provider.snapshot_folder() / name)
+        await self.destroy()
         return self.provider.track_snapshot(DockerFilesystemSnapshot(self.provider, name))
 
     async def destroy(self) -> None:
@@ -591,20 +413,38 @@ class DockerFilesystemSandbox(FilesystemSandbox):
             self._destroyed = True
             return
         self._destroyed = True
-        await asyncio.to_thread(remove_container, self.container)
         self.provider.forget(self)
+        if self.snapshot is not None:
+            self.snapshot.clones.discard(self.name)
+        await self.provider.give_back(self.resident, clean=not self.tree.exposed)
 
 
 class DockerFilesystemSnapshot(FilesystemSnapshot):
-    """An image holding the frozen tree; clones are containers of it."""
+    """A frozen tree: a folder on the host that the provider's pool containers see read-only."""
 
     def __init__(self, provider: DockerFilesystemProvider, name: str) -> None:
         self.provider = provider
         self.name = name
-        self.image = f"{name}:latest"
+        self.folder = provider.snapshot_folder() / name
+        """The frozen tree on the host (``/snapshots/<name>`` in the containers)."""
+        self.clones: set[str] = set()
+        """The live writable clones attached to it."""
         self._view: DockerFilesystemSandbox | None = None
         self._view_lock = asyncio.Lock()  # concurrent first readers must not start two views
         self._destroyed = False
+
+    async def _attached(self, writable: bool) -> DockerFilesystemSandbox:
+        resident = await self.provider.take_container()
+        try:
+            await resident.link.acall("attach", self.name, writable)
+        except BaseException as error:
+            await asyncio.to_thread(resident.remove)
+            if isinstance(error, ResidentError):
+                raise SandboxError(f"attaching snapshot {self.name}: {error}") from error
+            raise
+        return DockerFilesystemSandbox(
+            self.provider, resident, read_only=not writable, snapshot=self
+        )
 
     async def clone(self, *, writable: bool = True) -> DockerFilesystemSandbox:
         if self._destroyed:
@@ -612,33 +452,38 @@ class DockerFilesystemSnapshot(FilesystemSnapshot):
         if not writable:
             async with self._view_lock:
                 if self._view is None:
-                    container = await asyncio.to_thread(
-                        self.provider.start_container, self.image, "fsview", None, read_only=True
-                    )
-                    self._view = DockerFilesystemSandbox(self.provider, container, read_only=True)
+                    self._view = await self._attached(writable=False)
                 return self._view
-        container = await asyncio.to_thread(self.provider.start_container, self.image, "fs", None)
-        clone = self.provider.track(DockerFilesystemSandbox(self.provider, container))
+        clone = self.provider.track(await self._attached(writable=True))
+        self.clones.add(clone.name)
         await self.limit_clone(clone.tree, self.provider.quota_bytes)
         return clone
 
     async def destroy(self) -> None:
         if self._destroyed:
             return
+        if self.clones:
+            raise SandboxError(
+                f"snapshot {self.name} is still used by a clone ({', '.join(sorted(self.clones))});"
+                " destroy the clones first"
+            )
         async with self._view_lock:
             if self._view is not None:
-                await asyncio.to_thread(remove_container, self._view.container)
+                await self.provider.give_back(
+                    self._view.resident, clean=not self._view.tree.exposed
+                )
                 self._view = None
-        await asyncio.to_thread(self.provider.remove_image, self.image)
+        await asyncio.to_thread(shutil.rmtree, self.folder, True)
         self._destroyed = True
         self.provider.forget_snapshot(self)
 
 
 class DockerFilesystemProvider(FilesystemProvider):
-    """Creates filesystem sandboxes as containers of the sandbox image.
+    """Creates filesystem sandboxes in pool containers of the sandbox image.
 
     ``image`` defaults to the tag of the current recipe; build it first with
-    ``sandboxes.docker.images.ensure_sandbox_image``.
+    ``sandboxes.docker.images.ensure_sandbox_image``. ``pool_size`` containers wait ready (0: none;
+    default the ``docker_pool_size`` setting); one that waits ``pool_idle_seconds`` unused goes.
     """
 
     backend = "docker"
@@ -647,14 +492,28 @@ class DockerFilesystemProvider(FilesystemProvider):
         self,
         image: str | None = None,
         *,
-        freeze_method: FreezeMethod = "load",
         quota_bytes: int | None = CLONE_QUOTA_BYTES,
+        pool_size: int | None = None,
+        pool_idle_seconds: float | None = None,
+        tree_tmpfs: bool = True,
     ) -> None:
-        """``quota_bytes`` bounds what each writable clone may hold (None: no bound)."""
+        """``quota_bytes`` bounds what each writable clone may hold (None: no bound);
+        ``tree_tmpfs=False`` keeps trees in the containers' root filesystem instead of a tmpfs
+        (slower where the engine's storage driver is a FUSE overlay)."""
         super().__init__(quota_bytes=quota_bytes)
+        settings = get_settings()
         self.image = image or sandbox_image_tag()
-        self.freeze_method: FreezeMethod = freeze_method
+        self.pool_size = settings.docker_pool_size if pool_size is None else pool_size
+        self.pool_idle_seconds = (
+            settings.docker_pool_idle_seconds if pool_idle_seconds is None else pool_idle_seconds
+        )
+        self.tree_tmpfs = tree_tmpfs
         self._client: docker.DockerClient | None = None
+        self._pool: WarmPool | None = None
+        self._snapshots_folder: Path | None = None
+        self._seeds: dict[tuple[str, str], str] = {}
+        """Copies of initial trees on the host, by task id and tree digest."""
+        self._seeds_lock = asyncio.Lock()
 
     @property
     def client(self) -> docker.DockerClient:
@@ -663,133 +522,47 @@ class DockerFilesystemProvider(FilesystemProvider):
             try:
                 self._client = docker.from_env(timeout=300)
             except docker.errors.DockerException as error:
-                raise _engine_error("connecting to the Docker engine", error) from error
+                raise SandboxError(f"connecting to the Docker engine: {error}") from error
         return self._client
 
-    def start_container(
-        self, image: str, tag: str, tree: IO[bytes] | None, *, read_only: bool = False
-    ) -> Container:
-        """Create and start a container of ``image``, with ``tree`` (a ``/sandbox`` tar) in it."""
-        name = current_run().new_name(tag)
-        try:
-            container = self.client.containers.create(
-                image,
-                command=["sleep", "infinity"],
-                name=name,
-                labels=run_labels("filesystem"),
-                network_mode="none",
-                read_only=read_only,
-                detach=True,
+    def snapshot_folder(self) -> Path:
+        """The host folder of this provider's snapshots (made on first use, in the run's
+        scratch folder), mounted read-only at ``/snapshots`` in its containers."""
+        if self._snapshots_folder is None:
+            folder = current_run().directory() / current_run().new_name("fsnaps")
+            folder.mkdir(mode=0o700)
+            self._snapshots_folder = folder
+        return self._snapshots_folder
+
+    @property
+    def pool(self) -> WarmPool:
+        """The provider's warm pool of containers (made on first use)."""
+        if self._pool is None:
+            spec = ContainerSpec(
+                image=self.image,
+                kind="filesystem",
+                tag="fs",
+                mounts=(
+                    Mount(SNAPSHOTS, str(self.snapshot_folder()), type="bind", read_only=True),
+                ),
+                tmpfs=((ROOT, f"size={TREE_TMPFS_BYTES // 1024}k,mode=755"),)
+                if self.tree_tmpfs
+                else (),
             )
-        except docker.errors.ImageNotFound as error:
-            raise SandboxError(f"image {image} is missing (build it: {BUILD_COMMAND})") from error
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"creating container {name}", error) from error
-        try:
-            if tree is not None:
-                tree.seek(0)
-                container.put_archive("/", tree)
-            container.start()
-        except BaseException as error:
-            remove_container(container)
-            if isinstance(error, docker.errors.DockerException):
-                raise _engine_error(f"starting container {name}", error) from error
-            raise
-        return container
+            self._pool = WarmPool(self.client, spec, self.pool_size, self.pool_idle_seconds)
+        return self._pool
 
-    def commit_image(self, container: Container, name: str) -> None:
-        """Freeze by ``docker commit`` into ``name:latest``, labelled with the run id."""
-        try:
-            container.commit(
-                repository=name,
-                tag="latest",
-                changes=[
-                    f"LABEL {key}={value}"
-                    for key, value in {**run_labels("filesystem"), IMAGE_LABEL: "fsnap"}.items()
-                ],
-            )
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"committing {container.name}", error) from error
+    async def take_container(self) -> ResidentContainer:
+        """A started container with its helper answering, from the pool."""
+        return await self.pool.take()
 
-    async def load_image(self, tree: DockerFileTree, name: str) -> None:
-        """Freeze by loading ``name:latest``: the sandbox image plus one layer with the tree."""
-        with tempfile.TemporaryFile() as layer:
-            await tree.archive(layer)
-            await asyncio.to_thread(self._load, layer, name)
-
-    def _load(self, layer: IO[bytes], name: str) -> None:
-        try:
-            base = self.client.images.get(self.image).attrs
-        except docker.errors.DockerException as error:
-            raise _engine_error(f"reading image {self.image}", error) from error
-        layer.seek(0)
-        digest = hashlib.sha256()
-        for block in iter(lambda: layer.read(1 << 20), b""):
-            digest.update(block)
-        size = layer.tell()
-        config = dict(base.get("Config") or {})
-        config["Labels"] = {
-            **(config.get("Labels") or {}),
-            **run_labels("filesystem"),
-            IMAGE_LABEL: "fsnap",
-            "agentjudge.name": name,
-        }
-        base_layers: list[str] = list(base["RootFS"]["Layers"])
-        document = json.dumps(
-            {
-                "architecture": base.get("Architecture", "amd64"),
-                "os": base.get("Os", "linux"),
-                "created": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-                "config": config,
-                "rootfs": {
-                    "type": "layers",
-                    "diff_ids": [*base_layers, f"sha256:{digest.hexdigest()}"],
-                },
-            }
-        ).encode()
-        config_name = f"{hashlib.sha256(document).hexdigest()}.json"
-        # The base layers are already in the Engine, which loads only layers it lacks: their
-        # files need not be in the archive.
-        manifest = json.dumps(
-            [
-                {
-                    "Config": config_name,
-                    "RepoTags": [f"{name}:latest"],
-                    "Layers": [
-                        *(f"base{index}/layer.tar" for index in range(len(base_layers))),
-                        "tree/layer.tar",
-                    ],
-                }
-            ]
-        ).encode()
-        with tempfile.TemporaryFile() as bundle:
-            with tarfile.open(fileobj=bundle, mode="w") as archive:
-                for member_name, content in ((config_name, document), ("manifest.json", manifest)):
-                    info = tarfile.TarInfo(member_name)
-                    info.size = len(content)
-                    archive.addfile(info, io.BytesIO(content))
-                info = tarfile.TarInfo("tree/layer.tar")
-                info.size = size
-                layer.seek(0)
-                archive.addfile(info, layer)
-            bundle.seek(0)
-            try:
-                self.client.images.load(bundle)
-            except docker.errors.DockerException as error:
-                raise _engine_error(f"loading snapshot image {name}", error) from error
-
-    def remove_image(self, image: str) -> None:
-        """Remove a snapshot image; refuse while clones still use it."""
-        try:
-            self.client.images.remove(image)
-        except docker.errors.ImageNotFound:
+    async def give_back(self, resident: ResidentContainer, *, clean: bool) -> None:
+        """Return a container whose sandbox is done (to the pool when ``clean``, see
+        ``WarmPool.give_back``; else it is removed)."""
+        if self._pool is None:
+            await asyncio.to_thread(resident.remove)
             return
-        except docker.errors.APIError as error:
-            if error.status_code == 409:
-                raise SandboxError(
-                    f"snapshot image {image} is still used by a clone; destroy the clones first"
-                ) from error
-            raise _engine_error(f"removing image {image}", error) from error
+        await self._pool.give_back(resident, clean=clean)
 
     async def create(self, task: Task, task_dir: Path) -> DockerFilesystemSandbox:
         state = task.initial_state
@@ -802,24 +575,53 @@ class DockerFilesystemProvider(FilesystemProvider):
             raise SandboxError(
                 f"task {task.id}: a filesystem sandbox cannot start from a {state.kind} state"
             )
-        with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as tree:
-            await asyncio.to_thread(_host_tree_archive, source, tree, task.id)
-            container = await asyncio.to_thread(
-                self.start_container,
-                self.image,
-                "fs",
-                tree,
-            )
-        return self.track(DockerFilesystemSandbox(self, container))
+        if source is None:
+            resident = await self.take_container()
+            try:
+                await resident.link.acall("unpack", writer=_empty_tree_archive)
+            except BaseException as error:
+                await asyncio.to_thread(resident.remove)
+                if isinstance(error, ResidentError):
+                    raise SandboxError(f"task {task.id}: an empty tree: {error}") from error
+                raise
+            return self.track(DockerFilesystemSandbox(self, resident))
+        seed = await self._seed(task.id, source)
+        resident = await self.take_container()
+        try:
+            await resident.link.acall("attach", seed, True)
+        except BaseException as error:
+            await asyncio.to_thread(resident.remove)
+            if isinstance(error, ResidentError):
+                raise SandboxError(f"task {task.id}: attaching its tree: {error}") from error
+            raise
+        return self.track(DockerFilesystemSandbox(self, resident))
+
+    async def _seed(self, task_id: str, source: Path) -> str:
+        """The name of the snapshot folder holding a copy of the task's initial tree, copied on
+        the host once per task and tree content (later sandboxes of the task attach the same
+        copy; a tree changed on disk since is copied again)."""
+        key = (task_id, await asyncio.to_thread(_tree_signature, task_id, source))
+        async with self._seeds_lock:
+            if key not in self._seeds:
+                name = current_run().new_name("fseed")
+                await asyncio.to_thread(_copy_tree, source, self.snapshot_folder() / name)
+                self._seeds[key] = name
+            return self._seeds[key]
 
     async def aclose(self) -> None:
         problems: list[str] = []
-        # Clones before snapshots: a snapshot's image cannot go while a container uses it.
+        # Clones before snapshots: a snapshot refuses to go while a clone uses it.
         for item in self.live():
             try:
                 await item.destroy()
             except (SandboxError, docker.errors.DockerException) as error:
                 problems.append(f"{item.name}: {error}")
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None
+        if self._snapshots_folder is not None:
+            await asyncio.to_thread(shutil.rmtree, self._snapshots_folder, True)
+            self._snapshots_folder = None
         if self._client is not None:
             self._client.close()
             self._client = None

@@ -118,7 +118,9 @@ async def bed(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[B
         instruction="Stay inside.",
         initial_state=DirectoryTreeState(kind="directory_tree", path="initial"),
     )
-    async with DockerFilesystemProvider() as provider:
+    # The tree in the container's root filesystem, where the planted hard link to /outside can
+    # be made (on the default tmpfs no file outside the tree shares its filesystem at all).
+    async with DockerFilesystemProvider(tree_tmpfs=False) as provider:
         sandbox = await provider.create(task, tmp_path / "task")
         assert isinstance(sandbox, DockerFilesystemSandbox)
         async with sandbox:

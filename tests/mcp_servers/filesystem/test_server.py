@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import posixpath
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -274,3 +275,44 @@ async def test_standalone_server_over_stdio(tmp_path: Path) -> None:
         refused = await client.call_tool("write_file", {"path": "hello.txt", "content": "x"})
         assert refused.is_error
     assert (root / "hello.txt").read_text() == "hello over stdio\n"
+
+
+@pytest.mark.docker
+async def test_standalone_server_over_stdio_on_a_container(tmp_path: Path) -> None:
+    from dataset.models import EmptyState
+    from sandboxes.docker.images import ensure_sandbox_image
+    from sandboxes.filesystem.docker import DockerFilesystemProvider
+
+    ensure_sandbox_image()
+    task = Task(
+        id="fs-stdio",
+        domain="ds",
+        subdomain="filesystem",
+        instruction="i",
+        initial_state=EmptyState(),
+    )
+    async with DockerFilesystemProvider(pool_size=0) as provider:
+        sandbox = await provider.create(task, tmp_path)
+        await sandbox.tree.write_bytes("hello.txt", b"hello in a container\n")
+        served = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "mcp_servers.filesystem", "--container", sandbox.name],
+        )
+        async with Client(served) as client:
+            assert (
+                await call(client, "read_text_file", path="hello.txt") == "hello in a container\n"
+            )
+            await call(client, "write_file", path="/sandbox/sub.txt", content="written")
+            outside = await client.call_tool("read_text_file", {"path": "/etc/passwd"})
+            assert outside.is_error
+            assert "Access denied" in text_of(outside)
+        assert await sandbox.tree.read_bytes("sub.txt") == b"written"
+    missing = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_servers.filesystem", "--container", "aj_no_such_container"],
+    )
+    done = subprocess.run(
+        [missing.command, *missing.args], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode != 0
+    assert "--container aj_no_such_container" in done.stderr

@@ -44,7 +44,8 @@ def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None
                 "sh",
                 "-c",
                 "postgres --version; stat -c '%U %a' $PGDATA; "
-                "for tool in find realpath stat mv ps tar sleep; do command -v $tool; done; "
+                "for tool in find realpath stat mv ps tar sleep python3; do"
+                " command -v $tool; done; "
                 "cat $PGDATA/PG_VERSION; ls /usr/lib/x86_64-linux-gnu | grep -c LLVM || true",
             ],
             network_mode="none",
@@ -55,7 +56,7 @@ def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None
     lines = output.splitlines()
     assert lines[0].startswith(f"postgres (PostgreSQL) {images.PG_MAJOR}.")
     assert lines[1] == "postgres 700"
-    assert [line.rsplit("/", 1)[-1] for line in lines[2:9]] == [
+    assert [line.rsplit("/", 1)[-1] for line in lines[2:10]] == [
         "find",
         "realpath",
         "stat",
@@ -63,9 +64,10 @@ def test_the_image_has_the_tools_and_a_ready_cluster(sandbox_image: str) -> None
         "ps",
         "tar",
         "sleep",
+        "python3",  # runs the resident helper
     ]
-    assert lines[9] == str(images.PG_MAJOR)
-    assert lines[10] == "0"  # LLVM was dropped
+    assert lines[10] == str(images.PG_MAJOR)
+    assert lines[11] == "0"  # LLVM was dropped
 
 
 def test_a_removed_image_is_rebuilt_from_the_cached_root_filesystem(

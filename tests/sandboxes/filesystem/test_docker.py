@@ -1,13 +1,15 @@
-"""What only the Docker filesystem backend does: containers, images, exact times, and parity
-with the local backend operation by operation (the shared contract is in ``test_backends``)."""
+"""What only the Docker filesystem backend does: containers with a resident helper, a warm pool,
+snapshot folders, exact times, and parity with the local backend operation by operation (the
+shared contract is in ``test_backends``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import docker
 import pytest
@@ -16,12 +18,11 @@ from docker.models.containers import Container
 from dataset.models import DirectoryTreeState, EmptyState, Task
 from sandboxes.base import SandboxError
 from sandboxes.docker.images import ensure_sandbox_image
+from sandboxes.docker.resident_link import ResidentError
 from sandboxes.filesystem.docker import (
     DockerFilesystemProvider,
     DockerFilesystemSandbox,
     DockerFilesystemSnapshot,
-    DockerFileTree,
-    FreezeMethod,
 )
 from sandboxes.filesystem.local import LocalFilesystemProvider
 from sandboxes.filesystem.sandbox import FilesystemProvider, FilesystemSandbox
@@ -96,12 +97,11 @@ def container_of(engine: docker.DockerClient, name: str) -> Container | None:
         return None
 
 
-def image_exists(engine: docker.DockerClient, name: str) -> bool:
-    try:
-        engine.images.get(name)
-    except docker.errors.ImageNotFound:
-        return False
-    return True
+def stray_writes(sandbox: DockerFilesystemSandbox) -> bytes:
+    """The temporary files of writes left behind in the tree (none, ever)."""
+    found = sandbox.container.exec_run(["find", "/sandbox", "-name", ".aj-write-*"]).output
+    assert isinstance(found, bytes)
+    return found
 
 
 async def test_a_sandbox_is_a_labelled_container_without_network_or_ports(
@@ -175,63 +175,62 @@ async def test_writes_replace_the_file_and_leave_nothing_behind(
     assert before != after  # a new inode, not an in-place write
     assert await sandbox.tree.read_bytes("secret.key") == big
     assert (await sandbox.tree.stat("secret.key")).mode == 0o600
-    staged = sandbox.container.exec_run(["ls", "-A", "/var/lib/agentjudge/stage"]).output
-    assert staged == b""
+    assert stray_writes(sandbox) == b""
     with pytest.raises(IsADirectoryError):
         await sandbox.tree.write_bytes("docs", b"x")
     with pytest.raises(IsADirectoryError):
         await sandbox.tree.write_bytes("", b"x")
-    assert sandbox.container.exec_run(["ls", "-A", "/var/lib/agentjudge/stage"]).output == b""
+    assert stray_writes(sandbox) == b""
 
 
-@pytest.mark.parametrize("method", ["load", "commit"])
-async def test_freezing_makes_a_labelled_image_and_clones_are_isolated(
-    sandbox_image: str, engine: docker.DockerClient, task_dir: Path, method: FreezeMethod
+async def test_freezing_makes_a_snapshot_folder_and_clones_are_isolated(
+    provider: DockerFilesystemProvider, engine: docker.DockerClient, task_dir: Path
 ) -> None:
-    async with DockerFilesystemProvider(sandbox_image, freeze_method=method) as provider:
-        sandbox = await provider.create(tree_task(), task_dir)
-        await sandbox.tree.write_bytes("docs/a.txt", b"replayed")
-        await sandbox.tree.move("top.csv", "docs/top.csv")
-        original = {entry.path: entry for entry in await sandbox.tree.walk()}
-        snapshot = await sandbox.freeze()
-        assert isinstance(snapshot, DockerFilesystemSnapshot)
-        assert container_of(engine, sandbox.name) is None
-        image = engine.images.get(snapshot.image)
-        assert image.labels[RUN_LABEL] == current_run().run_id
-        assert snapshot.name.startswith(current_run().prefix + "fsnap_")
-        with pytest.raises(SandboxError):
-            await sandbox.freeze()
+    sandbox = await provider.create(tree_task(), task_dir)
+    await sandbox.tree.write_bytes("docs/a.txt", b"replayed")
+    await sandbox.tree.move("top.csv", "docs/top.csv")
+    original = {entry.path: entry for entry in await sandbox.tree.walk()}
+    snapshot = await sandbox.freeze()
+    assert isinstance(snapshot, DockerFilesystemSnapshot)
+    assert container_of(engine, sandbox.name) is None
+    assert snapshot.folder.is_dir()
+    assert snapshot.folder.is_relative_to(current_run().directory())
+    assert snapshot.name.startswith(current_run().prefix + "fsnap_")
+    assert (snapshot.folder / "docs" / "a.txt").read_bytes() == b"replayed"
+    with pytest.raises(SandboxError):
+        await sandbox.freeze()
 
-        first, second = await snapshot.clone(), await snapshot.clone()
-        assert first.name != second.name
-        cloned = {entry.path: entry for entry in await first.tree.walk()}
-        assert sorted(cloned) == sorted(original)
-        for path, entry in original.items():
-            if method == "load":
-                assert cloned[path].modified == entry.modified, path
-            else:  # docker commit keeps whole seconds only
-                assert cloned[path].modified == pytest.approx(entry.modified, abs=1), path
-            assert cloned[path].mode == entry.mode, path
-        await first.tree.write_bytes("docs/a.txt", b"first judge")
-        await first.tree.move("docs/top.csv", "gone.csv")
-        assert await second.tree.read_bytes("docs/a.txt") == b"replayed"
-        assert await second.tree.read_bytes("docs/top.csv") == b"x,y\n1,2\n"
+    first, second = await snapshot.clone(), await snapshot.clone()
+    assert first.name != second.name
+    cloned = {entry.path: entry for entry in await first.tree.walk()}
+    assert sorted(cloned) == sorted(original)
+    for path, entry in original.items():
+        assert cloned[path].modified == entry.modified, path
+        assert cloned[path].mode == entry.mode, path
+    await first.tree.write_bytes("docs/a.txt", b"first judge")
+    await first.tree.move("docs/top.csv", "gone.csv")
+    assert await second.tree.read_bytes("docs/a.txt") == b"replayed"
+    assert await second.tree.read_bytes("docs/top.csv") == b"x,y\n1,2\n"
+    assert (snapshot.folder / "docs" / "a.txt").read_bytes() == b"replayed"
+    # The first write copied the snapshot with its exact times.
+    copied = {entry.path: entry for entry in await first.tree.walk()}
+    assert copied["docs/deep/b.md"].modified == original["docs/deep/b.md"].modified
 
-        # A clone frozen again keeps its own changes, including what it moved away.
-        refrozen = await first.freeze()
-        third = await refrozen.clone()
-        assert await third.tree.read_bytes("docs/a.txt") == b"first judge"
-        with pytest.raises(FileNotFoundError):
-            await third.tree.stat("docs/top.csv")
-        for clone in (second, third):
-            await clone.destroy()
-        await refrozen.destroy()
-        await snapshot.destroy()
-        assert not image_exists(engine, snapshot.image)
-        assert not image_exists(engine, refrozen.image)
+    # A clone frozen again keeps its own changes, including what it moved away.
+    refrozen = await first.freeze()
+    third = await refrozen.clone()
+    assert await third.tree.read_bytes("docs/a.txt") == b"first judge"
+    with pytest.raises(FileNotFoundError):
+        await third.tree.stat("docs/top.csv")
+    for clone in (second, third):
+        await clone.destroy()
+    await refrozen.destroy()
+    await snapshot.destroy()
+    assert not snapshot.folder.exists()
+    assert not refrozen.folder.exists()
 
 
-async def test_the_read_only_view_is_one_read_only_container(
+async def test_the_read_only_view_is_one_container_on_a_read_only_mount(
     provider: DockerFilesystemProvider, engine: docker.DockerClient, task_dir: Path
 ) -> None:
     snapshot = await (await provider.create(tree_task(), task_dir)).freeze()
@@ -242,51 +241,56 @@ async def test_the_read_only_view_is_one_read_only_container(
     assert view.tree.read_only
     container = container_of(engine, view.name)
     assert container is not None
-    assert container.attrs["HostConfig"]["ReadonlyRootfs"] is True
+    mounts = {mount["Destination"]: mount for mount in container.attrs["Mounts"]}
+    assert mounts["/snapshots"]["RW"] is False
     with pytest.raises(ReadOnlyTreeError):
         await view.tree.write_bytes("docs/a.txt", b"x")
     with pytest.raises(ReadOnlyTreeError):
         await view.tree.move("docs/a.txt", "b.txt")
-    # Not only the Python check: the container itself cannot write.
-    assert container.exec_run(["touch", "/sandbox/x"]).exit_code != 0
+    # Not only the Python check: the container itself cannot write the tree.
+    touched = container.exec_run(["touch", f"/snapshots/{snapshot.name}/docs/a.txt"])
+    assert touched.exit_code != 0
+    # Nor does its helper, asked directly.
+    with pytest.raises(ResidentError, match="EROFS"):
+        view.tree.link.call("write", "docs/a.txt", payload=b"x")
     assert await view.tree.read_bytes("docs/a.txt") == b"alpha\n"
     await view.destroy()  # a view's destroy leaves the shared container to the snapshot
     assert container_of(engine, view.name) is not None
     await snapshot.destroy()
     assert container_of(engine, view.name) is None
-    assert not image_exists(engine, snapshot.image)
+    assert not snapshot.folder.exists()
     await snapshot.destroy()  # idempotent
 
 
 async def test_a_snapshot_with_live_clones_is_not_removed(
-    provider: DockerFilesystemProvider, engine: docker.DockerClient, task_dir: Path
+    provider: DockerFilesystemProvider, task_dir: Path
 ) -> None:
     snapshot = await (await provider.create(tree_task(), task_dir)).freeze()
     assert isinstance(snapshot, DockerFilesystemSnapshot)
     clone = await snapshot.clone()
     with pytest.raises(SandboxError, match="clone"):
         await snapshot.destroy()
-    assert image_exists(engine, snapshot.image)
+    assert snapshot.folder.is_dir()
     assert await clone.tree.read_bytes("top.csv") == b"x,y\n1,2\n"
     await clone.destroy()
     await snapshot.destroy()
-    assert not image_exists(engine, snapshot.image)
+    assert not snapshot.folder.exists()
 
 
-async def test_closing_the_provider_after_an_error_removes_containers_and_images(
+async def test_closing_the_provider_after_an_error_removes_containers_and_folders(
     sandbox_image: str, engine: docker.DockerClient, task_dir: Path
 ) -> None:
     containers: list[str] = []
-    images: list[str] = []
+    folders: list[Path] = []
 
     async def crashing_judge() -> None:
-        async with DockerFilesystemProvider(sandbox_image) as provider:
+        async with DockerFilesystemProvider(sandbox_image, pool_size=2) as provider:
             live = await provider.create(tree_task(), task_dir)
             snapshot = await (await provider.create(tree_task(), task_dir)).freeze()
             clone = await snapshot.clone()
             view = await snapshot.clone(writable=False)
             containers.extend([live.name, clone.name, view.name])
-            images.append(snapshot.image)
+            folders.extend([snapshot.folder, provider.snapshot_folder()])
             assert all(container_of(engine, name) for name in containers)
             raise RuntimeError("judge crashed")
 
@@ -294,7 +298,12 @@ async def test_closing_the_provider_after_an_error_removes_containers_and_images
         await crashing_judge()
     assert len(containers) == 3
     assert not any(container_of(engine, name) for name in containers)
-    assert not any(image_exists(engine, name) for name in images)
+    assert not any(folder.exists() for folder in folders)
+    left = engine.containers.list(
+        all=True, filters={"label": f"{RUN_LABEL}={current_run().run_id}"}
+    )
+    prefix = current_run().prefix + "fs_"
+    assert [item.name for item in left if str(item.name).startswith(prefix)] == []
 
 
 async def test_export_restores_exact_times_and_refuses_an_existing_target(
@@ -312,7 +321,7 @@ async def test_export_restores_exact_times_and_refuses_an_existing_target(
         assert exported.st_mode == original.st_mode, relative
     assert os.readlink(target / "escape") == "/etc"
     assert (target / "with space\nand newline.txt").read_bytes() == b"odd name"
-    assert not [path for path in target.parent.iterdir() if path.name.startswith(".aj-export")]
+    assert not [path for path in target.parent.iterdir() if path.name.startswith(".aj-")]
     with pytest.raises(FileExistsError):
         await sandbox.tree.export(target)
 
@@ -428,47 +437,61 @@ async def test_every_operation_behaves_as_on_the_local_backend(
     assert kinds == {"ok", "error"}
 
 
-class _LosingEngine:
-    """Wraps a container so that the first ``lose`` exec answers arrive empty, as the engine's
-    exec attach sometimes delivers them under load (the script did run)."""
-
-    def __init__(self, container: Container, lose: int) -> None:
-        self._container = container
-        self.lose = lose
-        self.calls = 0
-
-    def exec_run(self, command: list[str], **options: Any) -> Any:
-        result = self._container.exec_run(command, **options)
-        self.calls += 1
-        if self.lose > 0:
-            self.lose -= 1
-            nothing: Any = (None, None)  # demuxed: no stdout, no stderr
-            return type(result)(result.exit_code, nothing)
-        return result
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._container, name)
-
-
-async def test_answers_lost_by_the_engine_are_asked_again_for_reads(
+async def test_a_helper_that_died_is_a_clear_error(
     provider: DockerFilesystemProvider, task_dir: Path
 ) -> None:
     sandbox = await provider.create(tree_task(), task_dir)
     async with sandbox:
-        tree = sandbox.tree
-        assert isinstance(tree, DockerFileTree)
-        real = tree.container
-        losing = _LosingEngine(real, lose=2)
-        tree.container = cast(Container, losing)
-        assert (await tree.stat("docs/a.txt")).size == len(b"alpha\n")
-        assert losing.calls == 3  # two answers lost, the third kept
-        # A write whose (empty) answer is lost is done all the same, and not run twice.
-        losing.lose = 1
-        await tree.make_directory("made")
-        assert losing.calls == 4
-        assert (await tree.stat("made")).kind == "directory"
-        # A read that never gets through fails clearly instead of returning nothing.
-        losing.lose = 10
-        with pytest.raises(OSError, match="lost the answer"):
-            await tree.stat("docs/a.txt")
-        tree.container = real
+        assert (await sandbox.tree.stat("docs/a.txt")).size == len(b"alpha\n")
+        sandbox.container.kill()
+        with pytest.raises(SandboxError, match=sandbox.name):
+            await sandbox.tree.stat("docs/a.txt")
+
+
+async def wait_for_pool(provider: DockerFilesystemProvider, count: int) -> list[str]:
+    for _ in range(600):
+        if len(provider.pool.waiting()) >= count:
+            return provider.pool.waiting()
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the pool never held {count} containers")
+
+
+async def test_the_pool_reuses_only_containers_nobody_else_was_handed(
+    sandbox_image: str, engine: docker.DockerClient, tmp_path: Path
+) -> None:
+    async with DockerFilesystemProvider(sandbox_image, pool_size=1) as provider:
+        first = await provider.create(empty_task(), tmp_path)
+        await first.tree.write_bytes("left-behind.txt", b"x")
+        provider.pool.size = 4  # room for it, whatever the refill has done meanwhile
+        await first.destroy()
+        assert container_of(engine, first.name) is None  # renamed: a name is never reused
+        assert first.resident.name in provider.pool.waiting()
+        assert first.resident.link.call("walk", "")[0] == []  # its tree is gone
+        taken = [await provider.create(empty_task(), tmp_path) for _ in provider.pool.waiting()]
+        [second] = [
+            item for item in taken if item.resident.container.id == first.resident.container.id
+        ]
+        assert second.name != first.name
+        assert await second.tree.walk() == []  # nothing of the first sandbox is left
+        second.container.exec_run(["true"])  # handed out: someone may have run anything
+        for item in taken:
+            await item.destroy()
+        assert second.name not in provider.pool.waiting()
+        assert second.resident.container.id not in {
+            item.id for item in engine.containers.list(all=True)
+        }
+
+
+async def test_containers_idle_in_the_pool_are_removed(
+    sandbox_image: str, engine: docker.DockerClient, tmp_path: Path
+) -> None:
+    async with DockerFilesystemProvider(
+        sandbox_image, pool_size=1, pool_idle_seconds=1.0
+    ) as provider:
+        sandbox = await provider.create(empty_task(), tmp_path)
+        waiting = await wait_for_pool(provider, 1)
+        assert all(container_of(engine, name) is not None for name in waiting)
+        await asyncio.sleep(2.5)
+        assert provider.pool.waiting() == []
+        assert all(container_of(engine, name) is None for name in waiting)
+        await sandbox.destroy()
