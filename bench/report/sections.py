@@ -251,8 +251,8 @@ def modalities(report: BenchReport) -> list[Block]:
     for setup, configs in by_setup.items():
         cells: list[Cell] = [setup]
         for modality in columns:
-            config = configs.get(modality)
-            overall = config.group("overall") if config is not None else None
+            scores = configs.get(modality)
+            overall = scores.group("overall") if scores is not None else None
             cells.append(
                 DASH if overall is None else format_interval(overall.f1, overall.f1_interval)
             )

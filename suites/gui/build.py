@@ -146,11 +146,23 @@ async def label_run(
     return trajectory.model_copy(update={"label": label})
 
 
+ATTEMPTS = 2
+"""Times a run is recorded and replayed before its failure is reported: a desktop that does not
+come up in time on a crowded machine, or a replay that diverges because a busy LibreOffice drew
+late, gets a second chance; a label that differs from the intent never does."""
+
+
 async def _build_run(
     gui_task: GuiTask, policy: GuiPolicy, output: Path, providers: ProviderSet, sequence: int
 ) -> Trajectory:
-    recorded = await record_run(gui_task, policy, output, providers, sequence)
-    labelled = await label_run(recorded, gui_task, output, providers)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            recorded = await record_run(gui_task, policy, output, providers, sequence)
+            labelled = await label_run(recorded, gui_task, output, providers)
+            break
+        except Exception:
+            if attempt == ATTEMPTS:
+                raise
     assert labelled.label is not None
     if labelled.label.value != policy.intent:
         raise BuildError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import docx
@@ -88,7 +88,9 @@ def word_document(paragraphs: Sequence[Paragraph]) -> bytes:
     return _saved(document.save)
 
 
-def workbook(sheets: dict[str, list[list[object]]], *, bold_header: bool = False) -> bytes:
+def workbook(
+    sheets: Mapping[str, Sequence[Sequence[object]]], *, bold_header: bool = False
+) -> bytes:
     """An .xlsx with one sheet per entry (rows from A1), the same bytes every time; the first
     sheet is the active one."""
     book = openpyxl.Workbook()
@@ -98,7 +100,7 @@ def workbook(sheets: dict[str, list[list[object]]], *, bold_header: bool = False
     for title, rows in sheets.items():
         sheet = book.create_sheet(title)
         for row in rows:
-            sheet.append(row)
+            sheet.append(list(row))
         if bold_header:
             for cell in sheet[1]:
                 cell.font = Font(bold=True)
@@ -129,7 +131,7 @@ def presentation(slides: Sequence[SlideSpec], *, box: tuple[str, int, int] | Non
         slide.shapes.title.text = spec.title
         body = slide.placeholders[1]
         if spec.bullets:
-            frame = body.text_frame  # type: ignore[attr-defined]
+            frame = body.text_frame
             frame.text = spec.bullets[0]
             for bullet in spec.bullets[1:]:
                 frame.add_paragraph().text = bullet

@@ -58,7 +58,7 @@ def test_screenshot_policies_and_modalities_mix(tmp_path: Path) -> None:
 def test_an_llm_judge_sees_what_the_modality_holds(
     modality: str | None, screenshots: str, trees: str, rendered: tuple[str, str]
 ) -> None:
-    spec = GridSpec(modality=modality, screenshots=screenshots, trees=trees)  # type: ignore[arg-type]
+    spec = GridSpec(modality=modality, screenshots=screenshots, trees=trees)
     assert spec.rendered() == rendered
 
 
@@ -74,8 +74,8 @@ def _predictions(config: JudgeConfig, verdicts: list[str]) -> list[Prediction]:
             task_id=f"task{i // 2}",
             domain="gui",
             subdomain="word",
-            label=LABELS[i],  # type: ignore[arg-type]
-            verdict=verdict,  # type: ignore[arg-type]
+            label=LABELS[i],
+            verdict=verdict,
             scripted=True,
         )
         for i, verdict in enumerate(verdicts)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from dataset.actions import ToolCallAction
 from dataset.combine import combine_datasets, suite_folders
 from dataset.models import EmptyState, Label, Step, Task, Trajectory
-from dataset.actions import ToolCallAction
 from dataset.problems import DatasetError
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 
@@ -21,7 +21,7 @@ def _suite(root: Path, name: str, domain: str, subdomain: str, label: str) -> Pa
     write_manifest(folder, Manifest(name=name))
     task = Task(
         id=f"{name}-task",
-        domain=domain,  # type: ignore[arg-type]
+        domain=domain,
         subdomain=subdomain,
         instruction="Say hello.",
         initial_state=EmptyState(),
@@ -36,7 +36,7 @@ def _suite(root: Path, name: str, domain: str, subdomain: str, label: str) -> Pa
             agent="scripted",
             steps=[Step(index=1, action=ToolCallAction(name="say", arguments={"text": "hello"}))],
             final_response="Done.",
-            label=Label(value=label, source="verifier"),  # type: ignore[arg-type]
+            label=Label(value=label, source="verifier"),
         ),
     )
     return folder
@@ -78,7 +78,8 @@ def test_two_suites_with_one_id_are_refused_with_both_named(tmp_path: Path) -> N
     message = str(caught.value)
     assert "tasks/alpha-task" in message
     assert "trajectories/alpha-run.json" in message
-    assert str(first) in message and str(again) in message
+    assert str(first) in message
+    assert str(again) in message
     assert not (tmp_path / "out").exists()
 
 

@@ -357,8 +357,8 @@ PERCENT = GuiTask(
 
 # -- bold headers on the second sheet -----------------------------------------------------------
 
-JAN = [["Day", "Visitors", "Sales"], [1, 120, 830], [2, 95, 610], [3, 143, 990]]
-FEB = [["Day", "Visitors", "Sales"], [1, 101, 700], [2, 132, 905], [3, 88, 540]]
+JAN: list[list[object]] = [["Day", "Visitors", "Sales"], [1, 120, 830], [2, 95, 610], [3, 143, 990]]
+FEB: list[list[object]] = [["Day", "Visitors", "Sales"], [1, 101, 700], [2, 132, 905], [3, 88, 540]]
 HEADER_CELLS = ["A1", "B1", "C1"]
 BODY_CELLS = ["A2", "B2", "C2"]
 
@@ -457,8 +457,8 @@ FEB_HEADER = GuiTask(
 
 # -- values on the second sheet -----------------------------------------------------------------
 
-SUMMARY = [["Quarter", "Revenue"], ["Q1", 1240], ["Q2", None]]
-Q2 = [["Month", "Revenue"], ["April", None], ["May", None], ["June", None]]
+SUMMARY: list[list[object]] = [["Quarter", "Revenue"], ["Q1", 1240], ["Q2", None]]
+Q2: list[list[object]] = [["Month", "Revenue"], ["April", None], ["May", None], ["June", None]]
 Q2_CELLS = ["B2", "B3", "B4"]
 Q2_VALUES = [410.0, 385.0, 452.0]
 
@@ -560,7 +560,7 @@ Q2_TASK = GuiTask(
 
 # -- correct a cell -----------------------------------------------------------------------------
 
-PRICES = [["Product", "Stock", "Price"], ["Lamp", 14, 24.5], ["Chair", 6, 89.0]]
+PRICES: list[list[object]] = [["Product", "Stock", "Price"], ["Lamp", 14, 24.5], ["Chair", 6, 89.0]]
 PRICES += [["Desk", 3, 1999.0], ["Shelf", 9, 45.0], ["Rug", 4, 120.0]]
 PRICE_CELLS = ["C2", "C3", "C4", "C5", "C6"]
 FIXED_PRICES = [24.5, 89.0, 19.99, 45.0, 120.0]

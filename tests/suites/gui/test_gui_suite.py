@@ -6,7 +6,6 @@ desktops, a faithful replay with the verifier agreeing (a subset by default, eve
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -73,9 +72,9 @@ def test_documents_and_verifiers_are_what_the_builder_makes(tmp_path: Path) -> N
 
 def test_every_step_has_an_action_a_screen_a_tree_and_reasoning() -> None:
     suite = load_dataset(GUI)
-    spaces = Counter()
+    spaces: Counter[str] = Counter()
     for trajectory in suite.trajectories.values():
-        spaces[trajectory.metadata["action_space"]] += 1
+        spaces[str(trajectory.metadata["action_space"])] += 1
         for step in trajectory.steps:
             assert isinstance(step.action, Computer13Action | PyAutoGuiAction)
             assert step.reasoning
@@ -195,7 +194,8 @@ def test_a_scripted_modality_grid_survives_kill_9_and_resumes(tmp_path: Path) ->
     assert all(r["environment"] == "desktop" for r in after if r["mode"] == "agent")
     report = (output / "report.md").read_text(encoding="utf-8")
     section = report.split("## Observation modalities", 1)[1]
-    assert "agent T=2 mock/coin" in section and "llm mock/coin" in section
+    assert "agent T=2 mock/coin" in section
+    assert "llm mock/coin" in section
     assert "screenshot vs a11y_tree" in section
     assert "scripted mock model" in report
 
@@ -203,11 +203,10 @@ def test_a_scripted_modality_grid_survives_kill_9_and_resumes(tmp_path: Path) ->
 @pytest.mark.desktop
 async def test_gui_tools_answer_in_the_judges_modality(tmp_path: Path) -> None:
     """A judge's OBSERVE on the replayed desktop returns only what its modality holds."""
-    from bench.grid_runner import GridSpec, judge_dataset, read_records, VERDICTS_FILE
-    from judge_agent.model import ChatMessageTool, ToolInfo, GenerateConfig, ChatMessage
-    from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
-
+    from bench.grid_runner import VERDICTS_FILE, GridSpec, judge_dataset, read_records
     from dataset.combine import combine_datasets
+    from judge_agent.model import ChatMessage, ChatMessageTool, GenerateConfig, ToolInfo
+    from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
 
     subset = combine_datasets([GUI], tmp_path / "full")
     for path in (subset / "tasks").iterdir():
@@ -218,7 +217,9 @@ async def test_gui_tools_answer_in_the_judges_modality(tmp_path: Path) -> None:
             subprocess.run(["rm", "-rf", str(path)], check=True)
     seen: dict[str, str] = {}
 
-    def observe(messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig) -> Reply:
+    def observe(
+        messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> Reply:
         results = [m for m in messages if isinstance(m, ChatMessageTool)]
         if not results:
             return reply("", tool_call("OBSERVE"))
@@ -230,12 +231,14 @@ async def test_gui_tools_answer_in_the_judges_modality(tmp_path: Path) -> None:
             subset,
             tmp_path / modality,
             model_factory=lambda: ScriptedModel("observer", respond=observe),
-            grid=GridSpec(modes=("agent",), turns=(2,), modality=modality),  # type: ignore[arg-type]
+            grid=GridSpec(modes=("agent",), turns=(2,), modality=modality),
             jobs=1,
         )
         assert summary.problems == []
         (record,) = read_records(tmp_path / modality / VERDICTS_FILE).values()
         assert record.verdict.verdict == "PASS"
     screenshot, tree = seen["0"], seen["1"]
-    assert "ContentImage" in screenshot and "Thank you for your help" not in screenshot
-    assert "ContentImage" not in tree and "Thank you for your help" in tree
+    assert "ContentImage" in screenshot
+    assert "Thank you for your help" not in screenshot
+    assert "ContentImage" not in tree
+    assert "Thank you for your help" in tree

@@ -8,13 +8,16 @@ import io
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import docx
 import openpyxl
 import pptx
 import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.text.paragraph import Paragraph as DocxParagraph
 from openpyxl.styles import Font
+from pptx.shapes.base import BaseShape
 from pptx.util import Emu
 
 from suites.gui.spec import GuiTask
@@ -59,7 +62,7 @@ def _deck(edit: Callable[[pptx.presentation.Presentation], None]) -> Edit:
     return apply
 
 
-def _bold_runs(paragraph: docx.text.paragraph.Paragraph, words: int | None = None) -> None:
+def _bold_runs(paragraph: DocxParagraph, words: int | None = None) -> None:
     """Bold the paragraph, or only its first ``words`` words (split into two runs)."""
     text = paragraph.text
     for run in list(paragraph.runs):
@@ -72,12 +75,12 @@ def _bold_runs(paragraph: docx.text.paragraph.Paragraph, words: int | None = Non
     paragraph.add_run(text[len(head) :])
 
 
-def _underline(paragraph: docx.text.paragraph.Paragraph) -> None:
+def _underline(paragraph: DocxParagraph) -> None:
     for run in paragraph.runs:
         run.underline = True
 
 
-def _set_text(paragraph: docx.text.paragraph.Paragraph, text: str) -> None:
+def _set_text(paragraph: DocxParagraph, text: str) -> None:
     paragraph.runs[0].text = text
     for run in paragraph.runs[1:]:
         run.text = ""
@@ -113,12 +116,12 @@ def _title(deck: pptx.presentation.Presentation, slide: int, text: str) -> None:
     title.text_frame.paragraphs[0].runs[0].text = text
 
 
-def _callout(deck: pptx.presentation.Presentation) -> pptx.shapes.base.BaseShape:
-    return next(
-        s
-        for s in deck.slides[0].shapes
-        if s.has_text_frame and s.text_frame.text.startswith("Call")
+def _callout(deck: pptx.presentation.Presentation) -> BaseShape:
+    shapes: list[Any] = list(deck.slides[0].shapes)
+    found: BaseShape = next(
+        s for s in shapes if s.has_text_frame and s.text_frame.text.startswith("Call")
     )
+    return found
 
 
 def _new_slide(position: int) -> Callable[[pptx.presentation.Presentation], None]:
@@ -137,7 +140,7 @@ def _new_slide(position: int) -> Callable[[pptx.presentation.Presentation], None
 def _bullet(slide: int) -> Callable[[pptx.presentation.Presentation], None]:
     def edit(deck: pptx.presentation.Presentation) -> None:
         body = deck.slides[slide].placeholders[1]
-        body.text_frame.add_paragraph().text = "Contingency"  # type: ignore[attr-defined]
+        body.text_frame.add_paragraph().text = "Contingency"
 
     return edit
 
@@ -152,7 +155,7 @@ def _move(dx: int, dy: int) -> Callable[[pptx.presentation.Presentation], None]:
 
 
 def _bold_shape(
-    pick: Callable[[pptx.presentation.Presentation], pptx.shapes.base.BaseShape],
+    pick: Callable[[pptx.presentation.Presentation], BaseShape],
     words: int | None = None,
 ) -> Callable[[pptx.presentation.Presentation], None]:
     def edit(deck: pptx.presentation.Presentation) -> None:
@@ -176,8 +179,8 @@ def _bold_shape(
     return edit
 
 
-def _first_title(deck: pptx.presentation.Presentation) -> pptx.shapes.base.BaseShape:
-    title = deck.slides[0].shapes.title
+def _first_title(deck: pptx.presentation.Presentation) -> BaseShape:
+    title: BaseShape | None = deck.slides[0].shapes.title
     assert title is not None
     return title
 
@@ -198,7 +201,7 @@ def _percent(cells: list[str]) -> Callable[[openpyxl.Workbook], None]:
     return edit
 
 
-def _values(sheet: str, values: dict[str, object]) -> Callable[[openpyxl.Workbook], None]:
+def _values(sheet: str, values: dict[str, Any]) -> Callable[[openpyxl.Workbook], None]:
     def edit(book: openpyxl.Workbook) -> None:
         for cell, value in values.items():
             book[sheet][cell] = value
@@ -206,7 +209,7 @@ def _values(sheet: str, values: dict[str, object]) -> Callable[[openpyxl.Workboo
     return edit
 
 
-def _paragraph_edit(index: int, change: Callable[[docx.text.paragraph.Paragraph], None]) -> Edit:
+def _paragraph_edit(index: int, change: Callable[[DocxParagraph], None]) -> Edit:
     return _word(lambda document: change(document.paragraphs[index]))
 
 
