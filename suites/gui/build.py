@@ -249,7 +249,7 @@ match the recording at every step. Do not edit by hand: change `suites/gui/tasks
 """
 
 
-def readme_text(tasks: list[GuiTask], trajectories: list[Trajectory], size: int) -> str:
+def readme_text(tasks: list[GuiTask], trajectories: list[Trajectory], sizes: dict[str, int]) -> str:
     """The suite's README: tasks, failure kinds, PASS rates, leakage statistics, size."""
     by_task: dict[str, list[Trajectory]] = {}
     for trajectory in trajectories:
@@ -306,13 +306,21 @@ def readme_text(tasks: list[GuiTask], trajectories: list[Trajectory], size: int)
             + ", ".join(f"{k} {v}" for k, v in sorted(spaces.items()))
             + " |\n"
         )
-    text += f"| size on disk | {size / 1e6:.1f} MB |\n" if len(labelled) >= 2 else ""
+    if len(labelled) >= 2:
+        parts = ", ".join(f"{name} {value / 1e6:.1f} MB" for name, value in sizes.items())
+        text += f"| size on disk | {sum(sizes.values()) / 1e6:.1f} MB ({parts}) |\n"
     return text
 
 
 def write_readme(output: Path, tasks: list[GuiTask], trajectories: Iterable[Trajectory]) -> None:
-    """Write the suite's README.md (its size figure counts everything but the README)."""
+    """Write the suite's README.md (its size figures count everything but the README)."""
     readme = output / "README.md"
     readme.unlink(missing_ok=True)
-    size = folder_size(output)
-    readme.write_text(readme_text(tasks, list(trajectories), size), encoding="utf-8")
+    media = output / TRAJECTORIES_DIR
+    screenshots = sum(p.stat().st_size for p in media.rglob("*.png"))
+    sizes = {
+        "screenshots": screenshots,
+        "trajectory files with their trees": folder_size(media) - screenshots,
+        "tasks": folder_size(output / "tasks"),
+    }
+    readme.write_text(readme_text(tasks, list(trajectories), sizes), encoding="utf-8")

@@ -4,8 +4,12 @@ Each move becomes an action of the policy's action space, performed by the deskt
 ``perform_action`` (the executor and settling replay uses); the screen and the accessibility
 tree afterwards become the step's observation. Screenshots are stored as palette PNGs (64
 colours): a tenth of the size of the desktop's own PNGs, and close enough for replay's
-perceptual comparison, which averages 8x8-pixel grey cells. Times are synthetic and
-deterministic (a fixed start per run, a few seconds per step).
+perceptual comparison, which averages 8x8-pixel grey cells. Trees are stored as the elements an
+agent reads (``shown_tree``): every node the linearised tree keeps, with the attributes it is
+read from, in document order, and nothing else (a Calc sheet's full tree is ten times larger).
+Replay compares trees by exactly those elements, and the linearised form an ``llm`` judge reads
+is the same line for line. Times are synthetic and deterministic (a fixed start per run, a few
+seconds per step).
 """
 
 from __future__ import annotations
@@ -14,12 +18,20 @@ import io
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from xml.etree import ElementTree
 
 from PIL import Image
 
 from dataset.models import Observation, Step
 from environments.kind import EnvironmentKind
 from sandboxes.base import Sandbox
+from sandboxes.desktop.observations import (
+    ATTRIBUTE_NS,
+    COMPONENT_NS,
+    STATE_NS,
+    VALUE_NS,
+    tree_nodes,
+)
 from suites.gui.spec import GuiPolicy
 
 STEP_SECONDS = 9
@@ -41,6 +53,36 @@ def compress_screenshot(png: bytes) -> bytes:
     out = io.BytesIO()
     palette.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+_NAMESPACES = {"st": STATE_NS, "attr": ATTRIBUTE_NS, "cp": COMPONENT_NS, "val": VALUE_NS}
+
+
+def shown_tree(xml: str) -> str:
+    """``xml`` (OSWorld's tree) reduced to the nodes ``tree_nodes`` reads, each a child of the
+    root with its role, name, text, class, description, position and size; ``tree_nodes`` of
+    the result equals ``tree_nodes`` of ``xml`` (checked)."""
+    for prefix, uri in _NAMESPACES.items():
+        ElementTree.register_namespace(prefix, uri)
+    root = ElementTree.Element("desktop-frame", {"name": "main"})
+    nodes = list(tree_nodes(xml))
+    for node in nodes:
+        attributes = {
+            f"{{{STATE_NS}}}{state}": "true" for state in ("enabled", "showing", "visible")
+        }
+        attributes["name"] = node.name
+        if node.klass:
+            attributes[f"{{{ATTRIBUTE_NS}}}class"] = node.klass
+        if node.description:
+            attributes[f"{{{ATTRIBUTE_NS}}}description"] = node.description
+        attributes[f"{{{COMPONENT_NS}}}screencoord"] = f"({node.position[0]}, {node.position[1]})"
+        attributes[f"{{{COMPONENT_NS}}}size"] = f"({node.size[0]}, {node.size[1]})"
+        element = ElementTree.SubElement(root, node.tag, attributes)
+        element.text = node.text or None
+    shown = ElementTree.tostring(root, encoding="unicode")
+    if list(tree_nodes(shown)) != nodes:
+        raise RecordingError("the reduced accessibility tree reads differently from the full one")
+    return shown
 
 
 @dataclass(frozen=True)
@@ -78,7 +120,12 @@ async def record_policy(
                 index=index,
                 action=action,
                 observation=Observation(
-                    screenshot=screenshot, accessibility_tree=performed.accessibility_tree
+                    screenshot=screenshot,
+                    accessibility_tree=(
+                        shown_tree(performed.accessibility_tree)
+                        if performed.accessibility_tree is not None
+                        else None
+                    ),
                 ),
                 reasoning=move.reasoning,
                 started_at=begin,
