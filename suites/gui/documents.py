@@ -9,6 +9,7 @@ here fixes the core properties, then ``stable_zip`` rewrites the package with fi
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -37,15 +38,24 @@ ZIP_TIME = (2026, 1, 5, 9, 0, 0)
 AUTHOR = "agentjudge suite"
 
 
+_MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
+FIXED_STAMP = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+
+
 def stable_zip(data: bytes) -> bytes:
-    """``data`` (an OOXML zip) rewritten with fixed entry dates and deflate at one level."""
+    """``data`` (an OOXML zip) rewritten with fixed entry dates, deflate at one level, and the
+    core properties' modification time fixed (openpyxl stamps the time of saving over the one
+    it was given)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
         for info in source.infolist():
+            body = source.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                body = _MODIFIED.sub(rb"\g<1>" + FIXED_STAMP + rb"\g<2>", body)
             entry = zipfile.ZipInfo(info.filename, date_time=ZIP_TIME)
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16
-            target.writestr(entry, source.read(info.filename), compresslevel=6)
+            target.writestr(entry, body, compresslevel=6)
     return out.getvalue()
 
 

@@ -107,3 +107,18 @@ def test_moves_become_actions_of_either_space() -> None:
         many.action("computer_13")
     assert wait("Look.").action("pyautogui") == PyAutoGuiAction(code="WAIT")
     assert wait("Look.").action("computer_13") == Computer13Action(action_type="WAIT")
+
+
+def test_generated_documents_carry_no_time_of_building() -> None:
+    import zipfile
+
+    from suites.gui.documents import FIXED_STAMP
+    from suites.gui.tasks import all_tasks
+
+    for gui_task in all_tasks():
+        data = gui_task.document()
+        assert data == gui_task.document(), gui_task.task.id
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            core = package.read("docProps/core.xml")
+            assert all(info.date_time == (2026, 1, 5, 9, 0, 0) for info in package.infolist())
+        assert b">" + FIXED_STAMP + b"</dcterms:modified>" in core, gui_task.task.id
