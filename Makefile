@@ -29,7 +29,7 @@ ADDRESS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite suite-search suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite suite-gui suite-search suite-mobile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,8 +88,14 @@ perf-executor: $(DEV_STAMP)
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images --desktop
 
+# The suites built from code on this machine's own sandboxes: DS (filesystem, Postgres) and GUI
+# (LibreOffice desktops, local backend; about 40 minutes on 2 cores).
 suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds
+	$(BIN)/python -m suites.gui --output datasets/gui
+
+suite-gui: $(RUNTIME_STAMP)
+	$(BIN)/python -m suites.gui --output datasets/gui
 
 suite-search: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.search --output datasets/search

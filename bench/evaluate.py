@@ -44,7 +44,9 @@ from bench.report import ReportFiles, write_report
 from bench.results import BASELINES_FILE, Prediction, read_predictions
 from bench.scores import BenchReport
 from bench.scoring import build_report
+from dataset.combine import combine_datasets, suite_folders
 from dataset.corrections import read_corrections
+from dataset.problems import DatasetError
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from environments.kind import CommandLineBackend
@@ -81,6 +83,9 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT = Path("runs/judge")
+COMBINED_DATASET = "combined-dataset"
+"""The folder, inside the output folder, where a folder of suites is combined into one
+dataset (``dataset.combine``)."""
 """Verdicts and the report go to ``runs/judge/<dataset folder name>/`` unless told otherwise."""
 
 DEFAULT_REPLAY_OUTPUT = REPLAY_DEFAULT_OUTPUT
@@ -371,6 +376,14 @@ async def evaluate_async(
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
     with lock_folder(folder, wait=options.wait):
+        suites = suite_folders(dataset)
+        if suites:
+            # A folder of suites (``datasets/``) is judged as one dataset: every domain in one
+            # report. The combined folder is rebuilt (hard links) on every run.
+            try:
+                dataset = combine_datasets(suites, folder / COMBINED_DATASET)
+            except DatasetError as error:
+                raise EvaluationError(str(error)) from error
         return await _evaluate_into(
             dataset, options, arms, choice, folder, replay_folder, emit=emit, executor=executor
         )

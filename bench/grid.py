@@ -6,7 +6,8 @@ A grid file lists values per axis; the runs are their product. Example (``--grid
     modes: [agent, llm]
     turns: [1, 2, 4, 8, 16, 32]
     reasoning_efforts: [null, high]   # null: the provider's default
-    observations: [last, none]        # screenshots in the prompt (see --screenshots)
+    observations: [last, none]        # screenshots in the prompt (see --screenshots), or
+                                      # modalities: [screenshot, a11y_tree, screenshot_a11y_tree]
     runs: 3
     limits: {tool_call_limit: 64, time_limit: 600}
 
@@ -24,7 +25,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from bench.grid_runner import GridSpec, ItemJudging, JudgeAccess
+from bench.grid_runner import MODALITIES, GridSpec, ItemJudging, JudgeAccess
 from judge_agent.conversation import JudgeLimits
 from judge_agent.modes import ModeName, check_method_options
 
@@ -65,8 +66,10 @@ class GridFile(BaseModel):
     thinking_budgets: list[PositiveInt | None] = Field(default_factory=_not_set, min_length=1)
     """Anthropic extended-thinking budgets in tokens (``null``: off)."""
     observations: list[str] = Field(default_factory=lambda: ["last"], min_length=1)
-    """Observation modality: which screenshots go into the prompt (``last``, ``all``, ``none``
-    or a count)."""
+    """Observation axis: which screenshots go into the prompt (``last``, ``all``, ``none`` or a
+    count), or an observation modality (``screenshot``, ``a11y_tree``,
+    ``screenshot_a11y_tree``: what GUI tools answer with and what an ``llm`` judge's rendered
+    trajectory holds; ``GridSpec.modality``). The two kinds of value may be mixed."""
     method_options: list[dict[str, str | int | bool]] = Field(
         default_factory=_no_switches, min_length=1
     )
@@ -159,7 +162,8 @@ def expand_grid(grid: GridFile, base: GridSpec, models: list[str]) -> list[tuple
                 "limits": limits,
                 "judge_access": access,
                 "generate": generate,
-                "screenshots": observation,
+                "screenshots": base.screenshots if observation in MODALITIES else observation,
+                "modality": observation if observation in MODALITIES else base.modality,
                 "trees": trees,
                 "method_options": switches,
                 "items": items,

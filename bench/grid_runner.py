@@ -75,6 +75,10 @@ HARNESS_ERROR_PREFIX = "harness: "
 harness failed, not the judge)."""
 
 JudgeAccess = Literal["read-only", "writable"]
+Modality = Literal["screenshot", "a11y_tree", "screenshot_a11y_tree"]
+"""What a judge sees of a screen: the screenshot, the accessibility tree, or both."""
+MODALITIES: tuple[Modality, ...] = ("screenshot", "a11y_tree", "screenshot_a11y_tree")
+
 ItemJudging = Literal["each", "together"]
 """How a trajectory's single-item claims are judged: ``each`` claim in a run of its own (as
 AJ-Bench does), or all ``together`` in one run that gives a verdict per claim."""
@@ -150,6 +154,12 @@ class GridSpec(BaseModel):
     """``writable``: each judge gets a private clone and the agent's whole tool surface (writes
     included; the frozen state and other judges never see them). ``read-only``: judges share the
     snapshot's read-only view and get only the reading tools."""
+    modality: Modality | None = None
+    """The observation modality (``screenshot``, ``a11y_tree``, ``screenshot_a11y_tree``): what
+    the GUI tools of ``agent`` and ``react`` judges answer with, and what an ``llm`` judge's
+    rendered trajectory holds (``screenshots`` and ``trees`` then say how many of each; the
+    other kind is left out). None: tools answer with both, and ``screenshots``/``trees`` alone
+    decide the rendering."""
     items: ItemJudging = "each"
     """Trajectories with single-item claims: ``each`` claim judged in a run of its own, or all
     ``together`` in one run with a verdict per claim. Trajectories without claims are judged
@@ -180,7 +190,23 @@ class GridSpec(BaseModel):
             parts.append(f"options={switches}")
         if self.items != "each":
             parts.append(f"items={self.items}")
+        if self.modality is not None:
+            parts.append(f"modality={self.modality}")
         return " ".join(parts)
+
+    def rendered(self) -> tuple[str, str]:
+        """The screenshot and tree policies of the rendered trajectory under ``modality``: the
+        modality's kinds keep their policy (``last`` screenshots and ``all`` trees when it was
+        ``none``), the other kind is ``none``."""
+        screenshots, trees = self.screenshots, self.trees
+        if self.modality is None:
+            return screenshots, trees
+        shown_screenshots = screenshots if screenshots != "none" else "last"
+        shown_trees = trees if trees != "none" else "all"
+        return (
+            "none" if self.modality == "a11y_tree" else shown_screenshots,
+            "none" if self.modality == "screenshot" else shown_trees,
+        )
 
 
 @dataclass(frozen=True)
@@ -328,6 +354,7 @@ class _Environments:
         self.dataset = dataset
         self.replays = replays
         self.access = grid.judge_access
+        self.modality = grid.modality
 
     @contextlib.asynccontextmanager
     async def servers(
@@ -350,7 +377,9 @@ class _Environments:
             if sandbox is None or kind is None:
                 yield [trajectories], "trajectory-only"
             else:
-                async with kind.judge_servers(sandbox, writable=writable) as servers:
+                async with kind.judge_servers(
+                    sandbox, writable=writable, observation=self.modality
+                ) as servers:
                     yield [*servers, trajectories], kind.name
 
 
@@ -380,8 +409,8 @@ class _Grid:
             mode=planned.mode,
             limits=arm.grid.limits.model_copy(update={"turn_limit": max(planned.turns, 1)}),
             generate=arm.grid.generate,
-            screenshots=arm.grid.screenshots,
-            trees=arm.grid.trees,
+            screenshots=arm.grid.rendered()[0],
+            trees=arm.grid.rendered()[1],
             notes_template=environment_notes(planned.task),
             method_options=method_options_for(planned.mode, arm.grid.method_options),
         )

@@ -65,6 +65,20 @@ class JudgeConfig(BaseModel):
         return " ".join(parts)
 
     @property
+    def modality(self) -> str | None:
+        """The observation modality in ``variant`` (``modality=...``), if any."""
+        for part in self.variant.split():
+            if part.startswith("modality="):
+                return part.removeprefix("modality=")
+        return None
+
+    def without_modality(self) -> JudgeConfig:
+        """The configuration with the modality taken out of its variant: what the modalities
+        of one judge set-up share."""
+        rest = " ".join(p for p in self.variant.split() if not p.startswith("modality="))
+        return self.model_copy(update={"variant": rest})
+
+    @property
     def family(self) -> str:
         """The configuration without its turn budget: one line of an F1-vs-turns curve."""
         return self.model_copy(update={"turns": 0}).label

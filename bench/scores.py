@@ -202,6 +202,22 @@ class Improvement(_Model):
     """The paired test over all paired predictions."""
 
 
+class ModalityComparison(_Model):
+    """Two observation modalities of one judge set-up (same mode, turn budget, model and other
+    axes), paired on the same trajectories and runs."""
+
+    setup: JudgeConfig
+    """The set-up, its variant without the modality."""
+    first: str
+    """The first modality (``screenshot``, ``a11y_tree``, ``screenshot_a11y_tree``)."""
+    second: str
+    """The modality it is compared with."""
+    paired: PairedTest
+    """The paired test: its ``agent_only_correct`` counts pairs only the first modality got
+    right, ``llm_only_correct`` those only the second did, ``delta_f1`` is F1(first) -
+    F1(second)."""
+
+
 class CurvePoint(_Model):
     """F1 at one turn budget."""
 
@@ -264,6 +280,9 @@ class BenchReport(_Model):
     """Agent - LLM rows."""
     curves: list[TurnCurve] = Field(default_factory=list)
     """F1 vs turn budget, one per judge family."""
+    modality_comparisons: list[ModalityComparison] = Field(default_factory=list)
+    """Paired tests between the observation modalities of each judge set-up run with more
+    than one."""
     wrong_verdicts: list[WrongVerdict] = Field(default_factory=list)
     """Every wrong judge verdict (baselines excluded)."""
     error_tag_totals: dict[str, int] = Field(default_factory=dict)

@@ -36,6 +36,7 @@ from bench.scores import (
     CurvePoint,
     GroupScores,
     Improvement,
+    ModalityComparison,
     PairedTest,
     RankingFidelity,
     RunSpread,
@@ -286,6 +287,39 @@ def _improvements(
     return rows
 
 
+MODALITY_ORDER = ("screenshot", "a11y_tree", "screenshot_a11y_tree")
+"""The order modalities are paired in (first against each later one)."""
+
+
+def _modality_rank(modality: str) -> tuple[int, str]:
+    known = modality in MODALITY_ORDER
+    return (MODALITY_ORDER.index(modality) if known else len(MODALITY_ORDER), modality)
+
+
+def _modality_comparisons(
+    by_config: dict[JudgeConfig, list[Prediction]], replicates: int, seed: int
+) -> list[ModalityComparison]:
+    setups: dict[JudgeConfig, dict[str, JudgeConfig]] = defaultdict(dict)
+    for config in by_config:
+        if config.kind == "judge" and config.modality is not None:
+            setups[config.without_modality()][config.modality] = config
+    rows: list[ModalityComparison] = []
+    for setup in sorted(setups, key=config_order):
+        modalities = sorted(setups[setup], key=_modality_rank)
+        for index, first in enumerate(modalities):
+            for second in modalities[index + 1 :]:
+                test, _ = _paired(
+                    by_config[setups[setup][first]],
+                    by_config[setups[setup][second]],
+                    replicates,
+                    seed,
+                )
+                rows.append(
+                    ModalityComparison(setup=setup, first=first, second=second, paired=test)
+                )
+    return rows
+
+
 def _curves(scores: dict[JudgeConfig, ConfigScores]) -> list[TurnCurve]:
     families: dict[str, list[CurvePoint]] = defaultdict(list)
     for config, score in scores.items():
@@ -382,6 +416,7 @@ def build_report(
         configs=list(scores.values()),
         improvements=_improvements(by_config, scores, replicates, seed),
         curves=_curves(scores),
+        modality_comparisons=_modality_comparisons(by_config, replicates, seed),
         wrong_verdicts=wrong,
         error_tag_totals={tag: totals[tag] for tag in ERROR_TAGS if tag in totals},
         notes=all_notes,

@@ -210,10 +210,12 @@ class EnvironmentKind(ABC):
 
     @abstractmethod
     def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AbstractAsyncContextManager[list[ToolServer[Any]]]:
         """``async with``: the MCP servers a judge gets on ``sandbox``: its reading tools on a
-        read-only view, the writing ones too on a writable clone; closed when the block ends."""
+        read-only view, the writing ones too on a writable clone; closed when the block ends.
+        ``observation`` asks kinds with a screen to answer with ``screenshot``, ``a11y_tree`` or
+        ``screenshot_a11y_tree`` (None: their default); other kinds ignore it."""
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The tool surface the recorded agents used, over a writable ``sandbox`` (scripted

@@ -223,6 +223,78 @@ def paired_tests(report: BenchReport) -> list[Block]:
     return [*blocks, Table("paired-tests", header, rows)]
 
 
+MODALITY_COLUMNS = ("screenshot", "a11y_tree", "screenshot_a11y_tree")
+"""The modality columns, in order (others a judge was run with follow)."""
+
+
+def modalities(report: BenchReport) -> list[Block]:
+    """F1 per observation modality of each judge set-up, and the paired tests between them;
+    nothing when no configuration names a modality."""
+    by_setup: dict[str, dict[str, ConfigScores]] = {}
+    for config in _judges(report):
+        modality = config.config.modality
+        if modality is not None:
+            by_setup.setdefault(config.config.without_modality().label, {})[modality] = config
+    if not by_setup:
+        return []
+    seen = {m for configs in by_setup.values() for m in configs}
+    columns = [m for m in MODALITY_COLUMNS if m in seen] + sorted(seen - set(MODALITY_COLUMNS))
+    blocks: list[Block] = [
+        Heading("Observation modalities", 2, "sec-modalities"),
+        Para(
+            "Overall F1 of each judge set-up (mode, turn budget, model, other axes) under each "
+            "observation modality: what the GUI tools answer with for agent and react judges, "
+            "what the rendered trajectory holds for llm judges."
+        ),
+    ]
+    rows: list[list[Cell]] = []
+    for setup, configs in by_setup.items():
+        cells: list[Cell] = [setup]
+        for modality in columns:
+            scores = configs.get(modality)
+            overall = scores.group("overall") if scores is not None else None
+            cells.append(
+                DASH if overall is None else format_interval(overall.f1, overall.f1_interval)
+            )
+        rows.append(cells)
+    blocks.append(Table("modalities", ["Set-up", *columns], rows))
+    if report.modality_comparisons:
+        blocks.append(
+            Para(
+                "Paired on the same trajectories and runs. McNemar: exact test on the pairs "
+                f"only one modality got right. ΔF1: F1(first) {_MINUS} F1(second) with its "
+                "paired task-cluster bootstrap interval."
+            )
+        )
+        tests: list[list[Cell]] = []
+        for comparison in report.modality_comparisons:
+            paired = comparison.paired
+            tests.append(
+                [
+                    comparison.setup.label,
+                    f"{comparison.first} vs {comparison.second}",
+                    str(paired.pairs),
+                    str(paired.agent_only_correct),
+                    str(paired.llm_only_correct),
+                    format_p_value(paired.mcnemar_p),
+                    format_interval(paired.delta_f1, paired.delta_f1_interval, signed=True),
+                    format_p_value(paired.bootstrap_p),
+                ]
+            )
+        header = [
+            "Set-up",
+            "Comparison",
+            "Pairs",
+            "First-only correct",
+            "Second-only correct",
+            "McNemar p",
+            "ΔF1 [95% CI]",
+            "Bootstrap p",
+        ]
+        blocks.append(Table("modality-tests", header, tests))
+    return blocks
+
+
 def ranking(report: BenchReport) -> list[Block]:
     """Whether each configuration ranks the agents as the labels do."""
     blocks: list[Block] = [Heading("Ranking fidelity", 2, "sec-ranking")]
@@ -404,6 +476,7 @@ def document(report: BenchReport) -> list[Block]:
         *main_table(report),
         *detailed_metrics(report),
         *paired_tests(report),
+        *modalities(report),
         *ranking(report),
         *plots(report),
         *error_tags(report),

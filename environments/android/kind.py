@@ -196,7 +196,7 @@ class AndroidKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The device server on the phone (a read-only Chromium view refuses writes to app
         data; navigating it is harmless and private)."""

@@ -106,7 +106,7 @@ class BrowserKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The browser server over the sandbox's own context (every judge has its own; the
         tools are the same either way, since nothing a judge does reaches the archive); long

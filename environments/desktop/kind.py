@@ -22,7 +22,7 @@ import shutil
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast, get_args
 
 from dataset.actions import Action, Computer13Action, PyAutoGuiAction
 from dataset.models import Task
@@ -37,6 +37,7 @@ from environments.kind import (
 )
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
+from sandboxes.desktop.observations import ObservationKind
 from sandboxes.desktop.sandbox import DEFAULT_ACTION_PAUSE, DesktopSandbox
 from sandboxes.runs import current_run
 
@@ -205,14 +206,27 @@ class DesktopKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The GUI MCP server (``mcp_servers.desktop``) on the judge's own desktop: a desktop
-        cannot be shared, so a read-only judge gets a private one too and the same actions."""
+        cannot be shared, so a read-only judge gets a private one too and the same actions.
+        ``observation`` is what every answer carries (default: screenshot and tree)."""
         from mcp_servers.desktop import desktop_server
 
         desktop = as_desktop_sandbox(sandbox)
-        yield [desktop_server(desktop.client, perform=desktop.perform)]
+        if observation is None:
+            yield [desktop_server(desktop.client, perform=desktop.perform)]
+            return
+        known = get_args(ObservationKind)
+        if observation not in known:
+            raise ValueError(f"no observation {observation!r} (known: {', '.join(known)})")
+        yield [
+            desktop_server(
+                desktop.client,
+                perform=desktop.perform,
+                observation=cast("ObservationKind", observation),
+            )
+        ]
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The recorded agents' own action set: the same GUI server, every action remembered

@@ -123,7 +123,7 @@ class FilesystemKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The filesystem server over the tree, without its writing tools unless ``writable``."""
         from mcp_servers.filesystem.server import filesystem_server

@@ -283,7 +283,7 @@ class PostgresKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The SQL server: ``unrestricted`` as the clone's owner on a writable clone, else
         ``read-only`` as the view's reader role."""

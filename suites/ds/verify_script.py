@@ -2,10 +2,10 @@
 
 A verifier's checks are ordinary functions of the task's module, linted and type-checked with the
 rest of ``suites``. ``verify_script`` turns them into the script the task ships, which needs only
-the standard library and asyncpg. Starting from the task's ``check`` and the kind's ``main`` (which
-reads the environment, runs ``check`` and exits), it copies the source of every function they
-reach, writes every module-level value they read as a literal (``NAME = <repr>``), and repeats the
-imports the functions' modules made from the standard library or asyncpg, names used only in
+the standard library and the packages of ``THIRD_PARTY``. Starting from the task's ``check`` and
+the kind's ``main`` (which reads the environment, runs ``check`` and exits), it copies the source
+of every function they reach, writes every module-level value they read as a literal (``NAME =
+<repr>``), and repeats the imports the functions' modules made from those, names used only in
 annotations included. ``check``'s docstring becomes the script's docstring.
 
 Anything else a check reaches (a class or object of this project, a value without a literal form,
@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
-THIRD_PARTY = frozenset({"asyncpg"})
-"""Packages besides the standard library that a ``verify.py`` may import (MCPMark's Postgres
-verifiers run with asyncpg installed)."""
+THIRD_PARTY = frozenset({"asyncpg", "docx", "openpyxl", "pptx"})
+"""Packages besides the standard library that a ``verify.py`` may import: asyncpg (MCPMark's
+Postgres verifiers run with it installed) and the office readers GUI verifiers open saved
+documents with (python-docx, openpyxl, python-pptx: the runtime's ``desktop`` extra)."""
 
 SUMMARY_WIDTH = 96
 """Line width of the script's docstring."""
@@ -159,7 +160,7 @@ class _Bundle:
         elif isinstance(value, type | ModuleType) or callable(value):
             raise self.fail(
                 f"{_where(user)} uses {name} ({value!r:.80}), which a standalone verify.py"
-                " cannot import; use the standard library, asyncpg, functions or literal values"
+                " cannot import; use the standard library, THIRD_PARTY, functions or literal values"
             )
         else:
             if not _is_literal(value):

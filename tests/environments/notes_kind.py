@@ -83,7 +83,7 @@ class NotesKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool
+        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         tools = {name: spec for name, spec in NOTE_TOOLS.items() if writable or not spec.writes}
         yield [ToolServer("notes", tools, _tree(sandbox))]

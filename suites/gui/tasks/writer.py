@@ -1,0 +1,629 @@
+"""The six Writer tasks: character and paragraph formatting, styles, adding, editing and
+underlining text, each checked on the saved .docx."""
+
+from __future__ import annotations
+
+from suites.ds.tasks.checks import report
+from suites.gui.checks import same_texts, word_paragraphs
+from suites.gui.documents import Paragraph, word_document
+from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
+from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text
+from suites.gui.tasks.records import gui_task
+
+CENTER = 1
+"""python-docx's value of a centred paragraph."""
+
+# -- bold title ---------------------------------------------------------------------------------
+
+TITLE_TEXTS = [
+    "Quarterly Operations Review",
+    "Prepared by the planning office.",
+    "Revenue grew in every region.",
+    "Next steps are listed below.",
+]
+
+
+def check_bold_title(path: str) -> bool:
+    """The first paragraph (the title) is bold in every run; the other paragraphs keep their
+    texts and are not bold."""
+    paragraphs = word_paragraphs(path)
+    ok = same_texts([p["text"] for p in paragraphs], TITLE_TEXTS, "paragraph texts")
+    ok = report(bool(paragraphs) and paragraphs[0]["bold"], "the title is bold throughout") and ok
+    others = [p["text"] for p in paragraphs[1:] if p["any_bold"]]
+    return report(not others, f"no other paragraph is bold ({others})") and ok
+
+
+def _select_title(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "ctrl", "home"),
+        hotkey("Select the title line up to its end.", "shift", "end"),
+    ]
+
+
+BOLD_TITLE = GuiTask(
+    task=gui_task(
+        "gui-writer-bold-title",
+        "writer",
+        "review.docx",
+        "Make the title of review.docx (its first paragraph, 'Quarterly Operations Review') "
+        "bold, and save the document in its Word format.",
+        "character formatting",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in TITLE_TEXTS]),
+    check=check_bold_title,
+    checks="title bold in every run; other paragraphs unchanged and not bold",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                *_select_title("Go to the start of the document, where the title is."),
+                hotkey("Make the selection bold.", "ctrl", "b"),
+                *SAVE,
+                done("The title is bold and the file is saved."),
+            ],
+            "PASS",
+            "The title is now bold and review.docx is saved in Word format.",
+            note="selects the title line, ctrl+b, saves keeping the format",
+        ),
+        GuiPolicy(
+            "detour",
+            "explorer",
+            [
+                hotkey("Look at the end of the document first.", "ctrl", "end"),
+                *_select_title("The title is at the top; go back there."),
+                hotkey("Apply the emphasis.", "ctrl", "i"),
+                hotkey("That was italic, not bold: undo it.", "ctrl", "z"),
+                hotkey("Now bold.", "ctrl", "b"),
+                *SAVE,
+                done("Bold applied, saved."),
+            ],
+            "PASS",
+            "I made the title bold (after undoing an italic by mistake) and saved the file.",
+            space="pyautogui",
+            messy=True,
+            note="wanders to the end, italicises by mistake, undoes, bolds, saves",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                *_select_title("The title is the first line."),
+                hotkey("Bold it.", "ctrl", "b"),
+                done("It shows in bold."),
+            ],
+            "FAIL",
+            "Done: the title is bold.",
+            failure="not-saved",
+            note="bolds the title on screen and never saves",
+        ),
+        GuiPolicy(
+            "first-word",
+            "hasty",
+            [
+                hotkey("Go to the title.", "ctrl", "home"),
+                hotkey("Select the title.", "ctrl", "shift", "right"),
+                hotkey("Bold it.", "ctrl", "b"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The title is bold now and the document has been saved.",
+            space="pyautogui",
+            failure="partial",
+            note="selects only the first word of the title, bolds it, saves",
+        ),
+    ],
+)
+
+# -- heading style ------------------------------------------------------------------------------
+
+TRIAL_TEXTS = [
+    "Field Trial Summary",
+    "Methods",
+    "Plots were sampled weekly.",
+    "Results",
+    "Yield rose by eight percent.",
+    "Discussion",
+    "Dry weeks explain the spread.",
+]
+RESULTS_INDEX = 3
+
+
+def check_heading(path: str) -> bool:
+    """The paragraph 'Results' has the Heading 1 style; no other paragraph is a heading; every
+    text is unchanged."""
+    paragraphs = word_paragraphs(path)
+    ok = same_texts([p["text"] for p in paragraphs], TRIAL_TEXTS, "paragraph texts")
+    styles = [p["style"] or "" for p in paragraphs]
+    target = styles[RESULTS_INDEX] if len(styles) > RESULTS_INDEX else None
+    ok = report(target == "Heading 1", f"'Results' has style Heading 1 (it has {target})") and ok
+    others = [s for i, s in enumerate(styles) if i != RESULTS_INDEX and s.startswith("Heading")]
+    return report(not others, f"no other paragraph is a heading ({others})") and ok
+
+
+HEADING = GuiTask(
+    task=gui_task(
+        "gui-writer-heading-results",
+        "writer",
+        "trial.docx",
+        "In trial.docx, give the paragraph 'Results' the paragraph style Heading 1. Leave the "
+        "other paragraphs as they are and save the file as .docx.",
+        "paragraph styles",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in TRIAL_TEXTS]),
+    check=check_heading,
+    checks="'Results' is Heading 1; no other heading; texts unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Start at the top.", "ctrl", "home"),
+                press("Down to 'Methods'.", "down"),
+                press("Down to the methods text.", "down"),
+                press("Down to 'Results'.", "down"),
+                hotkey("Apply Heading 1 (ctrl+1).", "ctrl", "1"),
+                *SAVE,
+                done("Heading applied and saved."),
+            ],
+            "PASS",
+            "'Results' now uses Heading 1 and the file is saved.",
+            note="walks down to 'Results', ctrl+1, saves",
+        ),
+        GuiPolicy(
+            "undo-level",
+            "explorer",
+            [
+                hotkey("Start at the top.", "ctrl", "home"),
+                press("Move down three lines to 'Results'.", "down", times=3),
+                hotkey("Heading shortcut.", "ctrl", "2"),
+                hotkey("That gave Heading 2; undo and use level 1.", "ctrl", "z"),
+                hotkey("Heading 1.", "ctrl", "1"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Applied Heading 1 to 'Results' (I first picked level 2 and undid it) and saved.",
+            space="pyautogui",
+            messy=True,
+            note="applies Heading 2, undoes, applies Heading 1, saves",
+        ),
+        GuiPolicy(
+            "off-by-one",
+            "hasty",
+            [
+                hotkey("Start at the top.", "ctrl", "home"),
+                press("Move down to 'Results'.", "down", times=2),
+                hotkey("Heading 1.", "ctrl", "1"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The Results paragraph is formatted as Heading 1 and the document is saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="stops one line short and styles the methods sentence",
+        ),
+        GuiPolicy(
+            "cancelled-save",
+            "hasty",
+            [
+                hotkey("Start at the top.", "ctrl", "home"),
+                press("Down to 'Methods'.", "down"),
+                press("Down to the methods text.", "down"),
+                press("Down to 'Results'.", "down"),
+                hotkey("Heading 1.", "ctrl", "1"),
+                hotkey("Save.", "ctrl", "s"),
+                press("Close the format question.", "escape"),
+                done("Saved."),
+            ],
+            "FAIL",
+            "Heading 1 is applied to 'Results' and the file is saved.",
+            failure="silent-failure",
+            note="styles the right paragraph but Escape cancels the save",
+        ),
+    ],
+)
+
+# -- centre the closing line --------------------------------------------------------------------
+
+CLOSING_TEXTS = [
+    "Annual Volunteer Dinner",
+    "The dinner starts at seven in the main hall.",
+    "Please bring a dish to share.",
+    "Parking is free after six.",
+    "Thank you for your help this year.",
+]
+
+
+def check_centered(path: str) -> bool:
+    """The last paragraph is centred; no other paragraph is; every text is unchanged."""
+    paragraphs = word_paragraphs(path)
+    ok = same_texts([p["text"] for p in paragraphs], CLOSING_TEXTS, "paragraph texts")
+    last = paragraphs[-1]["alignment"] if paragraphs else None
+    ok = report(last == CENTER, f"the last paragraph is centred (alignment {last})") and ok
+    others = [p["text"] for p in paragraphs[:-1] if p["alignment"] == CENTER]
+    return report(not others, f"no other paragraph is centred ({others})") and ok
+
+
+CENTERED = GuiTask(
+    task=gui_task(
+        "gui-writer-center-closing",
+        "writer",
+        "dinner.docx",
+        "Center the last paragraph of dinner.docx ('Thank you for your help this year.') and "
+        "save it, keeping the .docx format.",
+        "paragraph alignment",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in CLOSING_TEXTS]),
+    check=check_centered,
+    checks="last paragraph centred; no other centred; texts unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("The closing line is the last paragraph.", "ctrl", "end"),
+                hotkey("Center it.", "ctrl", "e"),
+                *SAVE,
+                done("Centred and saved."),
+            ],
+            "PASS",
+            "The last paragraph is centred and dinner.docx is saved.",
+            space="pyautogui",
+            note="ctrl+end, ctrl+e, saves",
+        ),
+        GuiPolicy(
+            "right-first",
+            "explorer",
+            [
+                hotkey("Go to the closing line.", "ctrl", "end"),
+                hotkey("Align it.", "ctrl", "r"),
+                hotkey("That is right-aligned; center instead.", "ctrl", "e"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Centred the closing line (it was briefly right-aligned) and saved the document.",
+            messy=True,
+            note="right-aligns by mistake, then centres, saves",
+        ),
+        GuiPolicy(
+            "line-above",
+            "hasty",
+            [
+                hotkey("Go to the end.", "ctrl", "end"),
+                press("Up to the closing paragraph.", "up"),
+                hotkey("Center.", "ctrl", "e"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The closing paragraph is centred and the file saved.",
+            failure="wrong-target",
+            note="centres the paragraph above the last one",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                hotkey("Go to the end.", "ctrl", "end"),
+                hotkey("Center.", "ctrl", "e"),
+                done("Looks centred."),
+            ],
+            "FAIL",
+            "Done, the last line is centred.",
+            space="pyautogui",
+            failure="not-saved",
+            note="centres the right paragraph and never saves",
+        ),
+    ],
+)
+
+# -- append a signature -------------------------------------------------------------------------
+
+MEMO_TEXTS = [
+    "Budget Memo",
+    "The travel budget is unchanged for next year.",
+    "Training requests go to the team leads.",
+]
+SIGNATURE = "Approved by: R. Okafor"
+
+
+def check_signature(path: str) -> bool:
+    """A new last paragraph reads exactly 'Approved by: R. Okafor'; the earlier paragraphs are
+    unchanged."""
+    texts = [p["text"] for p in word_paragraphs(path)]
+    return same_texts(texts, [*MEMO_TEXTS, SIGNATURE], "paragraph texts")
+
+
+SIGNATURE_TASK = GuiTask(
+    task=gui_task(
+        "gui-writer-append-signature",
+        "writer",
+        "memo.docx",
+        f"Add a new paragraph at the end of memo.docx that reads exactly '{SIGNATURE}', then "
+        "save the document as .docx.",
+        "adding text",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in MEMO_TEXTS]),
+    check=check_signature,
+    checks="one new last paragraph with the exact text; the others unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Go to the end of the memo.", "ctrl", "end"),
+                press("Start a new paragraph.", "enter"),
+                type_text("Type the approval line.", SIGNATURE),
+                *SAVE,
+                done("Added and saved."),
+            ],
+            "PASS",
+            "memo.docx ends with the approval line and is saved.",
+            note="new paragraph at the end, types the line, saves",
+        ),
+        GuiPolicy(
+            "retyped",
+            "explorer",
+            [
+                hotkey("Go to the end of the memo.", "ctrl", "end"),
+                press("New paragraph.", "enter"),
+                type_text("Type the line.", "Approved by R Okafor"),
+                hotkey("The punctuation is wrong; select the line to retype it.", "shift", "home"),
+                type_text("Type it again, exactly.", SIGNATURE),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Added the approval line (retyped once to fix the punctuation) and saved.",
+            space="pyautogui",
+            messy=True,
+            note="types the line wrong, selects it, retypes it, saves",
+        ),
+        GuiPolicy(
+            "same-line",
+            "hasty",
+            [
+                hotkey("Go to the end.", "ctrl", "end"),
+                type_text("Type the approval line.", f" {SIGNATURE}"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The approval line has been added at the end and the memo saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="types the line onto the end of the last paragraph instead of a new one",
+        ),
+        GuiPolicy(
+            "truncated",
+            "hasty",
+            [
+                hotkey("Go to the end.", "ctrl", "end"),
+                press("New paragraph.", "enter"),
+                type_text("Type the approval line.", "Approved by:"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "Added the approval line and saved memo.docx.",
+            failure="partial",
+            note="types only the start of the line, saves",
+        ),
+    ],
+)
+
+# -- edit a paragraph ---------------------------------------------------------------------------
+
+STATUS_TEXTS = [
+    "Contract 114",
+    "Status: draft, pending review.",
+    "Owner: facilities team.",
+    "Renewal: every two years.",
+]
+STATUS = "Status: final, signed."
+
+
+def check_status(path: str) -> bool:
+    """The second paragraph reads exactly 'Status: final, signed.'; the others are unchanged."""
+    texts = [p["text"] for p in word_paragraphs(path)]
+    expected = [STATUS_TEXTS[0], STATUS, *STATUS_TEXTS[2:]]
+    return same_texts(texts, expected, "paragraph texts")
+
+
+STATUS_TASK = GuiTask(
+    task=gui_task(
+        "gui-writer-edit-status",
+        "writer",
+        "contract.docx",
+        f"In contract.docx, change the second paragraph so that it reads exactly '{STATUS}' "
+        "(replacing its current text) and save the file in Word format.",
+        "editing text",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in STATUS_TEXTS]),
+    check=check_status,
+    checks="second paragraph replaced exactly; others unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down to the status line.", "down"),
+                hotkey("Select the whole line.", "shift", "end"),
+                type_text("Replace it.", STATUS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "The status line now reads 'Status: final, signed.' and the file is saved.",
+            space="pyautogui",
+            note="selects the status line, types over it, saves",
+        ),
+        GuiPolicy(
+            "overshoot",
+            "explorer",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down.", "down"),
+                press("Down again.", "down"),
+                press("That is the owner line; back up one.", "up"),
+                press("Start of the line.", "home"),
+                hotkey("Select to its end.", "shift", "end"),
+                type_text("Replace it.", STATUS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Updated the status line and saved contract.docx.",
+            messy=True,
+            note="overshoots to the owner line, comes back, replaces the status line, saves",
+        ),
+        GuiPolicy(
+            "owner-line",
+            "hasty",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down to the status line.", "down", times=2),
+                hotkey("Select the line.", "shift", "end"),
+                type_text("Replace it.", STATUS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The status paragraph is updated and saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="replaces the owner line instead of the status line",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down to the status line.", "down"),
+                hotkey("Select the line.", "shift", "end"),
+                type_text("Replace it.", STATUS),
+                done("Text replaced."),
+            ],
+            "FAIL",
+            "Done: the second paragraph now says 'Status: final, signed.'",
+            failure="not-saved",
+            note="replaces the right line and never saves",
+        ),
+    ],
+)
+
+# -- underline a paragraph ----------------------------------------------------------------------
+
+SAFETY_TEXTS = [
+    "Lab Safety Notes",
+    "Goggles are required at every bench.",
+    "Never leave a burner unattended.",
+    "Report spills to the duty officer.",
+]
+WARNING_INDEX = 2
+
+
+def check_underline(path: str) -> bool:
+    """The third paragraph is underlined in every run; no other paragraph is underlined; texts
+    are unchanged."""
+    paragraphs = word_paragraphs(path)
+    ok = same_texts([p["text"] for p in paragraphs], SAFETY_TEXTS, "paragraph texts")
+    target = len(paragraphs) > WARNING_INDEX and paragraphs[WARNING_INDEX]["underline"]
+    ok = report(target, "the third paragraph is underlined throughout") and ok
+    others = [
+        p["text"] for i, p in enumerate(paragraphs) if i != WARNING_INDEX and p["any_underline"]
+    ]
+    return report(not others, f"no other paragraph is underlined ({others})") and ok
+
+
+UNDERLINE = GuiTask(
+    task=gui_task(
+        "gui-writer-underline-warning",
+        "writer",
+        "safety.docx",
+        "Underline the whole third paragraph of safety.docx ('Never leave a burner "
+        "unattended.') and save it as .docx.",
+        "character formatting",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in SAFETY_TEXTS]),
+    check=check_underline,
+    checks="third paragraph underlined in full; no other underline; texts unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Move down to the burner line.", "down", times=2),
+                hotkey("Select it.", "shift", "end"),
+                hotkey("Underline.", "ctrl", "u"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "The burner warning is underlined and safety.docx is saved.",
+            space="pyautogui",
+            note="selects the third paragraph, ctrl+u, saves",
+        ),
+        GuiPolicy(
+            "bold-undo",
+            "explorer",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down.", "down"),
+                press("Down to the burner line.", "down"),
+                hotkey("Select it.", "shift", "end"),
+                hotkey("Emphasise it.", "ctrl", "b"),
+                hotkey("Bold is not what was asked; undo.", "ctrl", "z"),
+                hotkey("Underline.", "ctrl", "u"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Underlined the third paragraph (undid a bold on the way) and saved the file.",
+            messy=True,
+            note="bolds by mistake, undoes, underlines, saves",
+        ),
+        GuiPolicy(
+            "first-word",
+            "hasty",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down.", "down"),
+                press("Down to the burner line.", "down"),
+                hotkey("Select the warning.", "ctrl", "shift", "right"),
+                hotkey("Underline.", "ctrl", "u"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The warning is underlined and the document saved.",
+            failure="partial",
+            note="underlines only the first word of the paragraph, saves",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                hotkey("Top of the document.", "ctrl", "home"),
+                press("Down to the burner line.", "down", times=2),
+                hotkey("Select it.", "shift", "end"),
+                hotkey("Underline.", "ctrl", "u"),
+                done("Underlined."),
+            ],
+            "FAIL",
+            "The third paragraph is underlined.",
+            space="pyautogui",
+            failure="not-saved",
+            note="underlines the right paragraph and never saves",
+        ),
+    ],
+)
+
+TASKS = [BOLD_TITLE, HEADING, CENTERED, SIGNATURE_TASK, STATUS_TASK, UNDERLINE]
+"""The Writer tasks, in build order."""
