@@ -1,6 +1,6 @@
 """The desktop image: a LibreOffice desktop built locally from Debian packages, never pulled.
 
-``agentjudge/desktop:<recipe hash>`` serves every ``docker`` desktop. It is a Debian trixie
+``agentjudge/desktop:<recipe hash>`` serves every ``docker`` desktop. It is a Debian bookworm
 minbase root filesystem (``debootstrap``, as the sandbox image in ``sandboxes.docker.images``),
 then ``apt-get install --no-install-recommends`` in the chroot (debootstrap's own resolver picks
 LibreOffice's GUI-less core against the GTK3 plugin and cannot choose among virtual packages),
@@ -42,7 +42,6 @@ from sandboxes.base import SandboxError
 from sandboxes.desktop.control_server.session import PROFILE_SETTINGS
 from sandboxes.desktop.desktop_python import PACKAGES as PACKAGES_FROM_PYPI
 from sandboxes.docker.images import (
-    SUITE,
     _hash,
     _image_exists,
     _image_id,
@@ -72,6 +71,12 @@ HOME = f"/home/{USER}"
 RUNTIME_DIR = f"/run/user/{UID}"
 """The user's runtime folder (``XDG_RUNTIME_DIR``: D-Bus and GTK keep sockets there)."""
 
+SUITE = "bookworm"
+"""The Debian release of the image: the one this project's hosts run, so a desktop in a container
+has the same LibreOffice (7.4, near the 7.3 of OSWorld's VM), GTK, themes and fonts as a local
+one, and a run recorded on either backend replays step for step on the other (with trixie's
+LibreOffice 25.2 the widgets' roles and drawing differ at every step)."""
+
 PACKAGES = (
     # the screen, the window manager, the buses
     "xvfb",
@@ -85,11 +90,22 @@ PACKAGES = (
     "libreoffice-impress",
     "libreoffice-gtk3",
     "libreoffice-core",
-    # fonts: DejaVu, the Liberation and Carlito/Caladea metric clones of Office fonts
+    # the icons and themes a host install of LibreOffice brings as recommendations
+    "libreoffice-style-colibre",
+    "adwaita-icon-theme",
+    "hicolor-icon-theme",
+    # fonts: the set a host gets from .ci/run's packages (DejaVu, the Liberation and
+    # Carlito/Caladea metric clones of Office fonts, and the fallbacks they bring), so
+    # font substitution picks the same faces on both backends
     "fonts-dejavu-core",
+    "fonts-dejavu-extra",
     "fonts-liberation",
+    "fonts-liberation2",
     "fonts-crosextra-carlito",
     "fonts-crosextra-caladea",
+    "fonts-noto-mono",
+    "fonts-droid-fallback",
+    "fonts-urw-base35",
     # what the control server and recorded pyautogui code use
     "python3",
     "python3-gi",
@@ -127,8 +143,8 @@ dbus-uuidgen --ensure
 OFFICE_PROFILE = f"{HOME}/.office-profile"
 """LibreOffice's profile, made at build time (a first start creating it costs seconds)."""
 
-OFFICE_VERSION = "25.2"
-"""Trixie's LibreOffice series, written into the profile so no what's-new bar shows."""
+OFFICE_VERSION = "7.4"
+"""Bookworm's LibreOffice series, written into the profile so no what's-new bar shows."""
 
 _OFFICE_SETTINGS = PROFILE_SETTINGS.format(version=OFFICE_VERSION)
 
@@ -164,7 +180,7 @@ _CHANGES = (
     f"LABEL {IMAGE_LABEL}=desktop",
 )
 
-_RECIPE_VERSION = 2
+_RECIPE_VERSION = 3
 
 
 def recipe_hash() -> str:
