@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from dataset.models import Label, Trajectory
+from dataset.models import Trajectory
 from dataset.store import (
     TRAJECTORIES_DIR,
     Manifest,
@@ -34,15 +34,11 @@ from dataset.store import (
 )
 from environments.backends import BackendChoice, ProviderSet
 from environments.registry import kind_for_task
-from replay.engine import replay_trajectory
 from suites.ds.recorder import RecordingSession, run_start
 from suites.ds.spec import AgentPolicy, SuiteTask
+from suites.labels import BuildError, verifier_label
 
 SUITE_NAME = "ds-suite"
-
-
-class BuildError(Exception):
-    """A run that cannot ship: its replay diverged or its label is not what it was written for."""
 
 
 @dataclass
@@ -124,25 +120,7 @@ async def label_run(
     trajectory: Trajectory, suite_task: SuiteTask, folder: Path, providers: ProviderSet
 ) -> Trajectory:
     """Replay the run, require it faithful, and label it with the verifier's verdict."""
-    result = await replay_trajectory(trajectory, suite_task.task, folder, providers, verify=True)
-    report = result.report
-    where = f"{TRAJECTORIES_DIR}/{trajectory.id}.json"
-    if report.verdict != "faithful":
-        details = "; ".join(
-            f"step {step.index} {step.status}: {step.diff or step.message}"
-            for step in report.steps
-            if step.status not in ("match", "unrecorded")
-        )
-        raise BuildError(f"{where}: replay {report.verdict}: {details or report.problems}")
-    if report.verifier is None:
-        raise BuildError(f"{where}: the verifier did not run: {report.problems}")
-    run = report.verifier.replayed
-    label = Label(
-        value="PASS" if run.passed else "FAIL",
-        source="verifier",
-        verifier_output=run.output.strip() or None,
-    )
-    return trajectory.model_copy(update={"label": label})
+    return await verifier_label(trajectory, suite_task.task, folder, providers)
 
 
 async def _build_task(

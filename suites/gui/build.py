@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from dataset.models import Label, Trajectory, VerifierRef
+from dataset.models import Trajectory, VerifierRef
 from dataset.store import (
     TRAJECTORIES_DIR,
     Manifest,
@@ -32,19 +32,15 @@ from dataset.store import (
 )
 from environments.backends import BackendChoice, ProviderSet
 from environments.registry import environment_kind
-from replay.engine import replay_trajectory
 from suites.ds.statistics import suite_statistics
 from suites.ds.verify_script import verify_script
 from suites.gui.checks import main as verify_main
 from suites.gui.recorder import record_policy
 from suites.gui.spec import GuiPolicy, GuiTask
+from suites.labels import BuildError, verifier_label
 
 SUITE_NAME = "gui-suite"
 VERIFY_TIMEOUT = 60
-
-
-class BuildError(Exception):
-    """A run that cannot ship."""
 
 
 @dataclass
@@ -124,26 +120,7 @@ async def label_run(
     """Replay the run on another desktop, require every step to match, label it with the
     verifier's verdict on the replayed desktop's saved document."""
     task = task_record(gui_task).task
-    folder = output / "tasks" / task.id
-    result = await replay_trajectory(trajectory, task, folder, providers, verify=True)
-    report = result.report
-    where = f"{TRAJECTORIES_DIR}/{trajectory.id}.json"
-    if report.verdict != "faithful":
-        details = "; ".join(
-            f"step {step.index} {step.status}: {step.diff or step.message}"
-            for step in report.steps
-            if step.status not in ("match", "unrecorded")
-        )
-        raise BuildError(f"{where}: replay {report.verdict}: {details or report.problems}")
-    if report.verifier is None or report.verifier.replayed.errored:
-        raise BuildError(f"{where}: the verifier gave no verdict: {report.problems}")
-    run = report.verifier.replayed
-    label = Label(
-        value="PASS" if run.passed else "FAIL",
-        source="verifier",
-        verifier_output=run.output.strip() or None,
-    )
-    return trajectory.model_copy(update={"label": label})
+    return await verifier_label(trajectory, task, output / "tasks" / task.id, providers)
 
 
 ATTEMPTS = 2

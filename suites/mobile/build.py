@@ -19,13 +19,13 @@ from pathlib import Path
 
 from mcp import Client
 
-from dataset.models import Label, Trajectory, VerifierRef
+from dataset.models import Trajectory, VerifierRef
 from dataset.store import TRAJECTORIES_DIR, Manifest, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
 from environments.registry import environment_kind
-from replay.engine import replay_trajectory
 from sandboxes.android.sandbox import AndroidSandbox
 from suites.ds.verify_script import verify_script
+from suites.labels import verifier_label
 from suites.mobile.checks import main as verify_main
 from suites.mobile.recorder import record_moves
 from suites.mobile.spec import MobilePolicy, MobileTask
@@ -37,10 +37,6 @@ SNAPSHOT_FOLDER = "device"
 """The web snapshot folder inside each task folder."""
 FINAL_STATE_FILE = "final_state.json"
 """Each run's final app data, in its trajectory folder (what the label was computed from)."""
-
-
-class BuildError(Exception):
-    """A run that cannot ship."""
 
 
 @dataclass
@@ -130,25 +126,7 @@ async def label_run(
     """Replay the run, require every step to match, label it with the verifier's verdict."""
     folder = output / "tasks" / mobile_task.task.id
     task = mobile_task.task.model_copy(update={"verifier": VerifierRef(timeout_seconds=60)})
-    result = await replay_trajectory(trajectory, task, folder, providers, verify=True)
-    report = result.report
-    where = f"{TRAJECTORIES_DIR}/{trajectory.id}.json"
-    if report.verdict != "faithful":
-        details = "; ".join(
-            f"step {step.index} {step.status}: {step.diff or step.message}"
-            for step in report.steps
-            if step.status not in ("match", "unrecorded")
-        )
-        raise BuildError(f"{where}: replay {report.verdict}: {details or report.problems}")
-    if report.verifier is None or report.verifier.replayed.errored:
-        raise BuildError(f"{where}: the verifier gave no verdict: {report.problems}")
-    run = report.verifier.replayed
-    label = Label(
-        value="PASS" if run.passed else "FAIL",
-        source="verifier",
-        verifier_output=run.output.strip() or None,
-    )
-    return trajectory.model_copy(update={"label": label})
+    return await verifier_label(trajectory, task, folder, providers)
 
 
 async def build_suite(output: Path, tasks: list[MobileTask], *, description: str) -> BuildReport:
