@@ -111,12 +111,6 @@ async def test_a_subset_replays_faithfully_with_the_verifier_agreeing() -> None:
     assert await _replay(SUBSET) == []
 
 
-@pytest.mark.desktop
-@pytest.mark.slow
-async def test_every_run_replays_faithfully_with_the_verifier_agreeing() -> None:
-    assert await _replay(sorted(load_dataset(GUI).trajectories)) == []
-
-
 GRID = """\
 modes: [agent, llm]
 turns: [2]
