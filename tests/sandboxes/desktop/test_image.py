@@ -80,5 +80,8 @@ def test_the_image_is_labelled_and_holds_the_desktop(desktop_image: str) -> None
         "for p in Xvfb openbox dbus-daemon wmctrl xdotool; do command -v $p; done | wc -l",
     ).split()
     assert lines[0:2] == [image.USER, image.HOME]
-    assert (lines[2], lines[3][:3]) == ("LibreOffice", "25.")
+    # The series the profile is written for, and the host's (bookworm's 7.4): local and
+    # container desktops draw the same screens only with the same LibreOffice.
+    assert lines[2] == "LibreOffice"
+    assert lines[3].startswith(f"{image.OFFICE_VERSION}.")
     assert lines[-4:] == ["True", "1", "1", "5"]
