@@ -31,7 +31,7 @@ from bench.report.blocks import (
     format_spread,
     shorten,
 )
-from bench.scores import BenchReport, ConfigScores, GroupScores, WrongVerdict
+from bench.scores import BenchReport, ConfigScores, GroupScores, PairedTest, WrongVerdict
 
 WRONG_VERDICT_LIMIT = 500
 """Wrong verdicts listed at most; a sentence says how many more there are."""
@@ -177,6 +177,19 @@ def detailed_metrics(report: BenchReport) -> list[Block]:
     return [*blocks, Table("detailed-metrics", header, rows)]
 
 
+def _paired_cells(paired: PairedTest) -> list[Cell]:
+    """A paired test's columns: pairs, each side's only-correct counts, McNemar p, ΔF1 with its
+    interval, bootstrap p."""
+    return [
+        str(paired.pairs),
+        str(paired.agent_only_correct),
+        str(paired.llm_only_correct),
+        format_p_value(paired.mcnemar_p),
+        format_interval(paired.delta_f1, paired.delta_f1_interval, signed=True),
+        format_p_value(paired.bootstrap_p),
+    ]
+
+
 def paired_tests(report: BenchReport) -> list[Block]:
     """McNemar and the paired bootstrap of each agent-vs-LLM comparison."""
     blocks: list[Block] = [
@@ -203,12 +216,7 @@ def paired_tests(report: BenchReport) -> list[Block]:
         rows.append(
             [
                 improvement.label,
-                str(paired.pairs),
-                str(paired.agent_only_correct),
-                str(paired.llm_only_correct),
-                format_p_value(paired.mcnemar_p),
-                format_interval(paired.delta_f1, paired.delta_f1_interval, signed=True),
-                format_p_value(paired.bootstrap_p),
+                *_paired_cells(paired),
             ]
         )
     header = [
@@ -273,12 +281,7 @@ def modalities(report: BenchReport) -> list[Block]:
                 [
                     comparison.setup.label,
                     f"{comparison.first} vs {comparison.second}",
-                    str(paired.pairs),
-                    str(paired.agent_only_correct),
-                    str(paired.llm_only_correct),
-                    format_p_value(paired.mcnemar_p),
-                    format_interval(paired.delta_f1, paired.delta_f1_interval, signed=True),
-                    format_p_value(paired.bootstrap_p),
+                    *_paired_cells(paired),
                 ]
             )
         header = [
