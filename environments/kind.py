@@ -194,6 +194,14 @@ class EnvironmentKind(ABC):
         the action's type in ``action_types`` implement it."""
         raise NotImplementedError(f"a {self.name} sandbox performs no {action.type} actions")
 
+    async def observe_screen(
+        self, sandbox: Sandbox, *, screenshot: bool, tree: bool
+    ) -> PerformedAction:
+        """What ``sandbox`` shows now, without acting or waiting (status ``signal``): replay
+        looks again when a step's screen has not yet come to what the record shows. Kinds that
+        implement ``perform_action`` implement it too."""
+        raise NotImplementedError(f"a {self.name} sandbox has no screen to observe")
+
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """Whether ``trajectory`` must not replay while another trajectory of the same task for
         which this is also true replays (they would fight over something the sandboxes share,

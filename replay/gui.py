@@ -4,8 +4,9 @@ A ``computer_13`` action or ``pyautogui`` code is performed again by the task's 
 (``EnvironmentKind.perform_action``: inside the desktop, never on the host, with the pause the
 recorded harness made after each action), which answers with the screen afterwards. The step
 matches when the replayed screenshot is perceptually the same as the recorded one and the
-accessibility tree holds the same elements (``replay.screens``); otherwise it diverged, and the
-report says by how much, where on the screen, and which elements differ. A step whose record
+accessibility tree holds the same elements (``replay.screens``), at once or on a look again
+within ``CATCH_UP_SECONDS`` (the report keeps how long that took); otherwise it diverged, and
+the report says by how much, where on the screen, and which elements differ. A step whose record
 holds neither a screenshot nor a tree is ``unrecorded``. Signals (WAIT, FAIL, DONE) touch
 nothing, so their differences are only in what the agent was shown.
 """
@@ -13,6 +14,8 @@ nothing, so their differences are only in what the agent was shown.
 from __future__ import annotations
 
 import asyncio
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
@@ -23,7 +26,14 @@ from replay.report import StepFidelity
 from replay.screens import compare_screens, compare_trees
 from sandboxes.base import Sandbox
 
-__all__ = ["replay_gui_step"]
+__all__ = ["CATCH_UP_SECONDS", "replay_gui_step"]
+
+CATCH_UP_SECONDS = 6.0
+"""Seconds replay keeps looking again at a step whose screen differs from the record before it
+calls the step diverged: a machine busy with other desktops can leave a screen still for the
+usual settling time and then paint the rest (a placeholder, a redrawn ruler)."""
+CATCH_UP_INTERVAL = 0.5
+"""Seconds between those looks."""
 
 
 def _name(action: Computer13Action | PyAutoGuiAction) -> str:
@@ -73,9 +83,11 @@ async def replay_gui_step(
             else ("state", "the action did not run as recorded")
         )
         return outcome
-    differences = await _differences(step, performed, trajectory_dir, outcome, position)
+    recorded = await _recorded_screen(step, trajectory_dir, outcome, position)
+    differences = await _differences(recorded, performed, outcome)
     if differences is None:
         return outcome
+    differences = await _catch_up(kind, sandbox, recorded, differences, outcome)
     if differences:
         outcome.status = "diverged"
         outcome.diff = "\n".join(differences)
@@ -89,32 +101,65 @@ async def replay_gui_step(
     return outcome
 
 
-async def _differences(
-    step: Step,
-    performed: PerformedAction,
-    trajectory_dir: Path | None,
-    outcome: StepFidelity,
-    position: str,
-) -> list[str] | None:
-    """What differs between the record and the replayed screen; None when nothing was recorded
-    to compare with (the step stays ``unrecorded``)."""
+@dataclass(frozen=True)
+class _RecordedScreen:
+    image: Screenshot | None
+    tree: str | None
+
+
+async def _recorded_screen(
+    step: Step, trajectory_dir: Path | None, outcome: StepFidelity, position: str
+) -> _RecordedScreen:
+    """The step's recorded screenshot (read from ``trajectory_dir``) and tree, where it has
+    them; an unreadable screenshot is noted on ``outcome``."""
     observation = step.observation
-    recorded_tree = observation.accessibility_tree if observation else None
     shot = observation.screenshot if observation else None
-    recorded_image: Screenshot | None = None
+    image: Screenshot | None = None
     if shot is not None:
         loaded = await asyncio.to_thread(load_screenshot, trajectory_dir, shot)
         if isinstance(loaded, Screenshot):
-            recorded_image = loaded
+            image = loaded
         else:
             outcome.message = f"{position}: screenshot {shot}: {loaded}"
+    return _RecordedScreen(image, observation.accessibility_tree if observation else None)
+
+
+async def _catch_up(
+    kind: EnvironmentKind,
+    sandbox: Sandbox,
+    recorded: _RecordedScreen,
+    differences: list[str],
+    outcome: StepFidelity,
+) -> list[str]:
+    """Look again, for up to ``CATCH_UP_SECONDS``, while the screen differs from the record;
+    the differences of the last look (empty once it matched, with the wait on ``outcome``)."""
+    started = time.monotonic()
+    while differences and time.monotonic() - started < CATCH_UP_SECONDS:
+        await asyncio.sleep(CATCH_UP_INTERVAL)
+        try:
+            again = await kind.observe_screen(
+                sandbox, screenshot=recorded.image is not None, tree=recorded.tree is not None
+            )
+        except Exception:  # a desktop that stopped answering: the first look's verdict stands
+            break
+        differences = await _differences(recorded, again, outcome) or []
+        if not differences:
+            outcome.caught_up_seconds = round(time.monotonic() - started, 3)
+    return differences
+
+
+async def _differences(
+    recorded: _RecordedScreen, performed: PerformedAction, outcome: StepFidelity
+) -> list[str] | None:
+    """What differs between the record and the replayed screen; None when nothing was recorded
+    to compare with (the step stays ``unrecorded``)."""
     compared = False
     differences: list[str] = []
-    if recorded_image is not None and performed.screenshot is not None:
+    if recorded.image is not None and performed.screenshot is not None:
         compared = True
         try:
             screens = await asyncio.to_thread(
-                compare_screens, recorded_image.data, performed.screenshot
+                compare_screens, recorded.image.data, performed.screenshot
             )
         except ValueError as error:
             differences.append(f"screen: {error}")
@@ -123,11 +168,11 @@ async def _differences(
             outcome.screen_region = screens.region
             if not screens.same:
                 differences.append(f"screen: {screens.describe()}")
-    if recorded_tree is not None and performed.accessibility_tree is not None:
+    if recorded.tree is not None and performed.accessibility_tree is not None:
         compared = True
         try:
             tree_diff = await asyncio.to_thread(
-                compare_trees, recorded_tree, performed.accessibility_tree
+                compare_trees, recorded.tree, performed.accessibility_tree
             )
         except ValueError as error:
             differences.append(f"accessibility tree: {error}")

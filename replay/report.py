@@ -53,6 +53,10 @@ class StepFidelity(_Model):
     screen_region: tuple[int, int, int, int] | None = None
     """GUI steps: where the replayed screen differs from the recorded one, as (x, y, width,
     height); None when it does not."""
+    caught_up_seconds: float | None = None
+    """GUI steps: when the screen came to what the record shows only after replay looked again
+    (a busy machine paints late), how many seconds after the usual settling; None when it
+    matched at once or never did."""
 
 
 class VerifierRun(_Model):

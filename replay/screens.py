@@ -4,8 +4,9 @@ Screenshots are compared perceptually (``sandboxes.desktop.screens.compare_scree
 a tolerance per cell and for the share of changed cells, and the box where they differ). Trees
 are compared as the elements an agent reads: role, name and text of each node the linearised
 tree keeps, positions left out so that a layout shift of a few pixels is not a different state,
-and the desktop's home folder written as ``~`` (a local desktop's home is its box's ``/box``, a
-container's or an OSWorld VM's ``/home/user``: the same document shows under both).
+and the desktop's home folder written as ``~`` (every backend now puts it at ``/home/user``, as
+OSWorld's VM does; local desktops used to show it as their box's ``/box``, and recordings made
+then still compare).
 """
 
 from __future__ import annotations

@@ -106,6 +106,9 @@ class BoxSpec:
     interpreter: bool = True
     """Bind this interpreter's installation and virtualenv read-only (so ``command`` may be
     ``sys.executable``, with the runtime's packages)."""
+    work_mount: Path = WORK_MOUNT
+    """Where the work folder shows inside the box; also ``HOME`` and the parent of ``TMPDIR``
+    (a desktop puts it where its user's home is on every other backend)."""
 
 
 @dataclass(frozen=True)
@@ -215,14 +218,14 @@ def _system_arguments() -> list[str]:
     return arguments
 
 
-def _binds(mounts: Iterable[tuple[Path, Path]]) -> list[str]:
+def _binds(mounts: Iterable[tuple[Path, Path]], work_mount: Path) -> list[str]:
     """The read-only binds of ``mounts`` (source, target) whose targets are not already visible
     through the system binds or another target, each after ``--dir`` arguments making its
     parents traversable by the box user."""
     visible = [Path(d) for d in _SYSTEM_DIRECTORIES]
     chosen: dict[Path, Path] = {}
     for source, target in sorted(set(mounts), key=lambda m: (len(m[1].parts), str(m[1]))):
-        if target.is_relative_to("/proc") or target.is_relative_to(WORK_MOUNT):
+        if target.is_relative_to("/proc") or target.is_relative_to(work_mount):
             raise ConfinementError(f"cannot bind {target} into the box: the box owns that path")
         if not _is_within(target, [*visible, *chosen]):
             chosen[target] = source
@@ -237,12 +240,22 @@ def _binds(mounts: Iterable[tuple[Path, Path]]) -> list[str]:
     return arguments
 
 
-def box_environment(extra: Mapping[str, str]) -> dict[str, str]:
+def _traversable_parents(target: Path) -> list[str]:
+    """``--dir`` arguments making the folders above ``target`` traversable by the box user (the
+    ones bubblewrap would make for a mount point are closed to it)."""
+    arguments: list[str] = []
+    for parent in reversed(target.parents):
+        if parent != Path("/"):
+            arguments += ["--perms", "0755", "--dir", str(parent)]
+    return arguments
+
+
+def box_environment(extra: Mapping[str, str], work_mount: Path = WORK_MOUNT) -> dict[str, str]:
     """The box's whole environment: a fixed base and ``extra`` (which wins on a clash)."""
     base = {
         "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(WORK_MOUNT),
-        "TMPDIR": str(WORK_MOUNT / "tmp"),
+        "HOME": str(work_mount),
+        "TMPDIR": str(work_mount / "tmp"),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -289,7 +302,8 @@ def box_command(
             *((path, path) for path in interpreter),
             *((path, path) for path in spec.read_only),
             *((copies[path], path) for path in spec.copied),
-        ]
+        ],
+        spec.work_mount,
     )
     status = [] if status_fd is None else ["--json-status-fd", str(status_fd)]
     arguments = [
@@ -312,12 +326,13 @@ def box_command(
         "--tmpfs",
         "/tmp",
         *binds,
+        *_traversable_parents(spec.work_mount),
         "--bind",
         str(work),
-        str(WORK_MOUNT),
+        str(spec.work_mount),
         "--clearenv",
     ]
-    for name, value in box_environment(spec.environment).items():
+    for name, value in box_environment(spec.environment, spec.work_mount).items():
         arguments += ["--setenv", name, value]
     arguments += ["--chdir", str(spec.cwd)]
     if privileged:

@@ -204,6 +204,21 @@ class DesktopKind(EnvironmentKind):
             seconds=time.perf_counter() - started,
         )
 
+    async def observe_screen(
+        self, sandbox: Sandbox, *, screenshot: bool, tree: bool
+    ) -> PerformedAction:
+        """The desktop's screen and/or whole accessibility tree as they are now."""
+        desktop = as_desktop_sandbox(sandbox)
+        started = time.perf_counter()
+        shot = await desktop.client.screenshot() if screenshot else None
+        seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
+        return PerformedAction(
+            status="signal",
+            screenshot=shot,
+            accessibility_tree=seen.accessibility_tree if seen is not None else None,
+            seconds=time.perf_counter() - started,
+        )
+
     @asynccontextmanager
     async def judge_servers(
         self, sandbox: Sandbox, *, writable: bool, observation: str | None = None

@@ -29,7 +29,6 @@ from dataset.models import Task
 from sandboxes.base import SandboxError
 from sandboxes.confinement import (
     BOX_USER,
-    WORK_MOUNT,
     BoxSpec,
     box_command,
     remove_tree,
@@ -37,6 +36,7 @@ from sandboxes.confinement import (
 )
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.desktop_python import ensure_desktop_packages
+from sandboxes.desktop.image import HOME
 from sandboxes.desktop.memory import MemoryCap, remove_cgroup
 from sandboxes.desktop.sandbox import (
     DesktopHandle,
@@ -54,6 +54,10 @@ from sandboxes.runs import (
     track_process,
     untrack_process,
 )
+
+DESKTOP_HOME = Path(HOME)
+"""Where a desktop's home folder shows inside its box: the same path as in the desktop image
+(and an OSWorld VM), so that file dialogs and paths on screen read alike on every backend."""
 
 CONTROL_SERVER_PARENT = Path(__file__).resolve().parent
 """The folder holding the ``control_server`` package, put on the box's ``PYTHONPATH``."""
@@ -155,31 +159,32 @@ class LocalDesktopProvider(DesktopProvider):
             cap = await asyncio.to_thread(MemoryCap.create, name, self.memory_bytes)
             if cap is not None:
                 (folder / CGROUP_NOTE).write_text(str(cap.folder))
-            target = WORK_MOUNT / document.location if document else None
+            target = DESKTOP_HOME / document.location if document else None
             width, height = self.screen
             command = [
                 "/usr/bin/python3", "-m", "control_server", "session",
-                "--socket", str(WORK_MOUNT / SOCKET_NAME),
-                "--profile", str(WORK_MOUNT / PROFILE_NAME),
+                "--socket", str(DESKTOP_HOME / SOCKET_NAME),
+                "--profile", str(DESKTOP_HOME / PROFILE_NAME),
                 "--display", ":1",
                 "--size", f"{width}x{height}",
                 *(["--document", str(target)] if target else []),
             ]  # fmt: skip
             spec = BoxSpec(
                 command=command,
-                cwd=WORK_MOUNT,
+                cwd=DESKTOP_HOME,
                 read_only=[
                     CONTROL_SERVER_PARENT,
                     packages,
                     *(path for path in _SYSTEM_READ_ONLY if path.exists()),
                 ],
                 environment={
-                    "PATH": f"{WORK_MOUNT}/.bin:/usr/local/bin:/usr/bin:/bin",
+                    "PATH": f"{DESKTOP_HOME}/.bin:/usr/local/bin:/usr/bin:/bin",
                     "PYTHONPATH": f"{CONTROL_SERVER_PARENT}:{packages}",
-                    "XDG_RUNTIME_DIR": f"{WORK_MOUNT}/{RUNTIME_NAME}",
+                    "XDG_RUNTIME_DIR": f"{DESKTOP_HOME}/{RUNTIME_NAME}",
                     "PYTHONDONTWRITEBYTECODE": "1",
                 },
                 interpreter=False,
+                work_mount=DESKTOP_HOME,
             )
             argv = box_command(spec, home, bwrap=bwrap)
             if cap is not None:  # join the cgroup first, so every process of the box is in it
@@ -213,7 +218,7 @@ class LocalDesktopProvider(DesktopProvider):
             self,
             task=task,
             task_dir=task_dir,
-            home=PurePosixPath(WORK_MOUNT),
+            home=PurePosixPath(DESKTOP_HOME),
             document=PurePosixPath(str(target)) if target else None,
         )
         self.remember(sandbox)

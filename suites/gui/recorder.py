@@ -14,8 +14,10 @@ seconds per step).
 
 from __future__ import annotations
 
+import asyncio
 import io
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from xml.etree import ElementTree
@@ -23,7 +25,8 @@ from xml.etree import ElementTree
 from PIL import Image
 
 from dataset.models import Observation, Step
-from environments.kind import EnvironmentKind
+from environments.kind import EnvironmentKind, PerformedAction
+from replay.screens import compare_screens, compare_trees
 from sandboxes.base import Sandbox
 from sandboxes.desktop.observations import (
     ATTRIBUTE_NS,
@@ -38,6 +41,11 @@ STEP_SECONDS = 9
 """Synthetic duration of one step."""
 PALETTE_COLOURS = 64
 """Colours of a stored screenshot."""
+LASTING_SECONDS = 0.8
+"""After the executor's settling, seconds between the looks that must agree before a step's
+screen is recorded."""
+LASTING_TIMEOUT = 15.0
+"""Seconds a step's screen may keep changing before the recording fails."""
 
 
 class RecordingError(RuntimeError):
@@ -85,6 +93,39 @@ def shown_tree(xml: str) -> str:
     return shown
 
 
+async def _same_look(first: PerformedAction, second: PerformedAction) -> bool:
+    """Whether two looks show the same screen (perceptually) and the same tree elements."""
+    if first.screenshot is None or second.screenshot is None:
+        raise RecordingError("the desktop answered without a screenshot")
+    if first.accessibility_tree is None or second.accessibility_tree is None:
+        raise RecordingError("the desktop answered without an accessibility tree")
+    screens = await asyncio.to_thread(compare_screens, first.screenshot, second.screenshot)
+    return (
+        screens.same and compare_trees(first.accessibility_tree, second.accessibility_tree) is None
+    )
+
+
+async def lasting_screen(
+    kind: EnvironmentKind, sandbox: Sandbox, performed: PerformedAction, position: str
+) -> PerformedAction:
+    """``performed`` with the screen and tree of a later look that showed the same as the one
+    before it, ``LASTING_SECONDS`` apart: what a step records must be where the screen stays,
+    not a moment of a busy desktop's painting that a replay would not catch."""
+    deadline = time.monotonic() + LASTING_TIMEOUT
+    current = performed
+    while time.monotonic() < deadline:
+        await asyncio.sleep(LASTING_SECONDS)
+        again = await kind.observe_screen(sandbox, screenshot=True, tree=True)
+        if await _same_look(current, again):
+            return replace(
+                performed,
+                screenshot=again.screenshot,
+                accessibility_tree=again.accessibility_tree,
+            )
+        current = again
+    raise RecordingError(f"{position}: the screen was still changing after {LASTING_TIMEOUT:g} s")
+
+
 @dataclass(frozen=True)
 class Recording:
     """The steps of one recorded run."""
@@ -110,6 +151,9 @@ async def record_policy(
         performed = await kind.perform_action(sandbox, action, screenshot=True, tree=True)
         if performed.status == "failed":
             raise RecordingError(f"step {index} ({move.reasoning}): {performed.error}")
+        performed = await lasting_screen(
+            kind, sandbox, performed, f"step {index} ({move.reasoning})"
+        )
         screenshot = None
         if performed.screenshot is not None:
             screenshot = f"{trajectory_id}/step_{index}.png"

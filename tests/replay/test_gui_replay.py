@@ -10,8 +10,10 @@ with python-docx. Expected texts are the ones typed by the recorded actions.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
+import shutil
 from pathlib import Path
 
 import docx
@@ -23,6 +25,7 @@ from dataset.store import Manifest, load_dataset, write_manifest, write_task, wr
 from environments.backends import BackendChoice, ProviderSet
 from environments.desktop.kind import KIND
 from replay.engine import replay_trajectory
+from replay.gui import CATCH_UP_SECONDS
 from replay.screens import compare_screens, compare_trees
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.sandbox import DesktopSnapshot
@@ -119,8 +122,6 @@ async def _record(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import asyncio
-
     return asyncio.run(_record(tmp_path_factory.mktemp("gui") / "dataset"))
 
 
@@ -191,6 +192,59 @@ async def test_a_drifted_replay_says_where_it_drifted(recorded: Path, tmp_path: 
     assert report.verifier is not None
     assert report.verifier.agrees is False
     assert "diverged at steps" in report.verifier.explanation
+
+
+LATE_TYPING = PyAutoGuiAction(
+    code="import subprocess\n"
+    "subprocess.Popen(['sh', '-c', 'sleep 5; xdotool type late'], stdin=subprocess.DEVNULL,"
+    " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)"
+)
+"""An action whose effect shows a while after it returned, as a busy desktop paints late."""
+
+
+async def test_a_screen_that_comes_late_is_caught_up_with_not_called_diverged(
+    recorded: Path, tmp_path: Path
+) -> None:
+    dataset = load_dataset(recorded)
+    original = dataset.trajectories[f"{TASK_ID}--recorded"]
+    media = tmp_path / "media"
+    shutil.copytree(dataset.trajectory_dir() / original.id, media / original.id)
+    run_id = f"{TASK_ID}--late"
+    (media / run_id).mkdir()
+    task = dataset.tasks[TASK_ID]
+    provider = LocalDesktopProvider()
+    try:
+        desktop = await provider.start_from(task, dataset.task_dir(TASK_ID))
+        assert (
+            await KIND.perform_action(
+                desktop, original.steps[0].action, screenshot=False, tree=False
+            )
+        ).status == "done"
+        await KIND.perform_action(desktop, LATE_TYPING, screenshot=False, tree=False)
+        await asyncio.sleep(8)
+        seen = await KIND.observe_screen(desktop, screenshot=True, tree=True)
+    finally:
+        await provider.aclose()
+    assert seen.screenshot is not None
+    assert seen.accessibility_tree is not None
+    assert f"{FIRST}late" in seen.accessibility_tree
+    (media / run_id / "step_2.png").write_bytes(seen.screenshot)
+    late_step = Step(
+        index=2,
+        action=LATE_TYPING,
+        observation=Observation(
+            screenshot=f"{run_id}/step_2.png", accessibility_tree=seen.accessibility_tree
+        ),
+    )
+    late = original.model_copy(update={"id": run_id, "steps": [original.steps[0], late_step]})
+    async with ProviderSet(BackendChoice()) as providers:
+        result = await replay_trajectory(
+            late, task, dataset.task_dir(TASK_ID), providers, trajectory_dir=media
+        )
+    step = result.report.steps[1]
+    assert step.status == "match", step.diff
+    assert step.caught_up_seconds is not None
+    assert 0 < step.caught_up_seconds <= CATCH_UP_SECONDS
 
 
 def test_screens_and_trees_are_compared_by_what_they_show(recorded: Path) -> None:

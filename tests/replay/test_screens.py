@@ -1,5 +1,6 @@
 """Comparing recorded and replayed accessibility trees across desktop backends: the home folder
-(a local box's ``/box``, a container's or OSWorld VM's ``/home/user``) is not a difference."""
+(``/home/user`` on every backend now, ``/box`` in recordings local desktops made before) is not a
+difference."""
 
 from __future__ import annotations
 

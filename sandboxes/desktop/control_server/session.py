@@ -36,11 +36,17 @@ oor:op="fuse"><value>false</value></prop></item>
 oor:op="fuse"><value>false</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="CollectUsageInformation" \
 oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Help"><prop oor:name="Tip" \
+oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Help"><prop oor:name="ExtendedTip" \
+oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 """A fresh profile's settings: no tip-of-the-day dialog, no first-start or what's-new bars, no
-autosave or recovery prompts (a desktop is thrown away, never recovered). Saving in a foreign
-format still asks, as a stock LibreOffice does."""
+autosave or recovery prompts (a desktop is thrown away, never recovered), and no tooltips (one
+shows only after the pointer has rested a while on a button, so whether a screenshot holds it
+depends on how busy the machine was; the accessibility tree names the buttons anyway). Saving in
+a foreign format still asks, as a stock LibreOffice does."""
 
 WINDOW_MANAGER_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">

@@ -34,13 +34,15 @@ async def desktop() -> AsyncIterator[DesktopSandbox]:
 
 async def test_files_go_in_and_come_out(desktop: DesktopSandbox) -> None:
     client = desktop.client
-    await client.upload_file("/box/inbox/notes.txt", b"line one\nline two\n")
-    assert await client.download_file("/box/inbox/notes.txt") == b"line one\nline two\n"
-    listing = await client.execute(["ls", "/box/inbox"])
+    await client.upload_file("/home/user/inbox/notes.txt", b"line one\nline two\n")
+    assert await client.download_file("/home/user/inbox/notes.txt") == b"line one\nline two\n"
+    listing = await client.execute(["ls", "/home/user/inbox"])
     assert listing.ok
     assert listing.output == "notes.txt\n"
-    with pytest.raises(DesktopControlError, match=r"/file answered 404: no file /box/missing"):
-        await client.download_file("/box/missing")
+    with pytest.raises(
+        DesktopControlError, match=r"/file answered 404: no file /home/user/missing"
+    ):
+        await client.download_file("/home/user/missing")
 
 
 async def test_commands_scripts_and_python_report_output_and_exit_codes(
@@ -48,10 +50,15 @@ async def test_commands_scripts_and_python_report_output_and_exit_codes(
 ) -> None:
     client = desktop.client
     shell = await client.execute("echo $HOME; echo oops >&2; exit 3", shell=True)
-    assert (shell.output, shell.error, shell.returncode, shell.ok) == ("/box\n", "oops\n", 3, False)
-    script = await client.run_bash_script("cd /box && pwd && test -d .office-profile")
+    assert (shell.output, shell.error, shell.returncode, shell.ok) == (
+        "/home/user\n",
+        "oops\n",
+        3,
+        False,
+    )
+    script = await client.run_bash_script("cd /home/user && pwd && test -d .office-profile")
     assert script.ok
-    assert script.output == "/box\n"
+    assert script.output == "/home/user\n"
     python = await client.run_python("import sys; print(sys.version_info[0]); sys.exit(4)")
     assert (python.output, python.returncode, python.status) == ("3\n", 4, "error")
     slow = await client.execute(["sleep", "30"], timeout=1)
@@ -78,8 +85,8 @@ async def test_a_second_document_opens_and_windows_are_activated_and_closed(
     desktop: DesktopSandbox,
 ) -> None:
     client = desktop.client
-    await client.upload_file("/box/second.docx", word_document("The second document"))
-    await client.open_file("/box/second.docx", timeout=60)
+    await client.upload_file("/home/user/second.docx", word_document("The second document"))
+    await client.open_file("/home/user/second.docx", timeout=60)
     await wait_for_node(desktop, tag="paragraph", text_contains="The second document")
     await client.activate_window("protocol.docx")
     await client.close_window("second.docx")
@@ -92,8 +99,8 @@ async def test_a_second_document_opens_and_windows_are_activated_and_closed(
     assert not any("second.docx" in title for title in titles)
     with pytest.raises(DesktopControlError, match="no window 'no such window'"):
         await client.activate_window("no such window")
-    with pytest.raises(DesktopControlError, match=r"no file /box/absent\.docx"):
-        await client.open_file("/box/absent.docx")
+    with pytest.raises(DesktopControlError, match=r"no file /home/user/absent\.docx"):
+        await client.open_file("/home/user/absent.docx")
 
 
 @pytest.fixture(scope="module")

@@ -59,7 +59,7 @@ async def test_a_frozen_desktop_is_restored_by_replay_and_by_reopening_its_file(
     task = word_task(tmp_path, "Status report")
     async with LocalDesktopProvider() as provider:
         desktop = await provider.create(task, tmp_path)
-        assert str(desktop.document) == "/box/Desktop/report.docx"
+        assert str(desktop.document) == "/home/user/Desktop/report.docx"
         paragraph = await wait_for_node(desktop, tag="paragraph", text_contains="Status report")
         await act(desktop, "CLICK", x=paragraph.center[0], y=paragraph.center[1])
         await act(desktop, "HOTKEY", keys=["ctrl", "end"])

@@ -16,6 +16,7 @@ from sandboxes.base import SandboxError
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.observations import find_nodes, linearize_tree
 from sandboxes.desktop.sandbox import DesktopSandbox
+from sandboxes.desktop.screens import compare_screens
 from sandboxes.runs import current_run
 from tests.sandboxes.desktop.helpers import (
     act,
@@ -119,7 +120,7 @@ async def test_screenshots_are_full_screen_pngs_and_recorded_code_runs_inside() 
         )
         assert outcome.status == "done", outcome.error
         uid, home, listing, sees_work = outcome.output.strip().split("|")
-        assert home == "/box"
+        assert home == "/home/user"
         assert "screen.docx" in listing
         assert sees_work == "False"
         if psutil.Process().uids().real == 0:
@@ -165,3 +166,20 @@ async def test_a_desktop_that_cannot_start_is_reported_and_removed() -> None:
             await start(provider, "never.docx", word_document("never shown"))
         assert provider._live == set()
     assert set(run_folder.iterdir()) == before
+
+
+async def test_the_pointer_resting_on_a_button_shows_no_tooltip() -> None:
+    # A tooltip shows only after the pointer has rested a while, so whether a recorded or
+    # replayed screenshot holds one would depend on how busy the machine was.
+    async with (
+        LocalDesktopProvider() as provider,
+        await start(provider, "tips.docx", word_document("Hover here")) as desktop,
+    ):
+        await wait_for_node(desktop, tag="paragraph", text_contains="Hover here")
+        bold = await wait_for_node(desktop, tag="toggle-button", name="Bold")
+        await act(desktop, "MOVE_TO", x=bold.center[0], y=bold.center[1])
+        resting = await desktop.client.screenshot()
+        await asyncio.sleep(3)
+        later = await desktop.client.screenshot()
+        comparison = compare_screens(resting, later)
+        assert comparison.same, comparison.describe()

@@ -4,15 +4,19 @@ PNGs that replay still compares as the same screen, and trees reduced to what an
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
+from environments.desktop.kind import KIND
+from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.observations import linearize_tree, tree_nodes
 from sandboxes.desktop.screens import compare_screens
-from suites.gui.recorder import compress_screenshot, shown_tree
+from suites.gui.recorder import compress_screenshot, lasting_screen, shown_tree
 from suites.gui.spec import hotkey, press, type_text, wait
+from tests.sandboxes.desktop.helpers import start, wait_for_node, word_document
 
 NS = (
     'xmlns:st="https://accessibility.ubuntu.example.org/ns/state" '
@@ -122,3 +126,33 @@ def test_generated_documents_carry_no_time_of_building() -> None:
             core = package.read("docProps/core.xml")
             assert all(info.date_time == (2026, 1, 5, 9, 0, 0) for info in package.infolist())
         assert b">" + FIXED_STAMP + b"</dcterms:modified>" in core, gui_task.task.id
+
+
+def _paragraphs(tree: str) -> list[str]:
+    return [node.text for node in tree_nodes(tree) if node.tag == "paragraph"]
+
+
+@pytest.mark.desktop
+async def test_a_step_is_recorded_where_its_screen_stays_not_where_it_first_paused(
+    tmp_path: Path,
+) -> None:
+    # The action types one letter at once and another two seconds later: a pause long enough
+    # for the executor's settling to take its look in between, as a busy desktop pauses.
+    late = PyAutoGuiAction(
+        code="import subprocess\n"
+        "subprocess.Popen(['sh', '-c', 'xdotool type a; sleep 2; xdotool type b'],"
+        " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,"
+        " start_new_session=True)"
+    )
+    async with (
+        LocalDesktopProvider() as provider,
+        await start(provider, "late.docx", word_document("Written")) as desktop,
+    ):
+        await wait_for_node(desktop, tag="paragraph", text_contains="Written")
+        performed = await KIND.perform_action(desktop, late, screenshot=True, tree=True)
+        assert performed.accessibility_tree is not None
+        assert _paragraphs(performed.accessibility_tree) == ["aWritten"]
+        kept = await lasting_screen(KIND, desktop, performed, "step 1")
+        assert kept.accessibility_tree is not None
+        assert _paragraphs(kept.accessibility_tree) == ["abWritten"]
+        assert kept.screenshot is not None
