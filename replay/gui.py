@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
@@ -25,6 +26,7 @@ from environments.kind import EnvironmentKind, PerformedAction
 from replay.report import StepFidelity
 from replay.screens import compare_screens, compare_trees
 from sandboxes.base import Sandbox
+from sandboxes.desktop.screens import REPLAY_SHIFT
 
 __all__ = ["CATCH_UP_SECONDS", "replay_gui_step"]
 
@@ -159,7 +161,9 @@ async def _differences(
         compared = True
         try:
             screens = await asyncio.to_thread(
-                compare_screens, recorded.image.data, performed.screenshot
+                partial(compare_screens, shift=REPLAY_SHIFT),
+                recorded.image.data,
+                performed.screenshot,
             )
         except ValueError as error:
             differences.append(f"screen: {error}")
