@@ -146,8 +146,9 @@ def _still_changed_when_moved(
 ) -> np.ndarray:
     """``changed`` without the groups of nearby changed cells that are the same drawing moved:
     the group holds as much ink on both screens (within ``MOVED_INK_TOLERANCE``, counted over
-    its box and ``GROUP_REACH`` cells and ``shift`` pixels around it), and one move of ``after`` by up to ``shift`` pixels
-    each way makes every cell of the group match within ``CELL_TOLERANCE``."""
+    its box and ``GROUP_REACH`` cells and ``shift`` pixels around it), and one move of ``after``
+    by up to ``shift`` pixels each way makes every cell of the group match within
+    ``CELL_TOLERANCE``."""
     old_pixels = np.asarray(before, dtype=np.float64)
     new_pixels = np.asarray(after, dtype=np.float64)
     padded = np.pad(new_pixels, shift, mode="edge")
