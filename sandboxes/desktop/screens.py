@@ -102,7 +102,8 @@ def _cells(image: Image.Image) -> np.ndarray:
 def _block_means(pixels: np.ndarray) -> np.ndarray:
     """Mean grey of each ``CELL`` x ``CELL`` block (``pixels``' sides are whole cells)."""
     height, width = pixels.shape
-    return pixels.reshape(height // CELL, CELL, width // CELL, CELL).mean(axis=(1, 3))
+    means: np.ndarray = pixels.reshape(height // CELL, CELL, width // CELL, CELL).mean(axis=(1, 3))
+    return means
 
 
 GROUP_REACH = 3
