@@ -24,9 +24,8 @@ from dataset.models import Step
 from dataset.screenshots import Screenshot, load_screenshot
 from environments.kind import EnvironmentKind, PerformedAction
 from replay.report import StepFidelity
-from replay.screens import compare_screens, compare_trees
+from replay.screens import REPLAY_SHIFT, compare_screens, compare_trees
 from sandboxes.base import Sandbox
-from sandboxes.desktop.screens import REPLAY_SHIFT
 
 __all__ = ["CATCH_UP_SECONDS", "replay_gui_step"]
 

@@ -17,9 +17,15 @@ from replay.diffs import short_diff
 from sandboxes.confinement import WORK_MOUNT
 from sandboxes.desktop.image import HOME
 from sandboxes.desktop.observations import tree_nodes
-from sandboxes.desktop.screens import ScreenComparison, compare_screens
+from sandboxes.desktop.screens import REPLAY_SHIFT, ScreenComparison, compare_screens
 
-__all__ = ["ScreenComparison", "compare_screens", "compare_trees", "tree_elements"]
+__all__ = [
+    "REPLAY_SHIFT",
+    "ScreenComparison",
+    "compare_screens",
+    "compare_trees",
+    "tree_elements",
+]
 
 
 _HOME_FOLDERS = re.compile(
