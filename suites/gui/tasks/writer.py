@@ -4,10 +4,10 @@ underlining text, each checked on the saved .docx."""
 from __future__ import annotations
 
 from suites.ds.tasks.checks import report
-from suites.gui.checks import same_texts, word_paragraphs
+from suites.gui.checks import same_texts, word_paragraphs, word_table
 from suites.gui.documents import Paragraph, word_document
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
-from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text
+from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text, wait
 from suites.gui.tasks.records import gui_task
 
 CENTER = 1
@@ -625,5 +625,107 @@ UNDERLINE = GuiTask(
     ],
 )
 
-TASKS = [BOLD_TITLE, HEADING, CENTERED, SIGNATURE_TASK, STATUS_TASK, UNDERLINE]
+
+# -- find and replace ---------------------------------------------------------------------------
+
+OLD_WORD, NEW_WORD = "vendor", "supplier"
+VISIT_TEXTS = [
+    "Site Visit Notes",
+    "The vendor delivered the pumps on Monday.",
+    "Two crates were damaged, and the vendor will replace them.",
+    "Invoices go to the finance desk, not to the site office.",
+    "Next visit: confirm that the vendor has fixed the seals.",
+]
+
+
+def check_replaced(path: str) -> bool:
+    """No paragraph contains 'vendor' any more (in any case); every occurrence became
+    'supplier' and every other character of every paragraph is unchanged."""
+    texts = [p["text"] for p in word_paragraphs(path)]
+    left = [t for t in texts if OLD_WORD in t.lower()]
+    ok = report(not left, f"no '{OLD_WORD}' left ({left})")
+    expected = [t.replace(OLD_WORD, NEW_WORD) for t in VISIT_TEXTS]
+    return same_texts(texts, expected, "paragraph texts") and ok
+
+
+REPLACE = GuiTask(
+    task=gui_task(
+        "gui-writer-replace-vendor",
+        "writer",
+        "visit.docx",
+        f"In visit.docx, replace every occurrence of the word '{OLD_WORD}' with '{NEW_WORD}'. "
+        "Change nothing else and save the document in Word format.",
+        "find and replace",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in VISIT_TEXTS]),
+    check=check_replaced,
+    checks="every 'vendor' replaced by 'supplier'; all other text unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Open Find and Replace.", "ctrl", "h"),
+                type_text("The word to find.", OLD_WORD),
+                hotkey("replace field.", "alt", "p"),
+                type_text("The new word.", NEW_WORD),
+                wait("Look."),
+            ],
+            "PASS",
+            "Replaced every 'vendor' with 'supplier' and saved visit.docx.",
+            note="ctrl+h, fills both fields, Replace All, closes the dialog, saves",
+        ),
+    ],
+)
+
+# -- a table cell -------------------------------------------------------------------------------
+
+PARTS_TEXTS = ["Parts Order", "Quantities for the June delivery:", "Send the order by Friday."]
+PARTS_TABLE = [["Part", "Qty"], ["Valve", "12"], ["Gasket", ""], ["Hose", ""], ["Clamp", "8"]]
+GASKETS = "30"
+
+
+def check_gasket_qty(path: str) -> bool:
+    """In the document's table, the Qty cell of the Gasket row reads 30; every other cell is
+    unchanged (the Hose row's Qty stays empty) and the paragraphs' texts are unchanged."""
+    expected = [list(row) for row in PARTS_TABLE]
+    expected[2][1] = GASKETS
+    cells = word_table(path)
+    ok = report(cells == expected, f"table cells {cells}")
+    texts = [p["text"] for p in word_paragraphs(path)]
+    return same_texts(texts, PARTS_TEXTS, "paragraph texts") and ok
+
+
+TABLE_CELL = GuiTask(
+    task=gui_task(
+        "gui-writer-table-gaskets",
+        "writer",
+        "parts.docx",
+        f"In the table of parts.docx, enter {GASKETS} as the Qty of the Gasket row. Leave the "
+        "rest of the table and the text as they are and save the document as .docx.",
+        "tables",
+    ),
+    document=lambda: word_document(
+        [Paragraph(text) for text in PARTS_TEXTS], table=PARTS_TABLE, table_after=2
+    ),
+    check=check_gasket_qty,
+    checks="Gasket's Qty cell reads 30; every other cell and paragraph unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Start at the top.", "ctrl", "home"),
+                press("Down.", "down"),
+                press("Down into the table.", "down"),
+                wait("Look."),
+            ],
+            "PASS",
+            "The Gasket row's Qty is 30 now; parts.docx saved.",
+            note="walks into the table to the Gasket row's Qty cell, types 30, saves",
+        ),
+    ],
+)
+
+TASKS = [BOLD_TITLE, HEADING, CENTERED, SIGNATURE_TASK, STATUS_TASK, UNDERLINE, REPLACE, TABLE_CELL]
 """The Writer tasks, in build order."""
