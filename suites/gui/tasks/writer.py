@@ -648,6 +648,15 @@ def check_replaced(path: str) -> bool:
     return same_texts(texts, expected, "paragraph texts") and ok
 
 
+def _fill_replace(reasoning: str, replacement: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "ctrl", "h"),
+        type_text("The word to find.", OLD_WORD),
+        hotkey("To the Replace field (alt+p).", "alt", "p"),
+        type_text("The replacement.", replacement),
+    ]
+
+
 REPLACE = GuiTask(
     task=gui_task(
         "gui-writer-replace-vendor",
@@ -665,15 +674,69 @@ REPLACE = GuiTask(
             "careful",
             "careful",
             [
-                hotkey("Open Find and Replace.", "ctrl", "h"),
-                type_text("The word to find.", OLD_WORD),
-                hotkey("replace field.", "alt", "p"),
-                type_text("The new word.", NEW_WORD),
-                wait("Look."),
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace All (alt+l).", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
             ],
             "PASS",
             "Replaced every 'vendor' with 'supplier' and saved visit.docx.",
             note="ctrl+h, fills both fields, Replace All, closes the dialog, saves",
+        ),
+        GuiPolicy(
+            "typo-undone",
+            "explorer",
+            [
+                *_fill_replace("Open Find and Replace.", "suplier"),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                hotkey("The text says 'suplier': misspelt. Undo the replacement.", "ctrl", "z"),
+                hotkey("Open Find and Replace again.", "ctrl", "h"),
+                hotkey("To the Replace field.", "alt", "p"),
+                hotkey("Select its text.", "ctrl", "a"),
+                type_text("Type the word correctly.", NEW_WORD),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Every 'vendor' now reads 'supplier' (I fixed a misspelt first attempt). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="replaces with a misspelling, undoes, replaces again correctly, saves",
+        ),
+        GuiPolicy(
+            "replace-once",
+            "hasty",
+            [
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace.", "alt", "r"),
+                hotkey("Replace.", "alt", "r"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "All occurrences of 'vendor' are replaced with 'supplier'; document saved.",
+            space="pyautogui",
+            failure="partial",
+            note="presses Replace (one occurrence at a time) instead of Replace All",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                done("Replaced."),
+            ],
+            "FAIL",
+            "Done: 'vendor' is replaced by 'supplier' throughout.",
+            failure="not-saved",
+            note="replaces every occurrence and never saves",
         ),
     ],
 )
