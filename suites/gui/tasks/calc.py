@@ -816,6 +816,18 @@ def check_review_sheet(path: str) -> bool:
     return report(stock == ["Shelf", "Count", 42, 17, None, None], f"Stock kept ({stock})") and ok
 
 
+def _append_sheet(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "alt", "s"),
+        press("Down to Insert Sheet at End....", "down", times=9),
+        press("Open it.", "enter"),
+    ]
+
+
+def _review_values(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [type_text(reasoning, "Checked by\tLena\nApproved\tyes\n")]
+
+
 NEW_SHEET_TASK = GuiTask(
     task=gui_task(
         "gui-calc-review-sheet",
@@ -834,13 +846,71 @@ NEW_SHEET_TASK = GuiTask(
             "careful",
             "careful",
             [
-                hotkey("Open the Sheet menu.", "alt", "s"),
-                press("Down.", "down"),
-                wait("Look."),
+                *_append_sheet("Open the Sheet menu."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("The new sheet is open at A1; fill in the four cells."),
+                *SAVE,
+                done("Saved."),
             ],
             "PASS",
             "Added the Review sheet at the end with the four entries; costs.xlsx saved.",
-            note="Sheet > Insert Sheet at End, names it, types the values, saves",
+            space="pyautogui",
+            note="Sheet > Insert Sheet at End, names it Review, types the values, saves",
+        ),
+        GuiPolicy(
+            "dialog-cancelled",
+            "explorer",
+            [
+                hotkey("Open the Sheet menu.", "alt", "s"),
+                press("Down to Insert Sheet....", "down", times=8),
+                press("Open it.", "enter"),
+                press("This dialog puts the sheet before the current one; cancel.", "escape"),
+                *_append_sheet("Open the Sheet menu again."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Review is the last sheet and holds the four entries (I opened the other insert "
+            "dialog first and cancelled it). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="opens Insert Sheet..., cancels, uses Insert Sheet at End, fills, saves",
+        ),
+        GuiPolicy(
+            "positional",
+            "hasty",
+            [
+                hotkey("Open the Sheet menu.", "alt", "s"),
+                press("Down to Insert Sheet....", "down", times=8),
+                press("Open it.", "enter"),
+                press("Over to the Name field.", "tab", times=3),
+                type_text("Name it Review and confirm.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The Review sheet is added with the four values, and the file is saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="inserts the sheet with the dialog's default position, before Costs",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                *_append_sheet("Open the Sheet menu."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                done("Entered."),
+            ],
+            "FAIL",
+            "There is a Review sheet at the end with Checked by / Lena and Approved / yes.",
+            space="pyautogui",
+            failure="not-saved",
+            note="adds and fills the sheet and never saves",
         ),
     ],
 )

@@ -773,6 +773,32 @@ def check_budget_notes(path: str) -> bool:
     return report(texts == ORIGINAL_TEXTS, f"slide texts unchanged ({texts})") and ok
 
 
+def _notes_view(reasoning: str) -> list[Move]:
+    return [
+        hotkey(reasoning, "alt", "v"),
+        press("Down to Outline.", "down"),
+        press("Down to Notes.", "down"),
+        press("Switch to the Notes view.", "enter"),
+    ]
+
+
+def _type_note(reasoning: str) -> list[Move]:
+    return [
+        press(reasoning, "tab"),
+        press("Next object: the notes box.", "tab"),
+        press("Edit it.", "f2"),
+        type_text("Type the note.", NOTE),
+        *LEAVE_EDIT,
+    ]
+
+
+def _normal_view(reasoning: str) -> list[Move]:
+    return [
+        hotkey(reasoning, "alt", "v"),
+        press("Normal is the first entry.", "enter"),
+    ]
+
+
 NOTES = GuiTask(
     task=gui_task(
         "gui-impress-budget-notes",
@@ -791,12 +817,15 @@ NOTES = GuiTask(
             "careful",
             [
                 press("Go to the Budget slide.", "pagedown"),
-                hotkey("View menu.", "alt", "v"),
-                wait("Look."),
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view: View menu."),
+                *SAVE,
+                done("Saved."),
             ],
             "PASS",
             "The Budget slide now has the speaker note about the grant deadline; saved.",
-            note="slide 2, notes view, types the note, back to normal view, saves",
+            note="slide 2, View > Notes, types the note in the notes box, Normal view, saves",
         ),
     ],
 )

@@ -7,7 +7,7 @@ from suites.ds.tasks.checks import report
 from suites.gui.checks import same_texts, word_paragraphs, word_table
 from suites.gui.documents import Paragraph, word_document
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
-from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text, wait
+from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text
 from suites.gui.tasks.records import gui_task
 
 CENTER = 1
@@ -759,6 +759,15 @@ def check_gasket_qty(path: str) -> bool:
     return same_texts(texts, PARTS_TEXTS, "paragraph texts") and ok
 
 
+def _to_qty_column(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "ctrl", "home"),
+        press("Down to the second paragraph.", "down"),
+        press("Down into the table's first cell.", "down"),
+        press("Next cell: the Qty header.", "tab"),
+    ]
+
+
 TABLE_CELL = GuiTask(
     task=gui_task(
         "gui-writer-table-gaskets",
@@ -778,14 +787,69 @@ TABLE_CELL = GuiTask(
             "careful",
             "careful",
             [
-                hotkey("Start at the top.", "ctrl", "home"),
-                press("Down.", "down"),
-                press("Down into the table.", "down"),
-                wait("Look."),
+                *_to_qty_column("Start at the top."),
+                press("Down to Valve's Qty.", "down"),
+                press("Down to Gasket's Qty.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                *SAVE,
+                done("Saved."),
             ],
             "PASS",
             "The Gasket row's Qty is 30 now; parts.docx saved.",
             note="walks into the table to the Gasket row's Qty cell, types 30, saves",
+        ),
+        GuiPolicy(
+            "hose-undone",
+            "explorer",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down to the empty Qty cell.", "down", times=3),
+                type_text("Enter the quantity.", GASKETS),
+                hotkey("That was the Hose row, not Gasket: undo.", "ctrl", "z"),
+                press("Up one row to Gasket.", "up"),
+                type_text("Enter the quantity here.", GASKETS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Gasket's Qty reads 30 (I typed it in the Hose row first and undid it). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="types 30 in the Hose row, undoes, types it in the Gasket row, saves",
+        ),
+        GuiPolicy(
+            "hose-row",
+            "hasty",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down.", "down"),
+                press("Down.", "down"),
+                press("Down to the empty Qty cell.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "Entered 30 as the Gasket quantity and saved parts.docx.",
+            failure="wrong-target",
+            note="types 30 into the Hose row's empty Qty cell, one row too low",
+        ),
+        GuiPolicy(
+            "save-dismissed",
+            "hasty",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down to Valve's Qty.", "down"),
+                press("Down to Gasket's Qty.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                hotkey("Save.", "ctrl", "s"),
+                press("Dismiss the format question.", "escape"),
+                done("Saved."),
+            ],
+            "FAIL",
+            "Gasket's quantity is 30 and the document is saved.",
+            failure="silent-failure",
+            note="types 30 in the right cell; Escape on the keep-format question cancels the save",
         ),
     ],
 )
