@@ -7,7 +7,7 @@ from suites.ds.tasks.checks import report
 from suites.gui.checks import slide_notes, slide_shapes, slide_texts
 from suites.gui.documents import SlideSpec, presentation
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
-from suites.gui.spec import GuiPolicy, GuiTask, Move, done, hotkey, press, type_text, wait
+from suites.gui.spec import GuiPolicy, GuiTask, Move, done, hotkey, press, type_text
 from suites.gui.tasks.records import gui_task
 
 EMU_PER_CM = 360000
@@ -826,6 +826,54 @@ NOTES = GuiTask(
             "PASS",
             "The Budget slide now has the speaker note about the grant deadline; saved.",
             note="slide 2, View > Notes, types the note in the notes box, Normal view, saves",
+        ),
+        GuiPolicy(
+            "paged-in-notes",
+            "explorer",
+            [
+                *_notes_view("Open the View menu."),
+                press("These are the notes of slide 1, Harbor Plan; on to slide 2.", "pagedown"),
+                *_type_note("On Budget's notes page; select its first object."),
+                *_normal_view("Back to the Normal view."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Added the note to the Budget slide (I opened slide 1's notes page first). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="opens the Notes view on slide 1, pages to slide 2, types the note, saves",
+        ),
+        GuiPolicy(
+            "first-slide",
+            "hasty",
+            [
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The speaker note is on the Budget slide and the file is saved.",
+            failure="wrong-target",
+            note="types the note on slide 1's notes page (it never went to slide 2)",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view."),
+                done("Added."),
+            ],
+            "FAIL",
+            "Slide 2 has the note 'Mention the grant deadline in May.' now.",
+            space="pyautogui",
+            failure="not-saved",
+            note="types the note on slide 2 and never saves",
         ),
     ],
 )
