@@ -692,7 +692,10 @@ def check_sorted(path: str) -> bool:
     ok = report(rows[0] == STAFF[0], f"header unchanged ({rows[0]})")
     body = rows[1:]
     names = [row[0] for row in body]
-    ok = report(names == sorted(n for n, _, _ in STAFF[1:]), f"names ascending ({names})") and ok
+    ok = (
+        report(names == sorted(str(row[0]) for row in STAFF[1:]), f"names ascending ({names})")
+        and ok
+    )
     whole = sorted(map(tuple, body), key=str) == sorted(map(tuple, STAFF[1:]), key=str)
     return report(whole, "every row kept whole (name, team and hours together)") and ok
 

@@ -246,7 +246,7 @@ def _sorted_rows(
         sheet = book["Staff"]
         rows = [tuple(cell.value for cell in row) for row in sheet.iter_rows(min_row=2)]
         if names_only:
-            names = sorted(row[0] for row in rows)
+            names = sorted((row[0] for row in rows), key=str)
             rows = [(name, *row[1:]) for name, row in zip(names, rows, strict=True)]
         else:
             rows.sort(key=key, reverse=reverse)
@@ -285,7 +285,7 @@ def _notes(
     slide: int, text: str = "Mention the grant deadline in May."
 ) -> Callable[[pptx.presentation.Presentation], None]:
     def edit(deck: pptx.presentation.Presentation) -> None:
-        deck.slides[slide].notes_slide.notes_text_frame.text = text  # type: ignore[union-attr]
+        deck.slides[slide].notes_slide.notes_text_frame.text = text
 
     return edit
 
