@@ -41,6 +41,14 @@ def word_paragraphs(path: str) -> list[dict[str, Any]]:
     return paragraphs
 
 
+def word_table(path: str) -> list[list[str]]:
+    """The first table of a .docx as rows of cell texts (empty without a table)."""
+    tables = docx.Document(path).tables
+    if not tables:
+        return []
+    return [[cell.text for cell in row.cells] for row in tables[0].rows]
+
+
 def same_texts(actual: list[str], expected: list[str], what: str) -> bool:
     """Report whether the texts are exactly the expected ones, in order."""
     ok = actual == expected

@@ -81,21 +81,39 @@ class Paragraph:
         """Whether it is centred."""
 
 
-def word_document(paragraphs: Sequence[Paragraph]) -> bytes:
-    """A .docx holding ``paragraphs``, the same bytes every time."""
+def word_document(
+    paragraphs: Sequence[Paragraph],
+    *,
+    table: Sequence[Sequence[str]] | None = None,
+    table_after: int = 0,
+) -> bytes:
+    """A .docx holding ``paragraphs``, the same bytes every time. ``table`` adds a bordered
+    table of those rows of cell texts after the first ``table_after`` paragraphs."""
     document = docx.Document()
-    for spec in paragraphs:
+    for index, spec in enumerate(paragraphs):
+        if table is not None and index == table_after:
+            _add_table(document, table)
         paragraph = document.add_paragraph(style=spec.style)
         run = paragraph.add_run(spec.text)
         if spec.bold:
             run.bold = True
         if spec.center:
             paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    if table is not None and table_after >= len(paragraphs):
+        _add_table(document, table)
     properties = document.core_properties
     properties.author = properties.last_modified_by = AUTHOR
     properties.created = properties.modified = FIXED_TIME
     properties.revision = 1
     return _saved(document.save)
+
+
+def _add_table(document: docx.document.Document, rows: Sequence[Sequence[str]]) -> None:
+    table = document.add_table(rows=len(rows), cols=len(rows[0]))
+    table.style = document.styles["Table Grid"]
+    for cells, texts in zip(table.rows, rows, strict=True):
+        for cell, text in zip(cells.cells, texts, strict=True):
+            cell.text = text
 
 
 SHEET_ZOOM = 200

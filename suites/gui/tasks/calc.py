@@ -3,11 +3,13 @@ second sheet, values on a second sheet, and a corrected cell, each checked on th
 
 from __future__ import annotations
 
+import openpyxl
+
 from suites.ds.tasks.checks import report
 from suites.gui.checks import close, sheet_bold, sheet_formats, sheet_values
 from suites.gui.documents import workbook
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
-from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text
+from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text, wait
 from suites.gui.tasks.records import gui_task
 
 # -- a total over rows below the screen ---------------------------------------------------------
@@ -663,5 +665,258 @@ PRICE = GuiTask(
     ],
 )
 
-TASKS = [TOTAL, FILL, PERCENT, FEB_HEADER, Q2_TASK, PRICE]
+
+# -- sort by name -------------------------------------------------------------------------------
+
+STAFF: list[list[object]] = [
+    ["Name", "Team", "Hours"],
+    ["Marta", "Ops", 31],
+    ["Dario", "Sales", 24],
+    ["Yusuf", "Ops", 40],
+    ["Bianca", "Design", 18],
+    ["Kenji", "Sales", 36],
+    ["Ines", "Design", 22],
+    ["Tomas", "Ops", 28],
+    ["Aleksa", "Sales", 33],
+    ["Priya", "Design", 27],
+    ["Hugo", "Ops", 15],
+]
+STAFF_CELLS = [f"{column}{row}" for row in range(1, 12) for column in "ABC"]
+
+
+def check_sorted(path: str) -> bool:
+    """On sheet Staff, the header row A1:C1 is unchanged; rows 2-11 are sorted by Name
+    (ascending) and are exactly the original rows, each kept whole (name, team, hours)."""
+    values = sheet_values(path, "Staff", STAFF_CELLS, computed=True)
+    rows = [values[i : i + 3] for i in range(0, len(values), 3)]
+    ok = report(rows[0] == STAFF[0], f"header unchanged ({rows[0]})")
+    body = rows[1:]
+    names = [row[0] for row in body]
+    ok = (
+        report(names == sorted(str(row[0]) for row in STAFF[1:]), f"names ascending ({names})")
+        and ok
+    )
+    whole = sorted(map(tuple, body), key=str) == sorted(map(tuple, STAFF[1:]), key=str)
+    return report(whole, "every row kept whole (name, team and hours together)") and ok
+
+
+SORT = GuiTask(
+    task=gui_task(
+        "gui-calc-sort-names",
+        "calc",
+        "staff.xlsx",
+        "In staff.xlsx, sort the table's rows by Name from A to Z, keeping each person's row "
+        "together and the header row at the top, then save the file as .xlsx.",
+        "sorting",
+    ),
+    document=lambda: workbook({"Staff": STAFF}),
+    check=check_sorted,
+    checks="rows 2-11 sorted by Name, each row intact; header unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                hotkey("Start inside the table at A1.", "ctrl", "home"),
+                hotkey("Open the Data menu.", "alt", "d"),
+                press("Its first entry, Sort..., is highlighted: open it.", "enter"),
+                wait("The sort dialog."),
+                press("Sort key 1 is Name, ascending: OK.", "enter"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Sorted the rows by Name (A to Z) and saved staff.xlsx.",
+            note="opens Data > Sort, keeps the Name key ascending, saves",
+        ),
+        GuiPolicy(
+            "names-only",
+            "hasty",
+            [
+                hotkey("Go to A1.", "ctrl", "home"),
+                press("Down to the first name.", "down"),
+                hotkey("Select the names.", "ctrl", "shift", "down"),
+                hotkey("Open the Data menu.", "alt", "d"),
+                press("Down to Sort Ascending.", "down"),
+                press("Sort ascending.", "enter"),
+                press(
+                    "Calc asks about the cells next to the names; move to 'Current selection'.",
+                    "tab",
+                ),
+                press("Sort just these.", "enter"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The rows are sorted by Name and the file is saved.",
+            space="pyautogui",
+            failure="partial",
+            note="sorts the Name column alone: the names no longer match their rows",
+        ),
+        GuiPolicy(
+            "descending-undone",
+            "explorer",
+            [
+                hotkey("Go to A1, in the Name column.", "ctrl", "home"),
+                hotkey("Open the Data menu.", "alt", "d"),
+                press("Down to a sort entry.", "down", times=2),
+                press("Sort.", "enter"),
+                hotkey("Yusuf is first: that sorted Z to A. Undo.", "ctrl", "z"),
+                hotkey("Open the Data menu again.", "alt", "d"),
+                press("Down to Sort Ascending.", "down"),
+                press("Sort ascending by the Name column.", "enter"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "The table is sorted by Name, A to Z (I sorted Z to A first and undid it). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="sorts descending by mistake, undoes, sorts ascending, saves",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                hotkey("Start inside the table at A1.", "ctrl", "home"),
+                hotkey("Open the Data menu.", "alt", "d"),
+                press("Open Sort....", "enter"),
+                wait("The sort dialog."),
+                press("Name, ascending: OK.", "enter"),
+                done("Sorted."),
+            ],
+            "FAIL",
+            "Sorted staff.xlsx by Name, A to Z.",
+            failure="not-saved",
+            note="sorts the rows correctly and never saves",
+        ),
+    ],
+)
+
+# -- a new sheet at the end ---------------------------------------------------------------------
+
+COSTS: list[list[object]] = [["Item", "Cost"], ["Rent", 1200], ["Power", 310], ["Cleaning", 150]]
+STOCK_TAKE: list[list[object]] = [["Shelf", "Count"], ["A", 42], ["B", 17]]
+NEW_SHEET = "Review"
+REVIEW_CELLS = ["A1", "B1", "A2", "B2"]
+REVIEW_VALUES: list[object] = ["Checked by", "Lena", "Approved", "yes"]
+
+
+def check_review_sheet(path: str) -> bool:
+    """The workbook's sheets are Costs, Stock and Review, in that order; Review holds
+    'Checked by' and 'Lena' in A1:B1 and 'Approved' and 'yes' in A2:B2; the Costs and Stock
+    sheets are unchanged."""
+    names = openpyxl.load_workbook(path).sheetnames
+    ok = report(names == ["Costs", "Stock", NEW_SHEET], f"sheets in order ({names})")
+    values = sheet_values(path, NEW_SHEET, REVIEW_CELLS, computed=True)
+    ok = report(values == REVIEW_VALUES, f"Review A1:B2 ({values})") and ok
+    costs = sheet_values(path, "Costs", ["A1", "B1", "B2", "B3", "B4", "C1", "A5"], computed=True)
+    ok = (
+        report(costs == ["Item", "Cost", 1200, 310, 150, None, None], f"Costs kept ({costs})")
+        and ok
+    )
+    stock = sheet_values(path, "Stock", ["A1", "B1", "B2", "B3", "C1", "A4"], computed=True)
+    return report(stock == ["Shelf", "Count", 42, 17, None, None], f"Stock kept ({stock})") and ok
+
+
+def _append_sheet(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "alt", "s"),
+        press("Down to Insert Sheet at End....", "down", times=9),
+        press("Open it.", "enter"),
+    ]
+
+
+def _review_values(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [type_text(reasoning, "Checked by\tLena\nApproved\tyes\n")]
+
+
+NEW_SHEET_TASK = GuiTask(
+    task=gui_task(
+        "gui-calc-review-sheet",
+        "calc",
+        "costs.xlsx",
+        f"Add a new sheet named '{NEW_SHEET}' at the end of costs.xlsx (after the Stock sheet). "
+        "On it, put 'Checked by' in A1, 'Lena' in B1, 'Approved' in A2 and 'yes' in B2. Leave "
+        "the other sheets as they are and save the file as .xlsx.",
+        "new sheets",
+    ),
+    document=lambda: workbook({"Costs": COSTS, "Stock": STOCK_TAKE}),
+    check=check_review_sheet,
+    checks="sheets Costs, Stock, Review in order; Review A1:B2 filled; other sheets unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                *_append_sheet("Open the Sheet menu."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("The new sheet is open at A1; fill in the four cells."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Added the Review sheet at the end with the four entries; costs.xlsx saved.",
+            space="pyautogui",
+            note="Sheet > Insert Sheet at End, names it Review, types the values, saves",
+        ),
+        GuiPolicy(
+            "dialog-cancelled",
+            "explorer",
+            [
+                hotkey("Open the Sheet menu.", "alt", "s"),
+                press("Down to Insert Sheet....", "down", times=8),
+                press("Open it.", "enter"),
+                press("This dialog puts the sheet before the current one; cancel.", "escape"),
+                *_append_sheet("Open the Sheet menu again."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Review is the last sheet and holds the four entries (I opened the other insert "
+            "dialog first and cancelled it). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="opens Insert Sheet..., cancels, uses Insert Sheet at End, fills, saves",
+        ),
+        GuiPolicy(
+            "positional",
+            "hasty",
+            [
+                hotkey("Open the Sheet menu.", "alt", "s"),
+                press("Down to Insert Sheet....", "down", times=8),
+                press("Open it.", "enter"),
+                press("Over to the Name field.", "tab", times=3),
+                type_text("Name it Review and confirm.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The Review sheet is added with the four values, and the file is saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="inserts the sheet with the dialog's default position, before Costs",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                *_append_sheet("Open the Sheet menu."),
+                type_text("Name it Review.", f"{NEW_SHEET}\n"),
+                *_review_values("Fill in the four cells."),
+                done("Entered."),
+            ],
+            "FAIL",
+            "There is a Review sheet at the end with Checked by / Lena and Approved / yes.",
+            space="pyautogui",
+            failure="not-saved",
+            note="adds and fills the sheet and never saves",
+        ),
+    ],
+)
+
+TASKS = [TOTAL, FILL, PERCENT, FEB_HEADER, Q2_TASK, PRICE, SORT, NEW_SHEET_TASK]
 """The Calc tasks, in build order."""

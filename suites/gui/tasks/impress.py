@@ -4,7 +4,7 @@ a new slide, each checked on the saved .pptx."""
 from __future__ import annotations
 
 from suites.ds.tasks.checks import report
-from suites.gui.checks import slide_shapes, slide_texts
+from suites.gui.checks import slide_notes, slide_shapes, slide_texts
 from suites.gui.documents import SlideSpec, presentation
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
 from suites.gui.spec import GuiPolicy, GuiTask, Move, done, hotkey, press, type_text
@@ -664,5 +664,219 @@ THIRD_TITLE = GuiTask(
     ],
 )
 
-TASKS = [FIRST_TITLE, CALLOUT_TASK, BULLET, MOVE, NEW_SLIDE, THIRD_TITLE]
+
+# -- move a slide to the end --------------------------------------------------------------------
+
+
+def check_budget_last(path: str) -> bool:
+    """The slides are, in order, Harbor Plan, Risks, Budget: the Budget slide moved to the end,
+    every slide's texts unchanged and no slide added or lost."""
+    texts = slide_texts(path)
+    expected = [ORIGINAL_TEXTS[0], ORIGINAL_TEXTS[2], ORIGINAL_TEXTS[1]]
+    titles = [slide[0] if slide else "" for slide in texts]
+    ok = report(titles == ["Harbor Plan", "Risks", "Budget"], f"slide order {titles}")
+    return report(texts == expected, f"every slide's texts unchanged ({texts})") and ok
+
+
+SLIDE_ORDER = GuiTask(
+    task=gui_task(
+        "gui-impress-budget-last",
+        "impress",
+        "harbor.pptx",
+        "In harbor.pptx, move the Budget slide (now slide 2) so that it becomes the last slide, "
+        "after Risks. Keep the slides' contents as they are and save the file as .pptx.",
+        "slide order",
+    ),
+    document=harbor_deck,
+    check=check_budget_last,
+    checks="slide order Harbor Plan, Risks, Budget; every slide's texts unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                hotkey("Slide > Move > Slide to End (shift+alt+end).", "shift", "alt", "end"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Budget is now the last slide, after Risks; harbor.pptx saved.",
+            note="goes to slide 2, moves it to the end with shift+alt+end, saves",
+        ),
+        GuiPolicy(
+            "menu-detour",
+            "explorer",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                press("Into the menu bar.", "f10"),
+                press("Across to the Slide menu.", "right", times=5),
+                press("Open it.", "down"),
+                press("Up from the bottom to Navigate.", "up", times=4),
+                press("Open Navigate.", "right"),
+                press("Navigate only changes the slide shown; close it.", "left"),
+                press("Up to Move.", "up"),
+                press("Open Move.", "right"),
+                press("Down to Slide to End.", "down", times=3),
+                press("Move the slide to the end.", "enter"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Moved the Budget slide to the end through Slide > Move (after a look at "
+            "Navigate). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="opens the Navigate submenu first, backs out, Slide > Move > Slide to End, saves",
+        ),
+        GuiPolicy(
+            "first-slide",
+            "hasty",
+            [
+                hotkey("Move the slide to the end.", "shift", "alt", "end"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The Budget slide is at the end now and the file is saved.",
+            space="pyautogui",
+            failure="wrong-target",
+            note="moves the slide that was open (slide 1, Harbor Plan) to the end instead",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                hotkey("Move it to the end.", "shift", "alt", "end"),
+                done("Moved."),
+            ],
+            "FAIL",
+            "Budget comes after Risks now.",
+            failure="not-saved",
+            note="moves slide 2 to the end and never saves",
+        ),
+    ],
+)
+
+# -- speaker notes ------------------------------------------------------------------------------
+
+NOTE = "Mention the grant deadline in May."
+
+
+def check_budget_notes(path: str) -> bool:
+    """Slide 2 (Budget) has the speaker notes 'Mention the grant deadline in May.' and the other
+    slides have none; every slide's texts are unchanged."""
+    notes = [text.strip() for text in slide_notes(path)]
+    ok = report(notes == ["", NOTE, ""], f"speaker notes per slide {notes}")
+    texts = slide_texts(path)
+    return report(texts == ORIGINAL_TEXTS, f"slide texts unchanged ({texts})") and ok
+
+
+def _notes_view(reasoning: str) -> list[Move]:
+    return [
+        hotkey(reasoning, "alt", "v"),
+        press("Down to Outline.", "down"),
+        press("Down to Notes.", "down"),
+        press("Switch to the Notes view.", "enter"),
+    ]
+
+
+def _type_note(reasoning: str) -> list[Move]:
+    return [
+        press(reasoning, "tab"),
+        press("Next object: the notes box.", "tab"),
+        press("Edit it.", "f2"),
+        type_text("Type the note.", NOTE),
+        *LEAVE_EDIT,
+    ]
+
+
+def _normal_view(reasoning: str) -> list[Move]:
+    return [
+        hotkey(reasoning, "alt", "v"),
+        press("Normal is the first entry.", "enter"),
+    ]
+
+
+NOTES = GuiTask(
+    task=gui_task(
+        "gui-impress-budget-notes",
+        "impress",
+        "harbor.pptx",
+        f"Add the speaker note '{NOTE}' to the Budget slide (slide 2) of harbor.pptx. Change "
+        "nothing on the slides themselves and save the file as .pptx.",
+        "speaker notes",
+    ),
+    document=harbor_deck,
+    check=check_budget_notes,
+    checks="slide 2's notes hold the sentence, no other slide has notes; slide texts unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view: View menu."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "The Budget slide now has the speaker note about the grant deadline; saved.",
+            note="slide 2, View > Notes, types the note in the notes box, Normal view, saves",
+        ),
+        GuiPolicy(
+            "paged-in-notes",
+            "explorer",
+            [
+                *_notes_view("Open the View menu."),
+                press("These are the notes of slide 1, Harbor Plan; on to slide 2.", "pagedown"),
+                *_type_note("On Budget's notes page; select its first object."),
+                *_normal_view("Back to the Normal view."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Added the note to the Budget slide (I opened slide 1's notes page first). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="opens the Notes view on slide 1, pages to slide 2, types the note, saves",
+        ),
+        GuiPolicy(
+            "first-slide",
+            "hasty",
+            [
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view."),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "The speaker note is on the Budget slide and the file is saved.",
+            failure="wrong-target",
+            note="types the note on slide 1's notes page (it never went to slide 2)",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                press("Go to the Budget slide.", "pagedown"),
+                *_notes_view("Open the View menu."),
+                *_type_note("Select the first object of the notes page."),
+                *_normal_view("Back to the Normal view."),
+                done("Added."),
+            ],
+            "FAIL",
+            "Slide 2 has the note 'Mention the grant deadline in May.' now.",
+            space="pyautogui",
+            failure="not-saved",
+            note="types the note on slide 2 and never saves",
+        ),
+    ],
+)
+
+TASKS = [FIRST_TITLE, CALLOUT_TASK, BULLET, MOVE, NEW_SLIDE, THIRD_TITLE, SLIDE_ORDER, NOTES]
 """The Impress tasks, in build order."""

@@ -4,7 +4,7 @@ underlining text, each checked on the saved .docx."""
 from __future__ import annotations
 
 from suites.ds.tasks.checks import report
-from suites.gui.checks import same_texts, word_paragraphs
+from suites.gui.checks import same_texts, word_paragraphs, word_table
 from suites.gui.documents import Paragraph, word_document
 from suites.gui.spec import SAVE_KEEP_FORMAT as SAVE
 from suites.gui.spec import GuiPolicy, GuiTask, done, hotkey, press, type_text
@@ -625,5 +625,234 @@ UNDERLINE = GuiTask(
     ],
 )
 
-TASKS = [BOLD_TITLE, HEADING, CENTERED, SIGNATURE_TASK, STATUS_TASK, UNDERLINE]
+
+# -- find and replace ---------------------------------------------------------------------------
+
+OLD_WORD, NEW_WORD = "vendor", "supplier"
+VISIT_TEXTS = [
+    "Site Visit Notes",
+    "The vendor delivered the pumps on Monday.",
+    "Two crates were damaged, and the vendor will replace them.",
+    "Invoices go to the finance desk, not to the site office.",
+    "Next visit: confirm that the vendor has fixed the seals.",
+]
+
+
+def check_replaced(path: str) -> bool:
+    """No paragraph contains 'vendor' any more (in any case); every occurrence became
+    'supplier' and every other character of every paragraph is unchanged."""
+    texts = [p["text"] for p in word_paragraphs(path)]
+    left = [t for t in texts if OLD_WORD in t.lower()]
+    ok = report(not left, f"no '{OLD_WORD}' left ({left})")
+    expected = [t.replace(OLD_WORD, NEW_WORD) for t in VISIT_TEXTS]
+    return same_texts(texts, expected, "paragraph texts") and ok
+
+
+def _fill_replace(reasoning: str, replacement: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "ctrl", "h"),
+        type_text("The word to find.", OLD_WORD),
+        hotkey("To the Replace field (alt+p).", "alt", "p"),
+        type_text("The replacement.", replacement),
+    ]
+
+
+REPLACE = GuiTask(
+    task=gui_task(
+        "gui-writer-replace-vendor",
+        "writer",
+        "visit.docx",
+        f"In visit.docx, replace every occurrence of the word '{OLD_WORD}' with '{NEW_WORD}'. "
+        "Change nothing else and save the document in Word format.",
+        "find and replace",
+    ),
+    document=lambda: word_document([Paragraph(text) for text in VISIT_TEXTS]),
+    check=check_replaced,
+    checks="every 'vendor' replaced by 'supplier'; all other text unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace All (alt+l).", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Replaced every 'vendor' with 'supplier' and saved visit.docx.",
+            note="ctrl+h, fills both fields, Replace All, closes the dialog, saves",
+        ),
+        GuiPolicy(
+            "typo-undone",
+            "explorer",
+            [
+                *_fill_replace("Open Find and Replace.", "suplier"),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                hotkey("The text says 'suplier': misspelt. Undo the replacement.", "ctrl", "z"),
+                hotkey("Open Find and Replace again.", "ctrl", "h"),
+                hotkey("To the Replace field.", "alt", "p"),
+                hotkey("Select its text.", "ctrl", "a"),
+                type_text("Type the word correctly.", NEW_WORD),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Every 'vendor' now reads 'supplier' (I fixed a misspelt first attempt). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="replaces with a misspelling, undoes, replaces again correctly, saves",
+        ),
+        GuiPolicy(
+            "replace-once",
+            "hasty",
+            [
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace.", "alt", "r"),
+                hotkey("Replace.", "alt", "r"),
+                press("Close the dialog.", "escape"),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "All occurrences of 'vendor' are replaced with 'supplier'; document saved.",
+            space="pyautogui",
+            failure="partial",
+            note="presses Replace (one occurrence at a time) instead of Replace All",
+        ),
+        GuiPolicy(
+            "unsaved",
+            "hasty",
+            [
+                *_fill_replace("Open Find and Replace.", NEW_WORD),
+                hotkey("Replace All.", "alt", "l"),
+                press("Close the dialog.", "escape"),
+                done("Replaced."),
+            ],
+            "FAIL",
+            "Done: 'vendor' is replaced by 'supplier' throughout.",
+            failure="not-saved",
+            note="replaces every occurrence and never saves",
+        ),
+    ],
+)
+
+# -- a table cell -------------------------------------------------------------------------------
+
+PARTS_TEXTS = ["Parts Order", "Quantities for the June delivery:", "Send the order by Friday."]
+PARTS_TABLE = [["Part", "Qty"], ["Valve", "12"], ["Gasket", ""], ["Hose", ""], ["Clamp", "8"]]
+GASKETS = "30"
+
+
+def check_gasket_qty(path: str) -> bool:
+    """In the document's table, the Qty cell of the Gasket row reads 30; every other cell is
+    unchanged (the Hose row's Qty stays empty) and the paragraphs' texts are unchanged."""
+    expected = [list(row) for row in PARTS_TABLE]
+    expected[2][1] = GASKETS
+    cells = word_table(path)
+    ok = report(cells == expected, f"table cells {cells}")
+    texts = [p["text"] for p in word_paragraphs(path)]
+    return same_texts(texts, PARTS_TEXTS, "paragraph texts") and ok
+
+
+def _to_qty_column(reasoning: str) -> list:  # type: ignore[type-arg]
+    return [
+        hotkey(reasoning, "ctrl", "home"),
+        press("Down to the second paragraph.", "down"),
+        press("Down into the table's first cell.", "down"),
+        press("Next cell: the Qty header.", "tab"),
+    ]
+
+
+TABLE_CELL = GuiTask(
+    task=gui_task(
+        "gui-writer-table-gaskets",
+        "writer",
+        "parts.docx",
+        f"In the table of parts.docx, enter {GASKETS} as the Qty of the Gasket row. Leave the "
+        "rest of the table and the text as they are and save the document as .docx.",
+        "tables",
+    ),
+    document=lambda: word_document(
+        [Paragraph(text) for text in PARTS_TEXTS], table=PARTS_TABLE, table_after=2
+    ),
+    check=check_gasket_qty,
+    checks="Gasket's Qty cell reads 30; every other cell and paragraph unchanged",
+    policies=[
+        GuiPolicy(
+            "careful",
+            "careful",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down to Valve's Qty.", "down"),
+                press("Down to Gasket's Qty.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "The Gasket row's Qty is 30 now; parts.docx saved.",
+            note="walks into the table to the Gasket row's Qty cell, types 30, saves",
+        ),
+        GuiPolicy(
+            "hose-undone",
+            "explorer",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down to the empty Qty cell.", "down", times=3),
+                type_text("Enter the quantity.", GASKETS),
+                hotkey("That was the Hose row, not Gasket: undo.", "ctrl", "z"),
+                press("Up one row to Gasket.", "up"),
+                type_text("Enter the quantity here.", GASKETS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "PASS",
+            "Gasket's Qty reads 30 (I typed it in the Hose row first and undid it). Saved.",
+            space="pyautogui",
+            messy=True,
+            note="types 30 in the Hose row, undoes, types it in the Gasket row, saves",
+        ),
+        GuiPolicy(
+            "hose-row",
+            "hasty",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down.", "down"),
+                press("Down.", "down"),
+                press("Down to the empty Qty cell.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                *SAVE,
+                done("Saved."),
+            ],
+            "FAIL",
+            "Entered 30 as the Gasket quantity and saved parts.docx.",
+            failure="wrong-target",
+            note="types 30 into the Hose row's empty Qty cell, one row too low",
+        ),
+        GuiPolicy(
+            "save-dismissed",
+            "hasty",
+            [
+                *_to_qty_column("Start at the top."),
+                press("Down to Valve's Qty.", "down"),
+                press("Down to Gasket's Qty.", "down"),
+                type_text("Enter the quantity.", GASKETS),
+                hotkey("Save.", "ctrl", "s"),
+                press("Dismiss the format question.", "escape"),
+                done("Saved."),
+            ],
+            "FAIL",
+            "Gasket's quantity is 30 and the document is saved.",
+            failure="silent-failure",
+            note="types 30 in the right cell; Escape on the keep-format question cancels the save",
+        ),
+    ],
+)
+
+TASKS = [BOLD_TITLE, HEADING, CENTERED, SIGNATURE_TASK, STATUS_TASK, UNDERLINE, REPLACE, TABLE_CELL]
 """The Writer tasks, in build order."""

@@ -34,10 +34,10 @@ SUBSET = ["gui-writer-center-closing--careful", "gui-calc-fix-price--escaped"]
 """Replayed by default: a Writer pass in pyautogui code, a Calc silent failure in computer_13."""
 
 
-def test_eighteen_tasks_six_per_application_four_runs_each() -> None:
+def test_twenty_four_tasks_eight_per_application_four_runs_each() -> None:
     suite = load_dataset(GUI)
     assert set(suite.tasks) == set(TASKS)
-    assert Counter(t.subdomain for t in suite.tasks.values()) == {"word": 6, "excel": 6, "ppt": 6}
+    assert Counter(t.subdomain for t in suite.tasks.values()) == {"word": 8, "excel": 8, "ppt": 8}
     runs = Counter(t.task_id for t in suite.trajectories.values())
     assert set(runs) == set(TASKS)
     assert min(runs.values()) >= 4

@@ -237,6 +237,86 @@ def _append(text: str, new_paragraph: bool) -> Edit:
     return _word(edit)
 
 
+def _sorted_rows(
+    key: Callable[[tuple[Any, ...]], Any], *, names_only: bool = False, reverse: bool = False
+) -> Edit:
+    """Rows 2-11 of Staff rewritten sorted by ``key``; ``names_only`` sorts column A alone."""
+
+    def edit(book: openpyxl.Workbook) -> None:
+        sheet = book["Staff"]
+        rows = [tuple(cell.value for cell in row) for row in sheet.iter_rows(min_row=2)]
+        if names_only:
+            names = sorted((row[0] for row in rows), key=str)
+            rows = [(name, *row[1:]) for name, row in zip(names, rows, strict=True)]
+        else:
+            rows.sort(key=key, reverse=reverse)
+        for number, row in enumerate(rows, start=2):
+            for column, value in zip("ABC", row, strict=True):
+                sheet[f"{column}{number}"] = value
+
+    return _book(edit)
+
+
+def _new_sheet(position: int, values: dict[str, Any]) -> Edit:
+    def edit(book: openpyxl.Workbook) -> None:
+        sheet = book.create_sheet("Review", position)
+        for cell, value in values.items():
+            sheet[cell] = value
+
+    return _book(edit)
+
+
+REVIEW = {"A1": "Checked by", "B1": "Lena", "A2": "Approved", "B2": "yes"}
+
+
+def _slide_order(order: list[int]) -> Callable[[pptx.presentation.Presentation], None]:
+    def edit(deck: pptx.presentation.Presentation) -> None:
+        ids = deck.slides._sldIdLst
+        entries = list(ids)
+        for entry in entries:
+            ids.remove(entry)
+        for index in order:
+            ids.append(entries[index])
+
+    return edit
+
+
+def _notes(
+    slide: int, text: str = "Mention the grant deadline in May."
+) -> Callable[[pptx.presentation.Presentation], None]:
+    def edit(deck: pptx.presentation.Presentation) -> None:
+        deck.slides[slide].notes_slide.notes_text_frame.text = text
+
+    return edit
+
+
+def _replace(old: str, new: str, count: int = -1) -> Edit:
+    def edit(document: docx.document.Document) -> None:
+        left = count
+        for paragraph in document.paragraphs:
+            if old in paragraph.text and left != 0:
+                _set_text(paragraph, paragraph.text.replace(old, new, 1 if left > 0 else -1))
+                left -= 1
+
+    return _word(edit)
+
+
+def _cell(row: int, column: int, text: str) -> Edit:
+    def edit(document: docx.document.Document) -> None:
+        document.tables[0].cell(row, column).text = text
+
+    return _word(edit)
+
+
+def _then(*edits: Edit) -> Edit:
+    def apply(data: bytes) -> bytes:
+        for edit in edits:
+            data = edit(data)
+        return data
+
+    return apply
+
+
 LINE_RESULTS = {f"B{r}*C{r}": float(q * p) for r, (_, q, p) in enumerate(ITEMS, 2)}
 TOTALS = {"SUM(B2:B61)": float(sum(UNITS)), "SUM(B2:B40)": float(sum(UNITS[:39]))}
 
@@ -320,6 +400,56 @@ CASES: dict[str, tuple[Edit, list[Edit]]] = {
     "gui-impress-retitle-risks": (
         _deck(lambda d: _title(d, 2, "Risks and Mitigations")),
         [_deck(lambda d: _title(d, 1, "Risks and Mitigations"))],
+    ),
+    "gui-writer-replace-vendor": (
+        _replace("vendor", "supplier"),
+        [
+            _replace("vendor", "supplier", count=1),
+            _replace("vendor", "Supplier"),
+            _then(_replace("vendor", "supplier"), _replace("finance desk", "front desk")),
+        ],
+    ),
+    "gui-writer-table-gaskets": (
+        _cell(2, 1, "30"),
+        [
+            _cell(3, 1, "30"),
+            _then(_cell(2, 1, "30"), _cell(3, 1, "30")),
+            _then(_cell(2, 1, "30"), _paragraph_edit(2, lambda p: _set_text(p, "Send today."))),
+        ],
+    ),
+    "gui-calc-sort-names": (
+        _sorted_rows(lambda row: row[0]),
+        [
+            _sorted_rows(lambda row: row[0], names_only=True),
+            _sorted_rows(lambda row: row[0], reverse=True),
+            _sorted_rows(lambda row: row[1]),
+            _then(_sorted_rows(lambda row: row[0]), _book(_values("Staff", {"A1": "Person"}))),
+        ],
+    ),
+    "gui-calc-review-sheet": (
+        _new_sheet(2, REVIEW),
+        [
+            _new_sheet(0, REVIEW),
+            _new_sheet(2, {**REVIEW, "B2": None}),
+            _then(_new_sheet(2, REVIEW), _book(_values("Stock", {"B1": "Lena"}))),
+        ],
+    ),
+    "gui-impress-budget-last": (
+        _deck(_slide_order([0, 2, 1])),
+        [
+            _deck(_slide_order([1, 2, 0])),
+            _deck(_slide_order([0, 1, 2])),
+            _then(_deck(_slide_order([0, 2, 1])), _deck(lambda d: _title(d, 0, "Harbor"))),
+        ],
+    ),
+    "gui-impress-budget-notes": (
+        _deck(_notes(1)),
+        [
+            _deck(_notes(0)),
+            _deck(_notes(1, "Mention the grant deadline")),
+            _then(_deck(_notes(1)), _deck(_notes(2, "Thanks"))),
+            _then(_deck(_notes(1)), _deck(lambda d: _title(d, 1, "Budget 2026"))),
+        ],
     ),
 }
 
