@@ -688,24 +688,29 @@ REPLACE = GuiTask(
             "typo-undone",
             "explorer",
             [
-                *_fill_replace("Open Find and Replace.", "suplier"),
+                *_fill_replace("Open Find and Replace.", "provider"),
                 hotkey("Replace All.", "alt", "l"),
                 press("Close the dialog.", "escape"),
-                hotkey("The text says 'suplier': misspelt. Undo the replacement.", "ctrl", "z"),
+                hotkey(
+                    "The text says 'provider': the wrong word. Undo the replacement.", "ctrl", "z"
+                ),
                 hotkey("Open Find and Replace again.", "ctrl", "h"),
                 hotkey("To the Replace field.", "alt", "p"),
                 hotkey("Select its text.", "ctrl", "a"),
-                type_text("Type the word correctly.", NEW_WORD),
+                type_text("Type the right word.", NEW_WORD),
                 hotkey("Replace All.", "alt", "l"),
                 press("Close the dialog.", "escape"),
                 *SAVE,
                 done("Saved."),
             ],
             "PASS",
-            "Every 'vendor' now reads 'supplier' (I fixed a misspelt first attempt). Saved.",
+            "Every 'vendor' now reads 'supplier' (I fixed a wrong first attempt). Saved.",
             space="pyautogui",
             messy=True,
-            note="replaces with a misspelling, undoes, replaces again correctly, saves",
+            # The wrong word shares no first letter with the right one: the Replace field
+            # completes what is typed from its history, and how far it has completed when a
+            # screenshot is taken depends on timing.
+            note="replaces with the wrong word, undoes, replaces again correctly, saves",
         ),
         GuiPolicy(
             "replace-once",
