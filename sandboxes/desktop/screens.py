@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import time
 
 import numpy as np
@@ -169,19 +170,14 @@ def _still_changed_when_moved(
             continue
         old = _block_means(old_pixels[top * CELL : bottom * CELL, left * CELL : right * CELL])
         cells = group - [top, left]
-        for dy in range(-shift, shift + 1):
-            for dx in range(-shift, shift + 1):
-                row, column = top * CELL + shift + dy, left * CELL + shift + dx
-                window = padded[
-                    row : row + (bottom - top) * CELL, column : column + (right - left) * CELL
-                ]
-                differs = np.abs(old - _block_means(window)) > CELL_TOLERANCE
-                if not differs[cells[:, 0], cells[:, 1]].any():
-                    remaining[group[:, 0], group[:, 1]] = False
-                    break
-            else:
-                continue
-            break
+        height_px, width_px = (bottom - top) * CELL, (right - left) * CELL
+        for dy, dx in itertools.product(range(-shift, shift + 1), repeat=2):
+            row, column = top * CELL + shift + dy, left * CELL + shift + dx
+            window = padded[row : row + height_px, column : column + width_px]
+            differs = np.abs(old - _block_means(window)) > CELL_TOLERANCE
+            if not differs[cells[:, 0], cells[:, 1]].any():
+                remaining[group[:, 0], group[:, 1]] = False
+                break
     return remaining
 
 
