@@ -38,7 +38,7 @@ from replay.report import (
     overall_verdict,
 )
 from replay.verifier import run_verifier
-from sandboxes.base import Sandbox, SandboxError, Snapshot
+from sandboxes.base import Sandbox, SandboxError, SandboxNotReadyError, Snapshot
 
 
 @dataclass
@@ -373,6 +373,7 @@ async def replay_trajectory(
     try:
         sandbox = await provider.create(start, start_dir)
     except Exception as error:
+        report.not_ready = isinstance(error, SandboxNotReadyError)
         return failed(error)
     snapshot: Snapshot | None = None
     try:

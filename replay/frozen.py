@@ -24,7 +24,7 @@ from environments.backends import ProviderSet
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
-from sandboxes.base import Releasable, Sandbox, Snapshot
+from sandboxes.base import Releasable, Sandbox, SandboxNotReadyError, Snapshot
 
 
 @dataclass
@@ -63,17 +63,26 @@ class FrozenReplays(Releasable):
                     keep=True,
                     verify=self.verify,
                 )
-                self._replays[trajectory_id] = FrozenReplay(result.report, result.snapshot)
+                made = FrozenReplay(result.report, result.snapshot)
+                if result.report.not_ready:  # not kept: the next request replays again
+                    return made
+                self._replays[trajectory_id] = made
             return self._replays[trajectory_id]
 
     async def environment(self, trajectory_id: str, *, writable: bool) -> Sandbox | None:
         """A sandbox for one judge: the shared read-only view, or a private writable clone.
 
         None when the trajectory has no replayable environment (unsupported domain, failed
-        replay). Writable clones are destroyed by ``release_clone`` or ``aclose``.
+        replay); ``SandboxNotReadyError`` when its sandbox never got ready (the judge cannot be
+        given the environment it should have). Writable clones are destroyed by
+        ``release_clone`` or ``aclose``.
         """
         frozen = await self.get(trajectory_id)
         if frozen.snapshot is None:
+            if frozen.report.not_ready:
+                raise SandboxNotReadyError(
+                    f"trajectory {trajectory_id}: " + "; ".join(frozen.report.problems)
+                )
             return None
         sandbox = await frozen.snapshot.clone(writable=writable)
         if writable:

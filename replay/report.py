@@ -128,6 +128,9 @@ class FidelityReport(_Model):
     end state is the recorded one)."""
     problems: list[str] = Field(default_factory=list)
     """Faults in the trajectory or task, each naming the file and step."""
+    not_ready: bool = False
+    """For ``failed``: the sandbox was made but never got ready (after the provider's own
+    retries), which says nothing about the trajectory; a resumed run replays it again."""
     seconds: float = 0.0
     """Wall time of sandbox creation, replay and verification."""
 

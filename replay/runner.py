@@ -3,9 +3,10 @@
 Each trajectory's fidelity report is appended to ``fidelity.jsonl`` in the output folder (flushed
 and synced) the moment it is done, so an interrupted run loses at most the replays in flight.
 Running again skips trajectories that already have a report made from the same trajectory file
-on the same backend (``fresh=True`` starts over); the results file, resume and concurrency are
-``storage.jobs``'s, and so is the output folder's lock: a second process replaying into the same
-folder stops with ``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
+on the same backend, except those whose sandbox never got ready (``fresh=True`` starts over);
+the results file, resume and concurrency are ``storage.jobs``'s, and so is the output folder's
+lock: a second process replaying into the same folder stops with
+``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
 A bad trajectory or task becomes a report (or a dataset problem) naming its file and step; it
 never stops the other replays.
 
@@ -185,8 +186,13 @@ def _jobs(
 
 
 def _is_current(job: Job[_Replay], earlier: FidelityReport) -> bool:
-    """An earlier report counts when made from the same trajectory file on the same backend."""
-    return earlier.trajectory_sha256 == job.item.digest and earlier.backend == job.item.backend
+    """An earlier report counts when made from the same trajectory file on the same backend, and
+    not from a sandbox that never got ready (that says nothing about the trajectory)."""
+    return (
+        earlier.trajectory_sha256 == job.item.digest
+        and earlier.backend == job.item.backend
+        and not earlier.not_ready
+    )
 
 
 async def replay_dataset(

@@ -22,6 +22,12 @@ class SandboxError(Exception):
     """A sandbox could not be created, frozen, cloned or destroyed."""
 
 
+class SandboxNotReadyError(SandboxError):
+    """A sandbox was made but did not get ready in time, for reasons a later try may not meet
+    again (a loaded machine, an application that now and then fails to show its window). Its
+    provider has already tried again as often as it is configured to."""
+
+
 class Releasable(ABC):
     """Something ``async with`` releases on the way out, whether the block succeeded or not."""
 

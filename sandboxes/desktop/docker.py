@@ -48,6 +48,7 @@ from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
     DesktopSandbox,
+    DesktopStartError,
     DocumentFile,
     RestoreMethod,
     wait_for_window,
@@ -171,7 +172,7 @@ class DockerDesktopProvider(DesktopProvider):
                 raise SandboxError(f"the Docker engine is not reachable: {error}") from error
         return self._engine
 
-    async def start_desktop(
+    async def launch_desktop(
         self,
         document: DocumentFile | None,
         *,
@@ -296,7 +297,7 @@ class DockerDesktopProvider(DesktopProvider):
                 )
             if time.monotonic() > deadline:
                 logs = await asyncio.to_thread(handle.logs)
-                raise SandboxError(
+                raise DesktopStartError(
                     f"desktop {sandbox.name} did not answer within {self.ready_timeout:g} s: {logs}"
                 )
             await asyncio.sleep(0.05)
@@ -309,7 +310,7 @@ class DockerDesktopProvider(DesktopProvider):
             raise SandboxError(f"desktop {sandbox.name}: {error}") from error
         if not shown:
             logs = await asyncio.to_thread(handle.logs)
-            raise SandboxError(
+            raise DesktopStartError(
                 f"desktop {sandbox.name}: no window showed {document.location.name} within "
                 f"{self.ready_timeout:g} s: {logs}"
             )

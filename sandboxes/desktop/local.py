@@ -42,6 +42,7 @@ from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
     DesktopSandbox,
+    DesktopStartError,
     DocumentFile,
     wait_for_document_tree,
     wait_for_window,
@@ -133,7 +134,7 @@ class LocalDesktopProvider(DesktopProvider):
 
     backend = "local"
 
-    async def start_desktop(
+    async def launch_desktop(
         self,
         document: DocumentFile | None,
         *,
@@ -244,7 +245,13 @@ class LocalDesktopProvider(DesktopProvider):
                 raise SandboxError(
                     f"desktop {sandbox.name} stopped while starting: {_log_tail(folder)}"
                 )
-            await waiter
+            try:
+                await waiter
+            except DesktopControlError as error:
+                raise DesktopStartError(
+                    f"desktop {sandbox.name} did not answer within {self.ready_timeout:g} s: "
+                    f"{_log_tail(folder)}"
+                ) from error
         finally:
             for task in (waiter, ended):
                 task.cancel()
@@ -254,12 +261,12 @@ class LocalDesktopProvider(DesktopProvider):
             return
         if not await wait_for_window(sandbox.client, document.location.name, self.ready_timeout):
             titles = [title for _, title in await sandbox.client.windows() or []]
-            raise SandboxError(
+            raise DesktopStartError(
                 f"desktop {sandbox.name}: no window showed {document.location.name} within "
                 f"{self.ready_timeout:g} s (windows: {titles}): {_log_tail(folder)}"
             )
         if not await wait_for_document_tree(sandbox.client, self.ready_timeout):
-            raise SandboxError(
+            raise DesktopStartError(
                 f"desktop {sandbox.name}: {document.location.name} never showed in the "
                 f"accessibility tree within {self.ready_timeout:g} s: {_log_tail(folder)}"
             )

@@ -31,6 +31,7 @@ from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
     DesktopSandbox,
+    DesktopStartError,
     DocumentFile,
     RestoreMethod,
     wait_for_window,
@@ -141,7 +142,7 @@ class OsworldDesktopProvider(DesktopProvider):
             self._leased.discard(url)
             self._pool().put_nowait(url)
 
-    async def start_desktop(
+    async def launch_desktop(
         self,
         document: DocumentFile | None,
         *,
@@ -198,7 +199,7 @@ class OsworldDesktopProvider(DesktopProvider):
         if not await wait_for_window(sandbox.client, target.name, self.ready_timeout):
             windows = await sandbox.client.windows()
             if windows is not None:  # a server that lists no windows cannot be asked
-                raise SandboxError(
+                raise DesktopStartError(
                     f"the desktop at {handle.url}: no window showed {target.name} within "
                     f"{self.ready_timeout:g} s"
                 )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 from abc import ABC, abstractmethod
@@ -29,7 +30,13 @@ from typing import ClassVar
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
 from dataset.models import DocumentState, EmptyState, Task
-from sandboxes.base import Sandbox, SandboxError, SandboxProvider, Snapshot
+from sandboxes.base import (
+    Sandbox,
+    SandboxError,
+    SandboxNotReadyError,
+    SandboxProvider,
+    Snapshot,
+)
 from sandboxes.desktop.actions import ActionOutcome, perform_action
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.observations import (
@@ -41,6 +48,8 @@ from sandboxes.desktop.observations import (
 from sandboxes.desktop.screens import wait_for_still_screen
 from sandboxes.runs import current_run
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_SCREEN = (1920, 1080)
 """The desktop's screen size unless the provider is given another (OSWorld's)."""
 
@@ -50,6 +59,11 @@ DEFAULT_MEMORY_BYTES = 3 * 2**30
 DEFAULT_READY_TIMEOUT = 120.0
 """Seconds a desktop may take to answer and show its document (LibreOffice needs 2-3 s of CPU
 to start; on a machine shared by many jobs that can stretch to a minute)."""
+
+DEFAULT_START_ATTEMPTS = 2
+"""Starts tried per desktop before its failure to get ready is reported. Now and then (about one
+start in a hundred under load) LibreOffice runs but never shows the document's window; a second
+start of the same desktop then works."""
 
 FIRST_STILL_INTERVAL = 1.5
 """Before a desktop's first replayed action: seconds the screen must stay unchanged."""
@@ -68,6 +82,12 @@ OFFICE_APPLICATIONS = {
     ".pptx": "impress", ".ppt": "impress", ".odp": "impress",
 }  # fmt: skip
 """The LibreOffice application that opens each document type."""
+
+
+class DesktopStartError(SandboxNotReadyError):
+    """A desktop whose processes ran but which never got ready in time: its control server did
+    not answer, or no window or accessibility tree showed its document. Such a start is worth
+    trying again; a missing image, program or document is not, and raises ``SandboxError``."""
 
 
 @dataclass(frozen=True)
@@ -318,10 +338,14 @@ class DesktopProvider(SandboxProvider):
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
         ready_timeout: float = DEFAULT_READY_TIMEOUT,
         restore_method: RestoreMethod | None = None,
+        start_attempts: int = DEFAULT_START_ATTEMPTS,
     ) -> None:
+        if start_attempts < 1:
+            raise ValueError(f"start_attempts must be at least 1, not {start_attempts}")
         self.screen = screen
         self.memory_bytes = memory_bytes
         self.ready_timeout = ready_timeout
+        self.start_attempts = start_attempts
         self.restore_method = restore_method or ReplayRestore()
         self._live: set[DesktopSandbox] = set()
 
@@ -351,7 +375,6 @@ class DesktopProvider(SandboxProvider):
             DocumentFile(document_location(state), data), task=task, task_dir=task_dir
         )
 
-    @abstractmethod
     async def start_desktop(
         self,
         document: DocumentFile | None,
@@ -360,7 +383,32 @@ class DesktopProvider(SandboxProvider):
         task_dir: Path | None = None,
     ) -> DesktopSandbox:
         """Start a desktop, with ``document`` placed in its home and opened, and wait until it
-        answers and shows the document's window."""
+        answers and shows the document's window. A start that never gets ready is removed and
+        made again, ``start_attempts`` times in all; the last failure is raised with the count."""
+        failures: list[str] = []
+        while True:
+            try:
+                return await self.launch_desktop(document, task=task, task_dir=task_dir)
+            except DesktopStartError as error:
+                failures.append(str(error))
+                if len(failures) >= self.start_attempts:
+                    if len(failures) == 1:
+                        raise
+                    raise DesktopStartError(
+                        f"{len(failures)} starts never got ready; the last: {error}"
+                    ) from error
+                logger.warning("desktop start %d failed, starting again: %s", len(failures), error)
+
+    @abstractmethod
+    async def launch_desktop(
+        self,
+        document: DocumentFile | None,
+        *,
+        task: Task | None = None,
+        task_dir: Path | None = None,
+    ) -> DesktopSandbox:
+        """One start of a desktop (see ``start_desktop``), removed again when it fails; raises
+        ``DesktopStartError`` when its processes ran but it never got ready."""
 
     def remember(self, sandbox: DesktopSandbox) -> None:
         """Note a started desktop, so ``aclose`` stops it if nobody else does."""

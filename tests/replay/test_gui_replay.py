@@ -28,7 +28,7 @@ from replay.engine import replay_trajectory
 from replay.gui import CATCH_UP_SECONDS
 from replay.screens import compare_screens, compare_trees
 from sandboxes.desktop.local import LocalDesktopProvider
-from sandboxes.desktop.sandbox import DesktopSnapshot
+from sandboxes.desktop.sandbox import DesktopSandbox, DesktopSnapshot
 
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 
@@ -353,3 +353,37 @@ async def test_an_osworld_run_imported_from_its_files_replays_faithfully(
     steps = result.report.steps
     assert result.report.verdict == "faithful", [s.diff or s.message for s in steps]
     assert [s.status for s in steps] == ["match"] * len(trajectory.steps)
+
+
+async def test_a_desktop_that_never_gets_ready_fails_its_replay_as_not_ready(
+    recorded: Path,
+) -> None:
+    from replay.frozen import FrozenReplays
+    from sandboxes.base import SandboxNotReadyError
+
+    dataset = load_dataset(recorded)
+    trajectory_id = f"{TASK_ID}--recorded"
+    async with ProviderSet(BackendChoice()) as providers:
+        provider = await providers.get(KIND.name)
+        assert isinstance(provider, LocalDesktopProvider)
+        provider.ready_timeout = 0.2  # far too short for any LibreOffice start
+        result = await replay_trajectory(
+            dataset.trajectories[trajectory_id],
+            dataset.tasks[TASK_ID],
+            dataset.task_dir(TASK_ID),
+            providers,
+        )
+        report = result.report
+        assert (report.verdict, report.not_ready, report.steps) == ("failed", True, [])
+        assert any("2 starts never got ready" in problem for problem in report.problems)
+        # A judge grid asking for this environment gets an error (an INVALID run that can be
+        # made again), not a silent downgrade to trajectory-only judging.
+        async with FrozenReplays(dataset, providers, verify=False) as replays:
+            with pytest.raises(SandboxNotReadyError, match="never got ready"):
+                await replays.environment(trajectory_id, writable=False)
+            provider.ready_timeout = 120.0  # the next request replays again, and now it works
+            sandbox = await replays.environment(trajectory_id, writable=False)
+            assert isinstance(sandbox, DesktopSandbox)
+            seen = await sandbox.observe("a11y_tree")
+            assert seen.linearized_tree is not None
+            assert SIGNATURE in seen.linearized_tree

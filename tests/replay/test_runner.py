@@ -87,6 +87,26 @@ async def test_a_second_run_resumes_and_a_changed_file_is_replayed_again(tmp_pat
     assert fresh.resumed == 0
 
 
+async def test_a_report_whose_sandbox_never_got_ready_is_replayed_again(tmp_path: Path) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    output = tmp_path / "out"
+    await replay_dataset(root, output, jobs=2)
+    # As an earlier run writes it when the sandbox was made but never got ready (a desktop
+    # whose application showed no window): no step ran, and it says nothing of the trajectory.
+    earlier = read_reports(output / REPORT_FILE)[PASS_ID]
+    unready = earlier.model_copy(
+        update={"verdict": "failed", "steps": [], "verifier": None, "not_ready": True}
+    )
+    with (output / REPORT_FILE).open("a") as handle:
+        handle.write(unready.model_dump_json() + "\n")
+    seen: list[FidelityReport] = []
+    again = await replay_dataset(root, output, jobs=2, on_report=seen.append)
+    assert [report.trajectory_id for report in seen] == [PASS_ID]
+    assert again.resumed == 2
+    assert (again.total.faithful, again.total.failed) == (1, 1)  # fs-unknown-tool still fails
+    assert read_reports(output / REPORT_FILE)[PASS_ID].not_ready is False
+
+
 def test_the_replay_command_prints_the_table_and_exits_nonzero_on_divergence(
     tmp_path: Path,
 ) -> None:

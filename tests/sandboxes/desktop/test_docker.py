@@ -21,7 +21,7 @@ from dataset.models import DocumentState, Task
 from sandboxes.base import SandboxError
 from sandboxes.desktop.docker import DockerDesktopHandle, DockerDesktopProvider
 from sandboxes.desktop.observations import linearize_tree
-from sandboxes.desktop.sandbox import ReopenFilesRestore, ReplayRestore
+from sandboxes.desktop.sandbox import DesktopStartError, ReopenFilesRestore, ReplayRestore
 from sandboxes.runs import RUN_LABEL, current_run
 from tests.sandboxes.desktop.helpers import (
     act,
@@ -164,6 +164,24 @@ async def test_several_desktops_at_once_stay_apart(provider: DockerDesktopProvid
     await provider.aclose()  # stops the rest
     assert [handle.status() for handle in handles[1:]] == ["removed", "removed"]
     assert not any(handle.socket_folder.exists() for handle in handles)
+
+
+async def test_containers_that_never_get_ready_are_removed_and_the_failure_counts_them(
+    desktop_image: str,
+) -> None:
+    engine = docker.from_env()
+
+    def run_containers() -> list[str]:
+        found = engine.containers.list(all=True, filters={"label": RUN_LABEL})
+        return sorted(str(c.name) for c in found if c.labels[RUN_LABEL] == current_run().run_id)
+
+    before = run_containers()
+    async with DockerDesktopProvider(desktop_image, ready_timeout=0.5) as provider:
+        with pytest.raises(DesktopStartError, match=r"^2 starts never got ready; the last: "):
+            await start(provider, "late.docx", word_document("Too late"))
+        assert provider._live == set()
+    assert run_containers() == before
+    assert not any("desktop" in path.name for path in current_run().directory().iterdir())
 
 
 async def test_a_missing_image_is_a_clear_error() -> None:

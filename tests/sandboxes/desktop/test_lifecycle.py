@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import psutil
 import pytest
@@ -20,7 +21,16 @@ from dataset.models import DocumentState, Task
 from environments.leftovers import collect_all_leftovers
 from sandboxes.base import SandboxError
 from sandboxes.desktop.local import LocalDesktopProvider
-from sandboxes.desktop.sandbox import ReopenFilesRestore, ReplayRestore, document_location
+from sandboxes.desktop.sandbox import (
+    DEFAULT_READY_TIMEOUT,
+    DesktopSandbox,
+    DesktopStartError,
+    DocumentFile,
+    ReopenFilesRestore,
+    ReplayRestore,
+    document_location,
+)
+from sandboxes.runs import current_run
 from tests.sandboxes.desktop.helpers import (
     act,
     save_keeping_format,
@@ -94,6 +104,51 @@ async def test_reopening_needs_a_saved_document(tmp_path: Path) -> None:
         snapshot = await desktop.freeze()
         with pytest.raises(SandboxError, match="holds no saved document"):
             await snapshot.clone(method=ReopenFilesRestore())
+
+
+class HastyFirstStart(LocalDesktopProvider):
+    """Real local desktops, the first of which is given far too little time to get ready (as a
+    start that never shows its window on a loaded machine) and the later ones the usual time."""
+
+    launches = 0
+
+    async def launch_desktop(self, document: DocumentFile | None, **where: Any) -> DesktopSandbox:
+        self.ready_timeout = 0.2 if self.launches == 0 else DEFAULT_READY_TIMEOUT
+        self.launches += 1
+        return await super().launch_desktop(document, **where)
+
+
+def desktop_folders() -> list[Path]:
+    return sorted(path for path in current_run().directory().iterdir() if "desktop" in path.name)
+
+
+async def test_a_start_that_never_gets_ready_is_made_again_and_the_first_is_gone(
+    tmp_path: Path,
+) -> None:
+    data = word_document("Second time lucky")
+    async with HastyFirstStart() as provider:
+        before = desktop_folders()
+        desktop = await provider.start_desktop(DocumentFile(PurePosixPath("s.docx"), data))
+        async with desktop:
+            assert provider.launches == 2
+            await wait_for_node(desktop, tag="paragraph", text_contains="Second time lucky")
+            # The unready first desktop was stopped and removed: only the second one is left.
+            assert desktop_folders() == sorted([*before, desktop.handle.folder])  # type: ignore[attr-defined]
+            assert provider._live == {desktop}
+
+
+async def test_starts_that_never_get_ready_fail_with_the_count_and_leave_nothing() -> None:
+    data = word_document("Never ready")
+    async with LocalDesktopProvider(ready_timeout=0.2, start_attempts=3) as provider:
+        before = desktop_folders()
+        with pytest.raises(DesktopStartError) as caught:
+            await provider.start_desktop(DocumentFile(PurePosixPath("n.docx"), data))
+        assert str(caught.value).startswith("3 starts never got ready; the last: ")
+        assert "did not answer within 0.2 s" in str(caught.value)
+        assert provider._live == set()
+        assert desktop_folders() == before
+    with pytest.raises(ValueError, match="start_attempts must be at least 1"):
+        LocalDesktopProvider(start_attempts=0)
 
 
 CHILD = textwrap.dedent(
