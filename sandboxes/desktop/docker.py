@@ -292,7 +292,7 @@ class DockerDesktopProvider(DesktopProvider):
             status = await asyncio.to_thread(handle.status)
             if status not in ("created", "running"):
                 logs = await asyncio.to_thread(handle.logs)
-                raise SandboxError(
+                raise DesktopStartError(
                     f"desktop {sandbox.name} stopped while starting ({status}): {logs}"
                 )
             if time.monotonic() > deadline:

@@ -242,7 +242,7 @@ class LocalDesktopProvider(DesktopProvider):
         try:
             done, _ = await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
             if ended in done:
-                raise SandboxError(
+                raise DesktopStartError(
                     f"desktop {sandbox.name} stopped while starting: {_log_tail(folder)}"
                 )
             try:
@@ -293,7 +293,7 @@ def _make_home(folder: Path, document: DocumentFile | None) -> Path:
     return home
 
 
-def _log_tail(folder: Path, limit: int = 1500) -> str:
+def _log_tail(folder: Path, limit: int = 3000) -> str:
     try:
         text = (folder / "session.log").read_text(errors="replace")
     except OSError:

@@ -61,9 +61,9 @@ DEFAULT_READY_TIMEOUT = 120.0
 to start; on a machine shared by many jobs that can stretch to a minute)."""
 
 DEFAULT_START_ATTEMPTS = 2
-"""Starts tried per desktop before its failure to get ready is reported. Now and then (about one
-start in a hundred under load) LibreOffice runs but never shows the document's window; a second
-start of the same desktop then works."""
+"""Starts tried per desktop before its failure to get ready is reported. Now and then under load
+(about one start in a hundred) LibreOffice runs but never shows the document's window, or the
+session loses its display while starting; a second start of the same desktop then works."""
 
 FIRST_STILL_INTERVAL = 1.5
 """Before a desktop's first replayed action: seconds the screen must stay unchanged."""
@@ -85,9 +85,11 @@ OFFICE_APPLICATIONS = {
 
 
 class DesktopStartError(SandboxNotReadyError):
-    """A desktop whose processes ran but which never got ready in time: its control server did
-    not answer, or no window or accessibility tree showed its document. Such a start is worth
-    trying again; a missing image, program or document is not, and raises ``SandboxError``."""
+    """A desktop whose processes were started but which never got ready: its session stopped
+    while starting, its control server did not answer in time, or no window or accessibility
+    tree showed its document. Such a start is worth trying again (a session that stops every
+    time costs a second or two more); a missing image, program or document is checked before
+    any start and raises ``SandboxError``."""
 
 
 @dataclass(frozen=True)

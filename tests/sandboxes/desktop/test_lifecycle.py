@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from sandboxes.base import SandboxError
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.sandbox import (
     DEFAULT_READY_TIMEOUT,
+    DEFAULT_SCREEN,
     DesktopSandbox,
     DesktopStartError,
     DocumentFile,
@@ -106,15 +108,21 @@ async def test_reopening_needs_a_saved_document(tmp_path: Path) -> None:
             await snapshot.clone(method=ReopenFilesRestore())
 
 
-class HastyFirstStart(LocalDesktopProvider):
-    """Real local desktops, the first of which is given far too little time to get ready (as a
-    start that never shows its window on a loaded machine) and the later ones the usual time."""
+class FaultyFirstStart(LocalDesktopProvider):
+    """Real local desktops, the first of which fails to get ready: given far too little time
+    (as a start whose window never shows on a loaded machine), or with a screen that Xvfb
+    crashes on (as a session that loses its display). Later starts are made as usual."""
 
-    launches = 0
+    def __init__(self, fault: str) -> None:
+        super().__init__()
+        self.fault = fault
+        self.launches = 0
 
     async def launch_desktop(self, document: DocumentFile | None, **where: Any) -> DesktopSandbox:
-        self.ready_timeout = 0.2 if self.launches == 0 else DEFAULT_READY_TIMEOUT
+        first = self.launches == 0
         self.launches += 1
+        self.ready_timeout = 0.2 if first and self.fault == "unready" else DEFAULT_READY_TIMEOUT
+        self.screen = (0, 0) if first and self.fault == "crashed" else DEFAULT_SCREEN
         return await super().launch_desktop(document, **where)
 
 
@@ -122,15 +130,23 @@ def desktop_folders() -> list[Path]:
     return sorted(path for path in current_run().directory().iterdir() if "desktop" in path.name)
 
 
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [("unready", "did not answer within 0.2 s"), ("crashed", "stopped while starting")],
+)
 async def test_a_start_that_never_gets_ready_is_made_again_and_the_first_is_gone(
-    tmp_path: Path,
+    fault: str, reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     data = word_document("Second time lucky")
-    async with HastyFirstStart() as provider:
+    async with FaultyFirstStart(fault) as provider:
         before = desktop_folders()
-        desktop = await provider.start_desktop(DocumentFile(PurePosixPath("s.docx"), data))
+        with caplog.at_level(logging.WARNING, logger="sandboxes.desktop.sandbox"):
+            desktop = await provider.start_desktop(DocumentFile(PurePosixPath("s.docx"), data))
         async with desktop:
             assert provider.launches == 2
+            (warning,) = [r.getMessage() for r in caplog.records if "desktop start" in r.msg]
+            assert warning.startswith("desktop start 1 failed, starting again: ")
+            assert reason in warning
             await wait_for_node(desktop, tag="paragraph", text_contains="Second time lucky")
             # The unready first desktop was stopped and removed: only the second one is left.
             assert desktop_folders() == sorted([*before, desktop.handle.folder])  # type: ignore[attr-defined]
