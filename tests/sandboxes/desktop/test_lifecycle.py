@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -132,7 +133,11 @@ def desktop_folders() -> list[Path]:
 
 @pytest.mark.parametrize(
     ("fault", "reason"),
-    [("unready", "did not answer within 0.2 s"), ("crashed", "stopped while starting")],
+    [
+        # The control server may answer within the 0.2 s or not; the window never shows in it.
+        ("unready", r"(did not answer|no window showed s\.docx) within 0\.2 s"),
+        ("crashed", "stopped while starting"),
+    ],
 )
 async def test_a_start_that_never_gets_ready_is_made_again_and_the_first_is_gone(
     fault: str, reason: str, caplog: pytest.LogCaptureFixture
@@ -146,7 +151,7 @@ async def test_a_start_that_never_gets_ready_is_made_again_and_the_first_is_gone
             assert provider.launches == 2
             (warning,) = [r.getMessage() for r in caplog.records if "desktop start" in r.msg]
             assert warning.startswith("desktop start 1 failed, starting again: ")
-            assert reason in warning
+            assert re.search(reason, warning), warning
             await wait_for_node(desktop, tag="paragraph", text_contains="Second time lucky")
             # The unready first desktop was stopped and removed: only the second one is left.
             assert desktop_folders() == sorted([*before, desktop.handle.folder])  # type: ignore[attr-defined]
@@ -160,7 +165,9 @@ async def test_starts_that_never_get_ready_fail_with_the_count_and_leave_nothing
         with pytest.raises(DesktopStartError) as caught:
             await provider.start_desktop(DocumentFile(PurePosixPath("n.docx"), data))
         assert str(caught.value).startswith("3 starts never got ready; the last: ")
-        assert "did not answer within 0.2 s" in str(caught.value)
+        assert re.search(
+            r"(did not answer|no window showed n\.docx) within 0\.2 s", str(caught.value)
+        )
         assert provider._live == set()
         assert desktop_folders() == before
     with pytest.raises(ValueError, match="start_attempts must be at least 1"):
