@@ -387,19 +387,19 @@ class DesktopProvider(SandboxProvider):
         """Start a desktop, with ``document`` placed in its home and opened, and wait until it
         answers and shows the document's window. A start that never gets ready is removed and
         made again, ``start_attempts`` times in all; the last failure is raised with the count."""
-        failures: list[str] = []
+        failed = 0
         while True:
             try:
                 return await self.launch_desktop(document, task=task, task_dir=task_dir)
             except DesktopStartError as error:
-                failures.append(str(error))
-                if len(failures) >= self.start_attempts:
-                    if len(failures) == 1:
+                failed += 1
+                if failed == self.start_attempts:
+                    if failed == 1:
                         raise
                     raise DesktopStartError(
-                        f"{len(failures)} starts never got ready; the last: {error}"
+                        f"{failed} starts never got ready; the last: {error}"
                     ) from error
-                logger.warning("desktop start %d failed, starting again: %s", len(failures), error)
+                logger.warning("desktop start %d failed, starting again: %s", failed, error)
 
     @abstractmethod
     async def launch_desktop(

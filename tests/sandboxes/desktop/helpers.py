@@ -7,7 +7,7 @@ import io
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import docx
@@ -18,6 +18,7 @@ import pytest
 from dataset.actions import Computer13Action
 from sandboxes.desktop.observations import TreeNode, find_nodes
 from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
+from sandboxes.runs import current_run
 
 BACKENDS: list[Any] = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 """Fixture parameters: every desktop backend (container backends marked)."""
@@ -150,3 +151,9 @@ async def save_keeping_format(desktop: DesktopSandbox, before: bytes) -> bytes:
             return saved
         await asyncio.sleep(0.3)
     pytest.fail("the document on disk did not change after saving")
+
+
+def desktop_folders() -> list[Path]:
+    """The folders of this run's desktops still in its scratch directory (a stopped desktop's
+    folder is removed with it)."""
+    return sorted(path for path in current_run().directory().iterdir() if "desktop" in path.name)

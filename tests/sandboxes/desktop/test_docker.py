@@ -25,6 +25,7 @@ from sandboxes.desktop.sandbox import DesktopStartError, ReopenFilesRestore, Rep
 from sandboxes.runs import RUN_LABEL, current_run
 from tests.sandboxes.desktop.helpers import (
     act,
+    desktop_folders,
     save_keeping_format,
     sheet_document,
     sheet_value,
@@ -181,7 +182,7 @@ async def test_containers_that_never_get_ready_are_removed_and_the_failure_count
             await start(provider, "late.docx", word_document("Too late"))
         assert provider._live == set()
     assert run_containers() == before
-    assert not any("desktop" in path.name for path in current_run().directory().iterdir())
+    assert desktop_folders() == []
 
 
 async def test_a_missing_image_is_a_clear_error() -> None:
@@ -189,7 +190,7 @@ async def test_a_missing_image_is_a_clear_error() -> None:
         with pytest.raises(SandboxError, match=r"is missing \(build it: make images"):
             await provider.start_desktop(None)
         assert provider._live == set()
-    assert not any("desktop" in path.name for path in current_run().directory().iterdir())
+    assert desktop_folders() == []
 
 
 CHILD = """

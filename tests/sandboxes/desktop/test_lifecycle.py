@@ -33,9 +33,9 @@ from sandboxes.desktop.sandbox import (
     ReplayRestore,
     document_location,
 )
-from sandboxes.runs import current_run
 from tests.sandboxes.desktop.helpers import (
     act,
+    desktop_folders,
     save_keeping_format,
     wait_for_node,
     word_document,
@@ -125,10 +125,6 @@ class FaultyFirstStart(LocalDesktopProvider):
         self.ready_timeout = 0.2 if first and self.fault == "unready" else DEFAULT_READY_TIMEOUT
         self.screen = (0, 0) if first and self.fault == "crashed" else DEFAULT_SCREEN
         return await super().launch_desktop(document, **where)
-
-
-def desktop_folders() -> list[Path]:
-    return sorted(path for path in current_run().directory().iterdir() if "desktop" in path.name)
 
 
 @pytest.mark.parametrize(
