@@ -1,10 +1,11 @@
 """What the runtime asks of an environment kind, as one abstract record per kind.
 
 Owns ``EnvironmentKind`` and the small records its hooks return (``VerifierInputs``,
-``PerformedAction``, ``LeftoverSource``). A kind (filesystem, postgres, desktop; later browser,
-android) subclasses it once, in its own subpackage of ``environments``, and is registered by name in
-``environments.registry``. Replay, verifiers, judges, ``agentjudge serve`` and garbage collection
-ask the kind's record instead of testing a sandbox's class. Nothing here knows a particular kind.
+``LeftoverSource``, ``WorkerResources``; replay's step records are ``environments.steps``'s). A
+kind (filesystem, postgres, desktop, browser, android) subclasses it once, in its own subpackage
+of ``environments``, and is registered by name in ``environments.registry``. Replay, verifiers,
+judges, ``agentjudge serve`` and garbage collection ask the kind's record instead of testing a
+sandbox's class. Nothing here knows a particular kind.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from dataset.actions import Action, AndroidAction, Computer13Action, PyAutoGuiAction
 from dataset.models import InitialState, Task, Trajectory
+from environments.comparison import normalise_common
+from environments.steps import RecordedStep, StepFidelity, replay_tool_call
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.serving import ToolServer
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
@@ -47,24 +49,6 @@ class VerifierInputs:
     """Host paths bound read-only into the verifier's box at the same place (the sandbox's
     tree, a relay's socket folder); the box sees nothing else of the host but the system, the
     interpreter and the task folder."""
-
-
-@dataclass(frozen=True)
-class PerformedAction:
-    """One recorded action that is not a tool call (a mouse or keyboard action, pyautogui code),
-    performed again on a sandbox, and what the environment showed afterwards."""
-
-    status: Literal["done", "failed", "signal"]
-    """``done``: performed; ``failed``: it could not run or raised; ``signal``: a WAIT, FAIL or
-    DONE that touches nothing."""
-    error: str = ""
-    """Why it failed (its error output), for ``failed``."""
-    screenshot: bytes | None = None
-    """The screen afterwards (PNG), when the kind has one."""
-    accessibility_tree: str | None = None
-    """The accessibility tree afterwards (OSWorld's XML), when the kind has one."""
-    seconds: float = 0.0
-    """Wall time of the action and the pause after it."""
 
 
 @dataclass(frozen=True)
@@ -165,42 +149,35 @@ class EnvironmentKind(ABC):
         arguments raise ``mcp_servers.results.ToolArgumentError``; tool errors are results.
         """
 
-    async def execute_action(
-        self, sandbox: Sandbox, action: Computer13Action | PyAutoGuiAction | AndroidAction
-    ) -> ToolResult | None:
-        """How replay carries out a recorded action that is not a tool call (a desktop or device
-        action) on ``sandbox``. The result's text is what replay compares with the step's
-        recorded observation (its accessibility tree or element list); ``wrote`` says whether
-        the action could change state. Bad actions raise ``ToolArgumentError``. The default,
-        None, means this kind cannot replay such actions (the step fails)."""
-        return None
-
     def sandbox_root(self, sandbox: Sandbox) -> str:
         """What ``${SANDBOX_ROOT}`` stands for in this sandbox ("" when recordings of this kind
         hold no such paths). Replay substitutes it into arguments and masks it in outputs."""
         return ""
 
-    action_types: ClassVar[frozenset[str]] = frozenset({"tool_call"})
-    """The recorded action types (``Step.action.type``) its replay executes: ``tool_call`` go
-    through ``execute_call``, the others (``computer_13``, ``pyautogui``) through
-    ``perform_action``."""
+    async def replay_step(self, sandbox: Sandbox, recorded: RecordedStep) -> StepFidelity:
+        """Carry out one recorded step (a tool call or an action of any space) on ``sandbox``
+        and set what it gives against the record: the one way replay hands a kind a step.
 
-    async def perform_action(
-        self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
-    ) -> PerformedAction:
-        """Perform one recorded action that is not a tool call on ``sandbox``, with the pause
-        the recorded agent's harness made after it, then take a screenshot and/or the
-        accessibility tree as asked (replay asks for what the record holds). Only kinds that list
-        the action's type in ``action_types`` implement it."""
-        raise NotImplementedError(f"a {self.name} sandbox performs no {action.type} actions")
+        The default runs tool calls through ``execute_call`` and compares the outputs after
+        ``normalise_output`` (``environments.steps.replay_tool_call``); a step of any other
+        action space fails. Kinds with a screen or a device override it for their actions and
+        hand the rest to this default. It must not raise for a bad step: the step fails."""
+        return await replay_tool_call(self, sandbox, recorded)
 
-    async def observe_screen(
-        self, sandbox: Sandbox, *, screenshot: bool, tree: bool
-    ) -> PerformedAction:
-        """What ``sandbox`` shows now, without acting or waiting (status ``signal``): replay
-        looks again when a step's screen has not yet come to what the record shows. Kinds that
-        implement ``perform_action`` implement it too."""
-        raise NotImplementedError(f"a {self.name} sandbox has no screen to observe")
+    def normalise_output(
+        self, text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+    ) -> str:
+        """``text``, a recorded or replayed output of ``tool``, with what legitimately changes
+        between two executions on the same state masked or put in order (``root``: this
+        sandbox's, for replayed outputs). The default applies the rules every kind shares
+        (``environments.comparison``: root, line ends, date-times, UUIDs)."""
+        return normalise_common(text, root)
+
+    def call_only_reads(self, name: str, arguments: dict[str, Any]) -> bool:
+        """Whether the recorded call of tool ``name`` only reads, by its arguments, though the
+        tool may write (an SQL query): a diverged or failed such step cannot have changed the
+        state. The default is False."""
+        return False
 
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """Whether ``trajectory`` must not replay while another trajectory of the same task for

@@ -1,34 +1,26 @@
 """Replaying one trajectory: re-execute its steps in a fresh sandbox and compare outputs.
 
-Every recorded tool call is executed again, in order, by the task's environment kind
-(``environments``) with the tool semantics of the server the agent used: the writes rebuild the
-state the agent left, and the reads let replay check, step by step, that the rebuilt state matches
-what the agent saw. Recorded ``${SANDBOX_ROOT}`` paths become the root the kind names before
-execution. Mouse and keyboard steps (``computer_13``, ``pyautogui``) go to ``replay.gui`` when
-the kind performs them. Nothing here knows a particular kind.
+Every recorded step is handed, in order, to the task's environment kind
+(``EnvironmentKind.replay_step``), which carries it out again with the semantics of what the
+agent used (a tool server, a desktop, a phone) and sets the result against the record: the
+writes rebuild the state the agent left, and the reads let replay check, step by step, that the
+rebuilt state matches what the agent saw. Replay walks the steps, runs the task's verifier and
+explains its verdict against the label. Nothing here knows a particular kind or action space.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from dataset.actions import Computer13Action, PyAutoGuiAction, ToolCallAction
-from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Task, Trajectory
+from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR
 from environments.backends import BackendChoice, ProviderSet
 from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
-from mcp_servers.recorded import RecordedCall, replaying
-from mcp_servers.results import ToolArgumentError
+from environments.steps import RecordedStep
 from replay.crashes import crash_line
-from replay.diffs import short_diff
-from replay.divergence import classify_step
-from replay.gui import replay_gui_step
-from replay.normalise import normalise_output
 from replay.report import (
     FidelityReport,
     StepFidelity,
@@ -49,164 +41,22 @@ class ReplayResult:
     snapshot: Snapshot | None = None
 
 
-def substitute_root(value: Any, root: str) -> Any:
-    """Replace the ``${SANDBOX_ROOT}`` placeholder in every string inside ``value``."""
-    if isinstance(value, str):
-        return value.replace(SANDBOX_ROOT_PLACEHOLDER, root)
-    if isinstance(value, list):
-        return [substitute_root(item, root) for item in value]
-    if isinstance(value, dict):
-        return {key: substitute_root(item, root) for key, item in value.items()}
-    return value
-
-
 async def replay_step(
-    kind: EnvironmentKind,
-    sandbox: Sandbox,
-    step: Step,
-    file: str,
-    *,
-    trajectory: Trajectory | None = None,
-    trajectory_dir: Path | None = None,
+    kind: EnvironmentKind, sandbox: Sandbox, recorded: RecordedStep
 ) -> StepFidelity:
-    """Execute one recorded step in ``sandbox`` through its task's environment kind, and compare
-    its output with the recording. With ``trajectory``, the tool learns which recording it is
-    re-executing (``mcp_servers.recorded``: the server implementation, the recorded answer).
-    Mouse and keyboard actions are performed by the kind and their screens compared
-    (``replay.gui``; recorded screenshots are read from ``trajectory_dir``)."""
-    position = f"{file}: step {step.index}: steps[{step.index - 1}].action"
-    action = step.action
-    if not isinstance(action, ToolCallAction):
-        return await _replay_action(kind, sandbox, step, file, trajectory_dir, position)
-    spec = kind.tool_spec(action.name)
-    writes = spec is not None and spec.writes  # every SQL text tool may write
-
-    def failed(message: str) -> StepFidelity:
-        effect, reason = classify_step(step, writes=writes, replayed=None)
-        return StepFidelity(
-            index=step.index,
-            tool=action.name,
-            status="failed",
-            writes=writes,
-            message=message,
-            effect=effect,
-            effect_reason=reason,
-        )
-
-    if spec is None:
-        return failed(f"{position}.name: unknown tool {action.name!r} for a {kind.name} sandbox")
-    root = kind.sandbox_root(sandbox)
-    arguments = substitute_root(action.arguments, root) if root else dict(action.arguments)
-    recording = (
-        replaying(RecordedCall(trajectory, step))
-        if trajectory is not None
-        else contextlib.nullcontext()
-    )
+    """Hand one recorded step to its kind (``EnvironmentKind.replay_step``), which carries it
+    out and sets it against the record; a kind that raises fails the step, not the run."""
     try:
-        with recording:
-            result = await kind.execute_call(sandbox, action.name, arguments)
-    except ToolArgumentError as error:
-        return failed(f"{position}.arguments: {error}")
-    except Exception as error:  # a broken sandbox must fail this step, not the whole run
-        return failed(f"{position}: the call could not run: {type(error).__name__}: {error}")
-    outcome = StepFidelity(
-        index=step.index,
-        tool=action.name,
-        status="unrecorded",
-        writes=writes,
-        replayed_error=result.is_error,
-    )
-    recorded = step.observation.text if step.observation else None
-    if recorded is None:
-        return outcome
-    expected = normalise_output(recorded, tool=action.name, arguments=action.arguments)
-    actual = normalise_output(result.text, tool=action.name, arguments=action.arguments, root=root)
-    if expected != actual:
-        outcome.status, outcome.diff = "diverged", short_diff(expected, actual)
-        outcome.effect, outcome.effect_reason = classify_step(step, writes=writes, replayed=result)
-    elif step.is_error != result.is_error:
-        recorded_as = "an error" if step.is_error else "a success"
-        replayed_as = "an error" if result.is_error else "a success"
-        outcome.status = "diverged"
-        outcome.diff = f"same output, but recorded as {recorded_as} and replayed as {replayed_as}"
-        outcome.effect, outcome.effect_reason = classify_step(
-            step, writes=writes, replayed=result, same_text=True
-        )
-    else:
-        outcome.status = "match"
-    return outcome
-
-
-async def _replay_action(
-    kind: EnvironmentKind,
-    sandbox: Sandbox,
-    step: Step,
-    file: str,
-    trajectory_dir: Path | None,
-    position: str,
-) -> StepFidelity:
-    """A step that is no tool call: mouse and keyboard actions performed on a screen the kind
-    compares (``replay.gui``), any other action through the kind's ``execute_action``."""
-    action = step.action
-    if isinstance(action, Computer13Action | PyAutoGuiAction) and action.type in kind.action_types:
-        return await replay_gui_step(kind, sandbox, step, file, trajectory_dir)
-    return await replay_action(kind, sandbox, step, position)
-
-
-async def replay_action(
-    kind: EnvironmentKind, sandbox: Sandbox, step: Step, position: str
-) -> StepFidelity:
-    """Carry out a recorded action that is not a tool call through the kind's
-    ``execute_action``, and compare the screen's text afterwards with the step's recorded
-    accessibility tree (element list) when there is one."""
-    action = step.action
-    assert not isinstance(action, ToolCallAction)
-    name = getattr(action, "action_type", action.type)
-    try:
-        result = await kind.execute_action(sandbox, action)
-    except ToolArgumentError as error:
-        return StepFidelity(
-            index=step.index, tool=name, status="failed", message=f"{position}: {error}"
-        )
-    except Exception as error:  # a broken sandbox must fail this step, not the whole run
+        return await kind.replay_step(sandbox, recorded)
+    except Exception as error:
+        step = recorded.step
         return StepFidelity(
             index=step.index,
-            tool=name,
+            tool=step.action.type,
             status="failed",
-            message=f"{position}: the action could not run: {type(error).__name__}: {error}",
+            message=f"{recorded.position}: the {kind.name} kind could not replay it: "
+            f"{type(error).__name__}: {error}",
         )
-    if result is None:
-        return StepFidelity(
-            index=step.index,
-            tool=name,
-            status="failed",
-            message=f"{position}: a {action.type} action cannot be replayed in a {kind.name}"
-            " sandbox",
-        )
-    writes = bool(result.wrote)
-    if result.is_error:
-        return StepFidelity(
-            index=step.index,
-            tool=name,
-            status="failed",
-            writes=writes,
-            replayed_error=True,
-            message=f"{position}: {result.text}",
-        )
-    recorded = step.observation.accessibility_tree if step.observation else None
-    outcome = StepFidelity(index=step.index, tool=name, status="unrecorded", writes=writes)
-    if recorded is None:
-        return outcome
-    if recorded.strip() == result.text.strip():
-        outcome.status = "match"
-    else:
-        outcome.status = "diverged"
-        outcome.diff = short_diff(recorded.strip(), result.text.strip())
-        outcome.effect = "state" if writes else "presentation"
-        outcome.effect_reason = "the screen differs after an action that can change state"
-        if not writes:
-            outcome.effect_reason = "the screen differs after an action that changes nothing"
-    return outcome
 
 
 def recorded_crash(trajectory: Trajectory) -> str | None:
@@ -378,9 +228,8 @@ async def replay_trajectory(
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:
-            fidelity = await replay_step(
-                kind, sandbox, step, file, trajectory=trajectory, trajectory_dir=trajectory_dir
-            )
+            recorded = RecordedStep(step, file, trajectory, trajectory_dir)
+            fidelity = await replay_step(kind, sandbox, recorded)
             report.steps.append(fidelity)
             if fidelity.message:
                 report.problems.append(fidelity.message)

@@ -1,4 +1,7 @@
-"""The fidelity report of one replayed trajectory, and the summary of a replay run."""
+"""The fidelity report of one replayed trajectory, and the summary of a replay run.
+
+A step's record (``StepFidelity``) is the environment kind's answer (``environments.steps``);
+the report collects them with the verifier's verdict."""
 
 from __future__ import annotations
 
@@ -6,14 +9,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-StepEffect = Literal["presentation", "state"]
-"""What a diverged or failed step's difference can affect: only what the agent was shown
-(``presentation``), or the end state (``state``); see ``replay.divergence``."""
+from environments.steps import StepEffect, StepFidelity, StepStatus
 
-StepStatus = Literal["match", "diverged", "failed", "unrecorded"]
-"""``match``: the replayed output equals the recorded one after normalisation; ``diverged``: it
-does not; ``failed``: the call could not be executed at all (unknown tool, bad arguments, an action
-that has no replay); ``unrecorded``: executed, but the trajectory holds no output to compare."""
+__all__ = [
+    "FidelityReport",
+    "FidelityVerdict",
+    "StepEffect",
+    "StepFidelity",
+    "StepStatus",
+    "VerifierCheck",
+    "VerifierRun",
+    "divergence_of",
+    "overall_verdict",
+]
 
 FidelityVerdict = Literal["faithful", "diverged", "failed", "unsupported"]
 """``faithful``: every step matched or was unrecorded; ``diverged``: some step diverged;
@@ -23,40 +31,6 @@ the trajectory's domain yet (nothing was executed)."""
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class StepFidelity(_Model):
-    """How one recorded step fared when re-executed."""
-
-    index: int
-    """The step's index in the trajectory (from 1)."""
-    tool: str
-    """The tool (or action type) of the step."""
-    status: StepStatus
-    """The comparison outcome."""
-    writes: bool = False
-    """True when the tool can change the environment's state."""
-    diff: str | None = None
-    """For ``diverged``: a short unified diff, recorded (-) against replayed (+), normalised."""
-    message: str | None = None
-    """For ``failed``: why the step could not be executed."""
-    replayed_error: bool = False
-    """Whether the replayed call reported an error."""
-    effect: StepEffect | None = None
-    """For ``diverged`` and ``failed`` steps: whether the difference could change the end state
-    (``state``) or only what the agent was shown (``presentation``)."""
-    effect_reason: str | None = None
-    """Why the step got its ``effect``, in a few words."""
-    screen_changed: float | None = None
-    """GUI steps with a recorded screenshot: the share of the screen that differs from it after
-    the replayed action (``replay.screens``)."""
-    screen_region: tuple[int, int, int, int] | None = None
-    """GUI steps: where the replayed screen differs from the recorded one, as (x, y, width,
-    height); None when it does not."""
-    caught_up_seconds: float | None = None
-    """GUI steps: when the screen came to what the record shows only after replay looked again
-    (a busy machine paints late), how many seconds after the usual settling; None when it
-    matched at once or never did."""
 
 
 class VerifierRun(_Model):

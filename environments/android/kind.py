@@ -9,7 +9,8 @@ Tasks of ``mobile/android`` start from an ``app_snapshot``. Three backends:
 
 Without ``ANDROID_SERIAL`` an emulator-snapshot task is not served (it counts as not
 replayable, as before this kind existed). Recorded AndroidWorld actions replay as gestures; a
-step whose recording holds the UI element list is compared with the list after replaying it.
+step whose recording holds the UI element list is compared with the list after replaying it
+(``AndroidKind.replay_step``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from dataset.actions import AndroidAction, Computer13Action, PyAutoGuiAction
+from dataset.actions import AndroidAction
 from dataset.models import AppSnapshotState, Task
+from environments.diffs import short_diff
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
@@ -30,6 +32,7 @@ from environments.kind import (
     VerifierInputs,
     WorkerResources,
 )
+from environments.steps import RecordedStep, StepFidelity
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec, call_tool
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
 from sandboxes.runs import current_run
@@ -38,8 +41,6 @@ if TYPE_CHECKING:
     from environments.backends import BackendChoice
     from mcp_servers.serving import ToolServer
     from sandboxes.android.sandbox import AdbProvider, AndroidSandbox, ChromiumProvider
-
-DeviceAction = Computer13Action | PyAutoGuiAction | AndroidAction
 
 SERIAL_VARIABLE = "ANDROID_SERIAL"
 """adb's own variable naming the device to use; the adb backend reads it."""
@@ -156,11 +157,56 @@ class AndroidKind(EnvironmentKind):
         )
         return await call_tool(ACTION_TOOLS, context, name, arguments)
 
-    async def execute_action(self, sandbox: Sandbox, action: DeviceAction) -> ToolResult | None:
-        """An AndroidWorld action as gestures; the result's text is the UI element list after
-        it (what replay compares with the recording). None for other action spaces."""
+    async def replay_step(self, sandbox: Sandbox, recorded: RecordedStep) -> StepFidelity:
+        """AndroidWorld actions replay as gestures, and the screen's element list afterwards
+        is compared with the step's recorded one (its accessibility tree) when there is one;
+        recorded tool calls of the device server get the default."""
+        action = recorded.step.action
         if not isinstance(action, AndroidAction):
-            return None
+            return await super().replay_step(sandbox, recorded)
+        step, position = recorded.step, recorded.position
+        name = action.action_type
+        try:
+            result = await self._perform(sandbox, action)
+        except ToolArgumentError as error:
+            return StepFidelity(
+                index=step.index, tool=name, status="failed", message=f"{position}: {error}"
+            )
+        except Exception as error:  # a broken sandbox must fail this step, not the whole run
+            return StepFidelity(
+                index=step.index,
+                tool=name,
+                status="failed",
+                message=f"{position}: the action could not run: {type(error).__name__}: {error}",
+            )
+        writes = bool(result.wrote)
+        if result.is_error:
+            return StepFidelity(
+                index=step.index,
+                tool=name,
+                status="failed",
+                writes=writes,
+                replayed_error=True,
+                message=f"{position}: {result.text}",
+            )
+        shown = step.observation.accessibility_tree if step.observation else None
+        outcome = StepFidelity(index=step.index, tool=name, status="unrecorded", writes=writes)
+        if shown is None:
+            return outcome
+        if shown.strip() == result.text.strip():
+            outcome.status = "match"
+        else:
+            outcome.status = "diverged"
+            outcome.diff = short_diff(shown.strip(), result.text.strip())
+            outcome.effect = "state" if writes else "presentation"
+            outcome.effect_reason = "the screen differs after an action that can change state"
+            if not writes:
+                outcome.effect_reason = "the screen differs after an action that changes nothing"
+        return outcome
+
+    async def _perform(self, sandbox: Sandbox, action: AndroidAction) -> ToolResult:
+        """An AndroidWorld action as gestures; the result's text is the UI element list after
+        it, and ``wrote`` whether the action could change state."""
         from mcp_servers.device.server import ACTION_TOOLS, DeviceContext
 
         if action.action_type == "unknown":

@@ -26,15 +26,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast, get_args
 
 from dataset.actions import Action, Computer13Action, PyAutoGuiAction
 from dataset.models import Task
+from environments.desktop.replay import PerformedAction, replay_gui_step
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
     LeftoverSource,
-    PerformedAction,
     ProviderFactory,
     VerifierInputs,
     WorkerResources,
 )
+from environments.steps import RecordedStep, StepFidelity
 from mcp_servers.results import ToolArgumentError, ToolResult, ToolSpec
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
 from sandboxes.desktop.observations import ObservationKind
@@ -114,8 +115,6 @@ class DesktopKind(EnvironmentKind):
     name: ClassVar[str] = "desktop"
     serve_name: ClassVar[str] = "desktop"
     tasks: ClassVar[frozenset[tuple[str, str]]] = GUI_TASKS
-    action_types: ClassVar[frozenset[str]] = frozenset({"computer_13", "pyautogui"})
-    """Replay performs recorded mouse and keyboard actions and pyautogui code (``replay.gui``)."""
     worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=1.0, memory_mb=2048)
     """Heavier than the default: a whole desktop session per state."""
     initial_states: ClassVar[frozenset[str]] = frozenset({"document", "empty"})
@@ -184,12 +183,21 @@ class DesktopKind(EnvironmentKind):
         finally:
             await asyncio.to_thread(shutil.rmtree, export, True)
 
+    async def replay_step(self, sandbox: Sandbox, recorded: RecordedStep) -> StepFidelity:
+        """Mouse and keyboard actions and pyautogui code are performed on the desktop and its
+        screen compared with the record (``environments.desktop.replay``); anything else gets
+        the default (a desktop has no tools, so it fails)."""
+        if isinstance(recorded.step.action, Computer13Action | PyAutoGuiAction):
+            return await replay_gui_step(self, sandbox, recorded)
+        return await super().replay_step(sandbox, recorded)
+
     async def perform_action(
         self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
     ) -> PerformedAction:
         """Perform a recorded action inside the desktop (never on the host) as a restored clone
-        does (``DesktopSandbox.perform_settled``: ``REPLAY_PAUSE``, then a still screen), and
-        observe."""
+        does (``DesktopSandbox.perform_settled``: ``REPLAY_PAUSE``, then a still screen), then
+        take a screenshot and/or the accessibility tree as asked (replay asks for what the
+        record holds; the GUI suite's recorder for both)."""
         desktop = as_desktop_sandbox(sandbox)
         if not isinstance(action, Computer13Action | PyAutoGuiAction):
             raise TypeError(f"a desktop performs no {action.type} actions")
@@ -207,7 +215,9 @@ class DesktopKind(EnvironmentKind):
     async def observe_screen(
         self, sandbox: Sandbox, *, screenshot: bool, tree: bool
     ) -> PerformedAction:
-        """The desktop's screen and/or whole accessibility tree as they are now."""
+        """The desktop's screen and/or whole accessibility tree as they are now, without acting
+        or waiting (status ``signal``): replay looks again when a step's screen has not yet
+        come to what the record shows."""
         desktop = as_desktop_sandbox(sandbox)
         started = time.perf_counter()
         shot = await desktop.client.screenshot() if screenshot else None

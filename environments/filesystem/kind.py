@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dataset.models import DirectoryTreeState, InitialState, Task
+from environments.filesystem.comparison import normalise_filesystem_output
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
@@ -97,6 +98,13 @@ class FilesystemKind(EnvironmentKind):
     def sandbox_root(self, sandbox: Sandbox) -> str:
         """The tree's root as its users see it (a host directory, or ``/sandbox``)."""
         return as_filesystem_sandbox(sandbox).root
+
+    def normalise_output(
+        self, text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+    ) -> str:
+        """The shared rules and the reference server's own (``environments.filesystem.
+        comparison``: file times, directory order and sizes)."""
+        return normalise_filesystem_output(text, tool=tool, arguments=arguments, root=root)
 
     @asynccontextmanager
     async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:

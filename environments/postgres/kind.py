@@ -30,6 +30,7 @@ from environments.kind import (
     VerifierInputs,
     WorkerResources,
 )
+from environments.postgres.comparison import is_query, normalise_sql_output
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.sql.statements import sql_text
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
@@ -244,6 +245,17 @@ class PostgresKind(EnvironmentKind):
         async with database.connect(sql_text(arguments) or None) as connection:
             result = await call_sql_tool(connection, name, arguments)
         return _as_administrator(result, database)
+
+    def normalise_output(
+        self, text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+    ) -> str:
+        """The shared rules and the SQL servers' own (``environments.postgres.comparison``:
+        constraint OIDs, unordered rows, InsForge's hosted-service parts)."""
+        return normalise_sql_output(text, tool=tool, arguments=arguments, root=root)
+
+    def call_only_reads(self, name: str, arguments: dict[str, Any]) -> bool:
+        """Whether the call's SQL is a plain query (``environments.postgres.comparison``)."""
+        return is_query(sql_text(arguments))
 
     def replays_exclusively(self, trajectory: Trajectory) -> bool:
         """True when any recorded SQL may create, rename or drop roles (cluster-global names)."""

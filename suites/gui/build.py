@@ -31,7 +31,7 @@ from dataset.store import (
     write_trajectory,
 )
 from environments.backends import BackendChoice, ProviderSet
-from environments.registry import environment_kind
+from environments.desktop.kind import KIND as DESKTOP
 from suites.ds.statistics import suite_statistics
 from suites.ds.verify_script import verify_script
 from suites.gui.checks import main as verify_main
@@ -81,7 +81,7 @@ async def record_run(
 ) -> Trajectory:
     """Record one scripted run on a fresh desktop; unlabelled."""
     task = task_record(gui_task).task
-    kind = environment_kind("desktop")
+    kind = DESKTOP
     provider = await providers.get(kind.name)
     trajectory_id = f"{task.id}--{policy.name}"
     media = output / TRAJECTORIES_DIR / trajectory_id

@@ -25,8 +25,8 @@ from xml.etree import ElementTree
 from PIL import Image
 
 from dataset.models import Observation, Step
-from environments.kind import EnvironmentKind, PerformedAction
-from replay.screens import compare_screens, compare_trees
+from environments.desktop.kind import DesktopKind
+from environments.desktop.replay import PerformedAction, compare_trees
 from sandboxes.base import Sandbox
 from sandboxes.desktop.observations import (
     ATTRIBUTE_NS,
@@ -35,6 +35,7 @@ from sandboxes.desktop.observations import (
     VALUE_NS,
     tree_nodes,
 )
+from sandboxes.screens import compare_screens
 from suites.gui.spec import GuiPolicy
 
 STEP_SECONDS = 9
@@ -106,7 +107,7 @@ async def _same_look(first: PerformedAction, second: PerformedAction) -> bool:
 
 
 async def lasting_screen(
-    kind: EnvironmentKind, sandbox: Sandbox, performed: PerformedAction, position: str
+    kind: DesktopKind, sandbox: Sandbox, performed: PerformedAction, position: str
 ) -> PerformedAction:
     """``performed`` with the screen and tree of a later look that showed the same as the one
     before it, ``LASTING_SECONDS`` apart: what a step records must be where the screen stays,
@@ -135,7 +136,7 @@ class Recording:
 
 
 async def record_policy(
-    kind: EnvironmentKind,
+    kind: DesktopKind,
     sandbox: Sandbox,
     policy: GuiPolicy,
     media: Path,

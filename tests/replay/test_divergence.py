@@ -1,4 +1,5 @@
-"""Which diverged steps could change the end state, and which differ only in presentation."""
+"""Which diverged steps could change the end state, and which differ only in presentation (the
+shared rules of ``environments.comparison``, with the postgres kind saying which SQL only reads)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from dataset.actions import ToolCallAction
 from dataset.models import Step
 from dataset.store import load_dataset
 from environments.backends import ProviderSet
+from environments.comparison import classify_step
+from environments.postgres.comparison import is_query
+from environments.postgres.kind import KIND as POSTGRES
 from mcp_servers.results import ToolResult
-from replay.divergence import classify_step, is_query
 from replay.engine import replay_trajectory
 from tests.replay.builders import PG_TASK, build_dataset, call, steps, trajectory
 
@@ -142,7 +146,11 @@ def test_anything_else_counts_as_a_write(sql: str) -> None:
 def test_each_difference_is_classified(
     step: Step, writes: bool, replayed: ToolResult | None, same_text: bool, effect: str
 ) -> None:
-    found, reason = classify_step(step, writes=writes, replayed=replayed, same_text=same_text)
+    assert isinstance(step.action, ToolCallAction)
+    only_reads = POSTGRES.call_only_reads(step.action.name, step.action.arguments)
+    found, reason = classify_step(
+        step, writes=writes, replayed=replayed, only_reads=only_reads, same_text=same_text
+    )
     assert found == effect, reason
     assert reason
 

@@ -24,11 +24,11 @@ from dataset.models import DocumentState, Label, Observation, Step, Task, Trajec
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
 from environments.desktop.kind import KIND
+from environments.desktop.replay import CATCH_UP_SECONDS, compare_trees
 from replay.engine import replay_trajectory
-from replay.gui import CATCH_UP_SECONDS
-from replay.screens import compare_screens, compare_trees
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.sandbox import DesktopSandbox, DesktopSnapshot
+from sandboxes.screens import compare_screens
 
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 

@@ -20,6 +20,7 @@ import pytest
 
 from dataset.actions import ToolCallAction
 from dataset.models import Observation, Provenance, Step, Trajectory
+from environments.postgres.comparison import normalise_sql_output
 from mcp_servers.recorded import RecordedCall, replaying
 from mcp_servers.results import ToolArgumentError, ToolResult
 from mcp_servers.sql.agent_tools import (
@@ -32,7 +33,6 @@ from mcp_servers.sql.agent_tools import (
     infer_server,
     server_of,
 )
-from replay.normalise import normalise_output
 
 MINI = Path(__file__).resolve().parents[3] / "datasets" / "examples" / "mini"
 SEED = (MINI / "tasks" / "pg-active-customers-view" / "seed.sql").read_text()
@@ -120,7 +120,7 @@ async def test_recorded_calls_replay_to_the_recorded_outputs(server: Any, trajec
             recorded = step["observation"]["text"]
             assert result.is_error == step["is_error"], f"step {step['index']}"
             # Only the OIDs inside NOT NULL constraint names may differ between servers.
-            assert normalise_output(result.text, tool=action["name"]) == normalise_output(
+            assert normalise_sql_output(result.text, tool=action["name"]) == normalise_sql_output(
                 recorded, tool=action["name"]
             ), f"step {step['index']}"
     finally:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from environments.postgres.comparison import normalise_sql_output
 from mcp_servers.recorded import RecordedCall, replaying
 from mcp_servers.sql.agent_tools import call_sql_tool, server_of
 from mcp_servers.sql.statements import sql_text
-from replay.normalise import normalise_output
 from sandboxes.postgres.provider import ClusterPostgresProvider
 from tests.mcp_servers.sql.mcpmark_sample import (
     RECORDED_COLLATIONS,
@@ -49,8 +49,8 @@ async def test_every_recorded_call_gets_the_recorded_answer(
             with replaying(RecordedCall(trajectory, step)):
                 async with sandbox.connect(sql_text(call.arguments) or None) as connection:
                     result = await call_sql_tool(connection, call.name, call.arguments)
-            replayed = normalise_output(result.text, tool=call.name, arguments=call.arguments)
-            recorded = normalise_output(call.text, tool=call.name, arguments=call.arguments)
+            replayed = normalise_sql_output(result.text, tool=call.name, arguments=call.arguments)
+            recorded = normalise_sql_output(call.text, tool=call.name, arguments=call.arguments)
             if replayed != recorded or result.is_error != call.failed:
                 differing[step.index] = f"{call.name}: {replayed[:300]!r} != {recorded[:300]!r}"
     finally:

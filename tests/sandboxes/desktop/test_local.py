@@ -16,8 +16,8 @@ from sandboxes.base import SandboxError
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.observations import find_nodes, linearize_tree
 from sandboxes.desktop.sandbox import DesktopSandbox
-from sandboxes.desktop.screens import compare_screens
 from sandboxes.runs import current_run
+from sandboxes.screens import compare_screens
 from tests.sandboxes.desktop.helpers import (
     act,
     save_keeping_format,

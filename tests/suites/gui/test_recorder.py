@@ -13,7 +13,7 @@ from dataset.actions import Computer13Action, PyAutoGuiAction
 from environments.desktop.kind import KIND
 from sandboxes.desktop.local import LocalDesktopProvider
 from sandboxes.desktop.observations import linearize_tree, tree_nodes
-from sandboxes.desktop.screens import compare_screens
+from sandboxes.screens import compare_screens
 from suites.gui.recorder import compress_screenshot, lasting_screen, shown_tree
 from suites.gui.spec import hotkey, press, type_text, wait
 from tests.sandboxes.desktop.helpers import start, wait_for_node, word_document

@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from sandboxes.desktop.screens import REPLAY_SHIFT, compare_screens
+from sandboxes.screens import REPLAY_SHIFT, compare_screens
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LINE = "Double-click to add an Object"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from replay.diffs import DIFF_LINES, LINE_LIMIT, short_diff
+from environments.diffs import DIFF_LINES, LINE_LIMIT, short_diff
 
 
 def _rows(count: int, changed: int | None = None) -> str:

@@ -1,12 +1,27 @@
-"""The normalisation rules: what may differ between recording and replay, and what may not."""
+"""The normalisation rules: what may differ between recording and replay, and what may not.
+
+Each output goes through the ``normalise_output`` of the kind whose agents' tool it is (the
+shared rules of ``environments.comparison`` and the kind's own)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from replay.normalise import normalise_output, split_top_level
+from environments.filesystem.kind import KIND as FILESYSTEM
+from environments.kind import EnvironmentKind
+from environments.postgres.comparison import split_top_level
+from environments.postgres.kind import KIND as POSTGRES
+
+
+def normalise_output(
+    text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+) -> str:
+    kinds: list[EnvironmentKind] = [FILESYSTEM, POSTGRES]
+    kind = next(kind for kind in kinds if kind.tool_spec(tool) is not None)
+    return kind.normalise_output(text, tool=tool, arguments=arguments, root=root)
 
 
 def test_the_sandbox_root_becomes_the_placeholder() -> None:

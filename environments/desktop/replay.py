@@ -1,33 +1,54 @@
-"""Replaying one GUI step: perform the recorded action, then compare the screen with the record.
+"""The desktop kind's replay of one GUI step: perform the recorded action, then compare the
+screen with the record.
 
-A ``computer_13`` action or ``pyautogui`` code is performed again by the task's environment kind
-(``EnvironmentKind.perform_action``: inside the desktop, never on the host, with the pause the
+A ``computer_13`` action or ``pyautogui`` code is performed again by the desktop kind
+(``DesktopKind.perform_action``: inside the desktop, never on the host, with the pause the
 recorded harness made after each action), which answers with the screen afterwards. The step
-matches when the replayed screenshot is perceptually the same as the recorded one and the
-accessibility tree holds the same elements (``replay.screens``), at once or on a look again
-within ``CATCH_UP_SECONDS`` (the report keeps how long that took); otherwise it diverged, and
-the report says by how much, where on the screen, and which elements differ. A step whose record
-holds neither a screenshot nor a tree is ``unrecorded``. Signals (WAIT, FAIL, DONE) touch
-nothing, so their differences are only in what the agent was shown.
+matches when the replayed screenshot is perceptually the same as the recorded one
+(``sandboxes.screens``) and the accessibility tree holds the same elements (``compare_trees``),
+at once or on a look again within ``CATCH_UP_SECONDS`` (the report keeps how long that took);
+otherwise it diverged, and the report says by how much, where on the screen, and which elements
+differ. A step whose record holds neither a screenshot nor a tree is ``unrecorded``. Signals
+(WAIT, FAIL, DONE) touch nothing, so their differences are only in what the agent was shown.
+
+Trees are compared as the elements an agent reads: role, name and text of each node the
+linearised tree keeps, positions left out so that a layout shift of a few pixels is not a
+different state, and the desktop's home folder written as ``~`` (every backend now puts it at
+``/home/user``, as OSWorld's VM does; local desktops used to show it as their box's ``/box``, and
+recordings made then still compare).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
 from dataset.models import Step
 from dataset.screenshots import Screenshot, load_screenshot
-from environments.kind import EnvironmentKind, PerformedAction
-from replay.report import StepFidelity
-from replay.screens import REPLAY_SHIFT, compare_screens, compare_trees
+from environments.diffs import short_diff
+from environments.steps import RecordedStep, StepFidelity
 from sandboxes.base import Sandbox
+from sandboxes.confinement import WORK_MOUNT
+from sandboxes.desktop.image import HOME
+from sandboxes.desktop.observations import tree_nodes
+from sandboxes.screens import REPLAY_SHIFT, compare_screens
 
-__all__ = ["CATCH_UP_SECONDS", "replay_gui_step"]
+if TYPE_CHECKING:
+    from environments.desktop.kind import DesktopKind
+
+__all__ = [
+    "CATCH_UP_SECONDS",
+    "PerformedAction",
+    "compare_trees",
+    "replay_gui_step",
+    "tree_elements",
+]
 
 CATCH_UP_SECONDS = 6.0
 """Seconds replay keeps looking again at a step whose screen differs from the record before it
@@ -37,6 +58,53 @@ CATCH_UP_INTERVAL = 0.5
 """Seconds between those looks."""
 
 
+@dataclass(frozen=True)
+class PerformedAction:
+    """One recorded mouse or keyboard action (or pyautogui code), performed again on a desktop,
+    and what the desktop showed afterwards."""
+
+    status: Literal["done", "failed", "signal"]
+    """``done``: performed; ``failed``: it could not run or raised; ``signal``: a WAIT, FAIL or
+    DONE that touches nothing."""
+    error: str = ""
+    """Why it failed (its error output), for ``failed``."""
+    screenshot: bytes | None = None
+    """The screen afterwards (PNG), when asked for."""
+    accessibility_tree: str | None = None
+    """The accessibility tree afterwards (OSWorld's XML), when asked for."""
+    seconds: float = 0.0
+    """Wall time of the action and the pause after it."""
+
+
+_HOME_FOLDERS = re.compile(
+    "(?<![\\w.-])(?:" + "|".join(re.escape(str(home)) for home in (WORK_MOUNT, HOME)) + ")(?=/)"
+)
+"""A desktop's home folder on any backend, where a path starts."""
+
+
+def _home_as_tilde(text: str) -> str:
+    return _HOME_FOLDERS.sub("~", text)
+
+
+def tree_elements(xml: str) -> list[str]:
+    """The elements an agent reads in a tree (OSWorld XML): ``role<TAB>name<TAB>text`` per node
+    the linearised tree keeps, in document order, with the desktop's home folder as ``~``;
+    ``ValueError`` when it is not XML."""
+    try:
+        return [_home_as_tilde(f"{node.tag}\t{node.name}\t{node.text}") for node in tree_nodes(xml)]
+    except Exception as error:  # ElementTree.ParseError and friends
+        raise ValueError(f"the accessibility tree is not OSWorld XML: {error}") from None
+
+
+def compare_trees(recorded: str, replayed: str) -> str | None:
+    """A short diff of the elements (recorded -, replayed +), or None when they are the same."""
+    before = "\n".join(tree_elements(recorded))
+    after = "\n".join(tree_elements(replayed))
+    if before == after:
+        return None
+    return short_diff(before, after)
+
+
 def _name(action: Computer13Action | PyAutoGuiAction) -> str:
     if isinstance(action, Computer13Action):
         return action.action_type
@@ -44,17 +112,14 @@ def _name(action: Computer13Action | PyAutoGuiAction) -> str:
 
 
 async def replay_gui_step(
-    kind: EnvironmentKind,
-    sandbox: Sandbox,
-    step: Step,
-    file: str,
-    trajectory_dir: Path | None,
+    kind: DesktopKind, sandbox: Sandbox, recorded_step: RecordedStep
 ) -> StepFidelity:
-    """Perform ``step``'s action on ``sandbox`` and compare what the screen shows with the
-    record (screenshots are read from ``trajectory_dir``, the folder of trajectory files)."""
+    """Perform the step's action on ``sandbox`` and compare what the screen shows with the
+    record (screenshots are read from the step's ``trajectory_dir``)."""
+    step, trajectory_dir = recorded_step.step, recorded_step.trajectory_dir
     action = step.action
     assert isinstance(action, Computer13Action | PyAutoGuiAction)
-    position = f"{file}: step {step.index}"
+    position = f"{recorded_step.file}: step {step.index}"
     signal = (
         action.action_type in {"WAIT", "FAIL", "DONE"}
         if isinstance(action, Computer13Action)
@@ -126,7 +191,7 @@ async def _recorded_screen(
 
 
 async def _catch_up(
-    kind: EnvironmentKind,
+    kind: DesktopKind,
     sandbox: Sandbox,
     recorded: _RecordedScreen,
     differences: list[str],

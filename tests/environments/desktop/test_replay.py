@@ -4,7 +4,7 @@ difference."""
 
 from __future__ import annotations
 
-from replay.screens import compare_trees, tree_elements
+from environments.desktop.replay import compare_trees, tree_elements
 from tests.sandboxes.desktop.test_observations import node, tree
 
 

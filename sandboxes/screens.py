@@ -1,0 +1,211 @@
+"""Whether two screenshots show the same screen: a comparison any kind with a screen can use.
+
+Owns the perceptual distance of two screenshots: both are made grey and shrunk to cells of
+``CELL`` x ``CELL`` pixels, which hides anti-aliasing and a blinking text cursor; a cell differs
+when its mean brightness moves by more than ``CELL_TOLERANCE``; the screens count as the same
+when at most ``CHANGED_SHARE_TOLERANCE`` of the cells differ, and the box around the differing
+cells says where they differ. Replay also allows a local shift (``REPLAY_SHIFT``): a cell counts
+as unchanged when it belongs to a group of nearby changed cells that is the same drawing moved
+by a few pixels (LibreOffice does not always place a placeholder's text at the same height).
+It knows no kind: a desktop's replay and its still-screen wait use it, and a phone's could.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "CELL",
+    "CELL_TOLERANCE",
+    "CHANGED_SHARE_TOLERANCE",
+    "REPLAY_SHIFT",
+    "ScreenComparison",
+    "compare_screens",
+]
+
+CELL = 8
+"""Pixels per side of the cells screens are compared by."""
+CELL_TOLERANCE = 40
+"""How far (0-255) a cell's mean grey may move before the cell counts as changed."""
+CHANGED_SHARE_TOLERANCE = 0.0002
+"""The share of changed cells up to which two screens count as the same: about six cells of a
+1920x1080 screen, room for a blinking text cursor; one short word typed is more."""
+REPLAY_SHIFT = 3
+"""Pixels, in each direction, by which replay lets the replayed screen be moved to match a cell:
+a line of text drawn two or three pixels lower is the same screen; a word more or less, or a
+line moved by a line's height, is not."""
+
+
+class ScreenComparison(BaseModel):
+    """Two screenshots set side by side."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    distance: float
+    """The mean brightness difference of the shrunk screens, from 0 (same) to 1."""
+    changed_share: float
+    """The share of cells whose brightness moved by more than ``CELL_TOLERANCE``."""
+    region: tuple[int, int, int, int] | None
+    """Where they differ, as (x, y, width, height) in recorded screen pixels; None when no cell
+    differs."""
+    size_note: str | None = None
+    """Set when the screens had different sizes (the replayed one was scaled to compare)."""
+    shift: int = 0
+    """Pixels, in each direction, by which the replayed screen could be moved to match a cell."""
+
+    @property
+    def same(self) -> bool:
+        """Whether the screens count as the same."""
+        return self.changed_share <= CHANGED_SHARE_TOLERANCE and self.size_note is None
+
+    def describe(self) -> str:
+        """One line for a report."""
+        text = (
+            f"{self.changed_share:.1%} of the screen differs (mean difference {self.distance:.3f})"
+        )
+        if self.region is not None:
+            x, y, width, height = self.region
+            text += f", within x {x}-{x + width}, y {y}-{y + height}"
+        if self.shift:
+            text += f" (cells matching when moved by up to {self.shift} px not counted)"
+        if self.size_note:
+            text += f"; {self.size_note}"
+        return text
+
+
+def _grey(data: bytes, what: str) -> Image.Image:
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except (UnidentifiedImageError, OSError) as error:
+        raise ValueError(f"the {what} screenshot is not an image: {error}") from None
+    return image.convert("L")
+
+
+def _cells(image: Image.Image) -> np.ndarray:
+    width, height = max(image.width // CELL, 1), max(image.height // CELL, 1)
+    shrunk = image.resize((width, height), Image.Resampling.BOX)
+    return np.asarray(shrunk, dtype=np.float64)
+
+
+def _block_means(pixels: np.ndarray) -> np.ndarray:
+    """Mean grey of each ``CELL`` x ``CELL`` block (``pixels``' sides are whole cells)."""
+    height, width = pixels.shape
+    means: np.ndarray = pixels.reshape(height // CELL, CELL, width // CELL, CELL).mean(axis=(1, 3))
+    return means
+
+
+GROUP_REACH = 3
+"""Changed cells at most this many cells apart belong to one group (the pieces of one line of
+text that moved leave unchanged cells between them, where a letter's ink stayed in its cell)."""
+
+
+def _components(mask: np.ndarray) -> list[np.ndarray]:
+    """The groups of ``True`` cells, each cell within ``GROUP_REACH`` cells (in rows and in
+    columns) of another of its group, as arrays of (row, column)."""
+    labels = np.zeros(mask.shape, dtype=np.int32)
+    groups: list[np.ndarray] = []
+    for start in zip(*np.nonzero(mask), strict=True):
+        if labels[start]:
+            continue
+        labels[start] = len(groups) + 1
+        members = [start]
+        index = 0
+        while index < len(members):
+            row, column = members[index]
+            index += 1
+            rows = slice(max(row - GROUP_REACH, 0), row + GROUP_REACH + 1)
+            columns = slice(max(column - GROUP_REACH, 0), column + GROUP_REACH + 1)
+            near = np.argwhere(mask[rows, columns] & (labels[rows, columns] == 0))
+            for found in near + np.array([rows.start, columns.start]):
+                cell = (int(found[0]), int(found[1]))
+                labels[cell] = len(groups) + 1
+                members.append(cell)
+        groups.append(np.array(members))
+    return groups
+
+
+MOVED_INK_TOLERANCE = 0.1
+"""How much the ink (darkness summed over the pixels) of a group of changed cells may differ
+between the screens, as a share of the larger, for the group to count as moved: moving keeps
+the ink, a word more or less, bold for regular, or a mark added does not."""
+
+
+def _still_changed_when_moved(
+    before: Image.Image, after: Image.Image, changed: np.ndarray, shift: int
+) -> np.ndarray:
+    """``changed`` without the groups of nearby changed cells that are the same drawing moved:
+    the group holds as much ink on both screens (within ``MOVED_INK_TOLERANCE``, counted over
+    its box and ``GROUP_REACH`` cells and ``shift`` pixels around it), and one move of ``after``
+    by up to ``shift`` pixels each way makes every cell of the group match within
+    ``CELL_TOLERANCE``."""
+    old_pixels = np.asarray(before, dtype=np.float64)
+    new_pixels = np.asarray(after, dtype=np.float64)
+    padded = np.pad(new_pixels, shift, mode="edge")
+    height, width = old_pixels.shape
+    remaining = changed.copy()
+    for group in _components(changed):
+        top, left = (int(value) for value in group.min(axis=0))
+        bottom, right = (int(value) + 1 for value in group.max(axis=0))
+        # Ink is counted around the group too: its changed cells may hold only part of what
+        # moved (a line's middle, say, with its top and bottom in cells that changed less).
+        margin = GROUP_REACH * CELL + shift
+        y0, y1 = max(top * CELL - margin, 0), min(bottom * CELL + margin, height)
+        x0, x1 = max(left * CELL - margin, 0), min(right * CELL + margin, width)
+        old_ink = float((255 - old_pixels[y0:y1, x0:x1]).sum())
+        new_ink = float((255 - new_pixels[y0:y1, x0:x1]).sum())
+        if abs(old_ink - new_ink) > MOVED_INK_TOLERANCE * max(old_ink, new_ink):
+            continue
+        old = _block_means(old_pixels[top * CELL : bottom * CELL, left * CELL : right * CELL])
+        cells = group - [top, left]
+        height_px, width_px = (bottom - top) * CELL, (right - left) * CELL
+        for dy, dx in itertools.product(range(-shift, shift + 1), repeat=2):
+            row, column = top * CELL + shift + dy, left * CELL + shift + dx
+            window = padded[row : row + height_px, column : column + width_px]
+            differs = np.abs(old - _block_means(window)) > CELL_TOLERANCE
+            if not differs[cells[:, 0], cells[:, 1]].any():
+                remaining[group[:, 0], group[:, 1]] = False
+                break
+    return remaining
+
+
+def compare_screens(recorded: bytes, replayed: bytes, *, shift: int = 0) -> ScreenComparison:
+    """The perceptual distance between a recorded and a replayed screenshot (PNG or any image
+    Pillow reads); ``shift``: pixels by which the replayed screen may be moved, each way, to
+    match a cell (replay passes ``REPLAY_SHIFT``; screens whose sides are not a whole number of
+    cells are compared without it). ``ValueError`` names the side that is not an
+    image."""
+    before = _grey(recorded, "recorded")
+    after = _grey(replayed, "replayed")
+    note = None
+    if before.size != after.size:
+        note = (
+            f"the recorded screen is {before.width}x{before.height}, the replayed one "
+            f"{after.width}x{after.height}"
+        )
+        after = after.resize(before.size, Image.Resampling.BILINEAR)
+    old, new = _cells(before), _cells(after)
+    difference = np.abs(old - new)
+    changed = difference > CELL_TOLERANCE
+    if shift and changed.any() and before.width % CELL == 0 and before.height % CELL == 0:
+        changed = _still_changed_when_moved(before, after, changed, shift)
+    region = None
+    if changed.any():
+        rows = np.flatnonzero(changed.any(axis=1))
+        columns = np.flatnonzero(changed.any(axis=0))
+        x, y = int(columns[0]) * CELL, int(rows[0]) * CELL
+        width = (int(columns[-1]) + 1) * CELL - x
+        height = (int(rows[-1]) + 1) * CELL - y
+        region = (x, y, width, height)
+    return ScreenComparison(
+        distance=float(difference.mean() / 255.0),
+        changed_share=float(changed.mean()),
+        region=region,
+        size_note=note,
+        shift=shift,
+    )
