@@ -69,3 +69,39 @@ def test_the_judge_may_not_start_environments(tmp_path: Path) -> None:
     broken = _run(copy)
     assert broken.returncode != 0, broken.stdout
     assert "judge_agent.loop -> sandboxes.base" in broken.stdout, broken.stdout
+
+
+KIND_CONTRACT = "Kinds plug in"
+SHARED_SUBPACKAGES = frozenset({"sandboxes.docker", "mcp_servers.trajectory"})
+"""Subpackages of the kind layers that belong to no kind (the Docker engine's images, the
+judge's trajectory server)."""
+
+
+def _kind_contract() -> dict[str, object]:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    found: dict[str, object] = next(c for c in contracts if c["name"].startswith(KIND_CONTRACT))
+    return found
+
+
+def test_every_kind_package_is_forbidden_to_the_shared_layers() -> None:
+    kind_packages = {
+        f"{layer}.{folder.name}"
+        for layer in ("sandboxes", "mcp_servers", "environments")
+        for folder in (REPO / layer).iterdir()
+        if (folder / "__init__.py").exists()
+    }
+    forbidden = _kind_contract()["forbidden_modules"]
+    assert isinstance(forbidden, list)
+    assert set(forbidden) == kind_packages - SHARED_SUBPACKAGES
+
+
+def test_replay_may_not_import_a_kind(tmp_path: Path) -> None:
+    copy = _copy(tmp_path / "copy")
+    engine = copy / "replay" / "engine.py"
+    engine.write_text(
+        engine.read_text(encoding="utf-8") + "\nimport environments.desktop.kind  # noqa\n"
+    )
+    broken = _run(copy)
+    assert broken.returncode != 0, broken.stdout
+    assert "replay.engine -> environments.desktop.kind" in broken.stdout, broken.stdout
