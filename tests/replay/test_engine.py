@@ -11,8 +11,10 @@ from dataset.actions import AndroidAction
 from dataset.models import Step, Trajectory
 from dataset.store import Dataset, load_dataset
 from environments.backends import ProviderSet
+from environments.steps import RecordedStep, StepFidelity
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
+from sandboxes.base import Sandbox
 from sandboxes.filesystem.sandbox import FilesystemSandbox
 from sandboxes.postgres.sandbox import PostgresSandbox
 from tests.replay.builders import FS_TASK, MINI, PG_TASK, build_dataset, call, steps, trajectory
@@ -261,3 +263,32 @@ async def test_roles_a_replay_creates_are_removed_with_its_sandbox(
     await snapshot.destroy()  # type: ignore[attr-defined]
     clone_free = await replay(providers, dataset, item)
     assert clone_free[0].verdict == "faithful"  # destroyed with the snapshot, so creatable again
+
+
+async def test_a_kind_that_raises_on_a_step_fails_that_step_only(
+    providers: ProviderSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from environments.filesystem.kind import FilesystemKind
+
+    original = FilesystemKind.replay_step
+
+    async def breaks_on_step_two(
+        self: FilesystemKind, sandbox: Sandbox, recorded: RecordedStep
+    ) -> StepFidelity:
+        if recorded.step.index == 2:
+            raise RuntimeError("the kind broke")
+        return await original(self, sandbox, recorded)
+
+    monkeypatch.setattr(FilesystemKind, "replay_step", breaks_on_step_two)
+    recorded = steps(
+        ("create_directory", {"path": f"{ROOT}/a"}, None),
+        ("create_directory", {"path": f"{ROOT}/b"}, None),
+        ("create_directory", {"path": f"{ROOT}/c"}, None),
+    )
+    item = trajectory("fs-broken-kind", FS_TASK, recorded)
+    dataset = load_dataset(build_dataset(tmp_path / "ds", [item], (FS_TASK,)))
+    report, _ = await replay(providers, dataset, item)
+    assert [step.status for step in report.steps] == ["unrecorded", "failed", "unrecorded"]
+    assert report.steps[1].message is not None
+    assert "steps[1].action" in report.steps[1].message
+    assert "RuntimeError: the kind broke" in report.steps[1].message
