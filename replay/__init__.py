@@ -1,6 +1,7 @@
 """Replay: rebuilds, in a fresh sandbox, the state an agent left behind, and checks fidelity.
 
-Owns applying a trajectory's state-changing actions in order, comparing re-executed outputs with
-the recorded ones, and running task verifiers on the result. Must not judge, and must not create
-environments itself: it asks the task's environment kind (``environments``) for them.
+Owns walking a trajectory's steps in order, handing each to the task's environment kind
+(``EnvironmentKind.replay_step``: the kind re-executes it and compares it with the record), and
+running task verifiers on the result. Must not judge, must not create environments itself, and
+names no kind, domain or action type: it asks the task's environment kind (``environments``).
 """
