@@ -196,6 +196,11 @@ class EnvironmentKind(ABC):
         text, stripped."""
         return endpoint.strip()
 
+    def commands(self) -> Sequence[Callable[..., Any]]:
+        """Commands this kind adds to ``agentjudge`` (typer command functions, each named after
+        its function, e.g. the browser kind's ``archive``). The default adds none."""
+        return ()
+
     def images(self) -> Sequence[ImageRecipe]:
         """The Docker images this kind's backends run, for ``agentjudge sandboxes build-images``
         to build ahead of a run. The default has none."""

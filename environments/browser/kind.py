@@ -11,7 +11,7 @@ when a hook needs them, so finding the kind stays cheap.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -83,6 +83,12 @@ class BrowserKind(EnvironmentKind):
         """Always ``local``: the browser runs on this host whatever ``--backend`` says (it is
         kept off the network by its own walls, not by a container)."""
         return "local"
+
+    def commands(self) -> Sequence[Callable[..., Any]]:
+        """``agentjudge archive``: record live pages into an archive for this kind."""
+        from environments.browser.commands import archive
+
+        return (archive,)
 
     def tool_spec(self, name: str) -> ToolSpec[Any] | None:
         """Playwright MCP's browser tool ``name``."""
