@@ -30,14 +30,38 @@ BackendOption = Annotated[
     ),
 ]
 
+
+def _endpoint_help() -> str:
+    from environments.registry import all_kinds
+
+    taking = [
+        f"{kind.name} ({kind.endpoint_backend})" for kind in all_kinds() if kind.endpoint_backend
+    ]
+    return (
+        "An existing server a kind connects to instead of starting its own, checked by the kind"
+        f" (kinds that take one, with the backend it selects: {', '.join(taking) or 'none'}),"
+        " e.g. `desktop=http://10.0.0.5:5000` or `postgres=DSN`. Repeatable."
+    )
+
+
+def _kind_option_help() -> str:
+    from environments.registry import all_kinds
+
+    fields = [
+        f"{kind.name}.{name}" for kind in all_kinds() for name in kind.options_model.model_fields
+    ]
+    return (
+        "A setting of one environment kind, validated by the kind (the settings: "
+        f"{', '.join(fields) or 'none'}), e.g. `postgres.seed_timeout=30`. Repeatable."
+    )
+
+
 EndpointOption = Annotated[
     list[str] | None,
     typer.Option(
         "--endpoint",
         metavar="KIND=VALUE",
-        help="An existing server a kind uses instead of starting its own (its connecting"
-        " backend), checked by the kind: `postgres=DSN` (a superuser or CREATEDB+CREATEROLE"
-        " role), `desktop=URL[,URL...]` (OSWorld VMs' control servers). Repeatable.",
+        help=_endpoint_help(),
         rich_help_panel=ENVIRONMENTS_PANEL,
     ),
 ]
@@ -47,9 +71,7 @@ KindOptionOption = Annotated[
     typer.Option(
         "--kind-option",
         metavar="KIND.FIELD=VALUE",
-        help="A setting of one environment kind, validated by the kind, e.g."
-        " `postgres.seed_timeout=30` (seconds a task's seed and preparation may run; default"
-        " 600). Repeatable.",
+        help=_kind_option_help(),
         rich_help_panel=ENVIRONMENTS_PANEL,
     ),
 ]

@@ -113,16 +113,23 @@ def replay(
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
     environment: SuppliedEnvironments = None,
     output: Annotated[
-        Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
+        Path | None,
+        typer.Option(
+            help="Report folder (default: runs/replay/DATASET-BACKEND).", rich_help_panel="Output"
+        ),
     ] = None,
     fresh: Annotated[
-        bool, typer.Option(help="Ignore reports of an earlier run and replay everything.")
+        bool,
+        typer.Option(
+            help="Ignore reports of an earlier run and replay everything.", rich_help_panel="Output"
+        ),
     ] = False,
     wait: Annotated[
         bool,
         typer.Option(
             help="When another process writes the report folder, wait for it instead of "
-            "stopping (exit code 2)."
+            "stopping (exit code 2).",
+            rich_help_panel="Output",
         ),
     ] = False,
     dsn: DsnOption = None,
