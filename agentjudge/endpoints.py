@@ -188,16 +188,31 @@ def _add_option(settings: KindSettings, flag: str, text: str) -> None:
     settings.flags[f"{kind}.{name}"] = flag
 
 
+def checked_endpoints(settings: KindSettings) -> dict[str, str]:
+    """The endpoints of ``settings`` as their kinds check them; one a kind refuses (an unknown
+    kind, a kind without a connecting backend, a bad value) is a usage error naming the flag and
+    the kind."""
+    from environments.backends import check_kind_endpoint
+
+    checked: dict[str, str] = {}
+    for kind, value in settings.endpoints.items():
+        try:
+            checked[kind] = check_kind_endpoint(kind, value)[1]
+        except ValueError as error:
+            raise _usage(settings.flags.get(kind, "--endpoint"), str(error)) from None
+    return checked
+
+
 def backend_choice(
     backend: CommandLineBackend,
     settings: KindSettings,
     *,
     environments: Mapping[str, Path] | None = None,
 ) -> BackendChoice:
-    """The run's backend choice; an endpoint or option a kind refuses (an unknown kind, a kind
-    without a connecting backend, an unknown field, a bad value) is a usage error naming the
-    flag, the kind and the field, before any work."""
-    from environments.backends import BackendChoice, check_kind_endpoint, check_kind_options
+    """The run's backend choice; an endpoint or option a kind refuses (``checked_endpoints``;
+    an unknown kind or field, a bad value) is a usage error naming the flag, the kind and the
+    field, before any work."""
+    from environments.backends import BackendChoice, check_kind_options
 
     for kind, values in settings.options.items():
         try:
@@ -205,14 +220,9 @@ def backend_choice(
         except ValueError as error:
             flags = {settings.flags.get(f"{kind}.{name}", "--kind-option") for name in values}
             raise _usage(" / ".join(sorted(flags)), str(error)) from None
-    for kind, value in settings.endpoints.items():
-        try:
-            check_kind_endpoint(kind, value)
-        except ValueError as error:
-            raise _usage(settings.flags.get(kind, "--endpoint"), str(error)) from None
     return BackendChoice.for_backend(
         backend,
-        endpoints=settings.endpoints,
+        endpoints=checked_endpoints(settings),
         options=settings.options,
         environments=environments,
     )

@@ -12,7 +12,7 @@ from agentjudge.console import console
 from agentjudge.endpoints import (
     DsnOption,
     EndpointOption,
-    backend_choice,
+    checked_endpoints,
     parse_kind_settings,
     warn_deprecated,
 )
@@ -32,8 +32,8 @@ def gc(endpoint: EndpointOption = None, dsn: DsnOption = None) -> None:
     server)."""
     from environments.leftovers import collect_all_leftovers
 
-    choice = backend_choice("auto", parse_kind_settings(endpoint, None, dsn=dsn))
-    removed = asyncio.run(collect_all_leftovers(choice.endpoints))
+    endpoints = checked_endpoints(parse_kind_settings(endpoint, None, dsn=dsn))
+    removed = asyncio.run(collect_all_leftovers(endpoints))
     for line in removed:
         console.print(f"removed {line}", markup=False)
     console.print(f"{len(removed)} leftover(s) removed", markup=False)

@@ -21,10 +21,9 @@ def _build_sandbox_image(force: bool) -> str:
 SANDBOX_IMAGE = ImageRecipe(
     name="sandbox",
     build=_build_sandbox_image,
-    description="Debian with Python and Postgres, for the docker backends of the filesystem "
-    "and postgres kinds",
 )
-"""The image the ``docker`` backends of host-like kinds run (built by debootstrap)."""
+"""Debian with Python and PostgreSQL (built by debootstrap), which the ``docker`` backends of the
+filesystem and postgres kinds run."""
 
 
 def images_of_kinds(

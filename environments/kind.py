@@ -129,8 +129,6 @@ class ImageRecipe:
     build: Callable[[bool], str]
     """Builds the image unless it is cached (always when passed True) and returns a line about
     it: its tag, and its size when known."""
-    description: str
-    """What it holds and who uses it, for help and listings."""
     by_default: bool = True
     """Built when no kind is named; False for a large image only some runs need (the desktop's,
     about 1 GB)."""

@@ -120,11 +120,9 @@ def _build_desktop_image(force: bool) -> str:
 DESKTOP_IMAGE = ImageRecipe(
     name="desktop",
     build=_build_desktop_image,
-    description="LibreOffice on Xvfb with the control server, for the desktop kind's docker "
-    "backend",
     by_default=False,
 )
-"""The image of the ``docker`` backend's desktops."""
+"""LibreOffice on Xvfb with the control server: the image of the ``docker`` backend's desktops."""
 
 
 class DesktopKind(EnvironmentKind):

@@ -61,7 +61,7 @@ class _Builds:
             self.built.append(name)
             return f"{name}:tag"
 
-        return ImageRecipe(name, build, f"the {name} image", by_default=by_default)
+        return ImageRecipe(name, build, by_default=by_default)
 
 
 @pytest.fixture
