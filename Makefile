@@ -25,6 +25,15 @@ ITEM_SCORING ?=
 # Where judge runs are made: local, or ray (ADDRESS: the cluster's head, HOST:PORT or auto).
 EXECUTOR ?= local
 ADDRESS ?=
+# What replay and judge give the environment kinds: ENDPOINTS, space-separated KIND=VALUE (e.g.
+# desktop=http://10.0.0.5:5000); KIND_OPTIONS, space-separated KIND.FIELD=VALUE (e.g.
+# postgres.seed_timeout=30); DSN, an external Postgres server (the same as postgres=DSN).
+ENDPOINTS ?=
+KIND_OPTIONS ?=
+DSN ?=
+KIND_FLAGS = $(foreach endpoint,$(ENDPOINTS),--endpoint $(endpoint)) $(if $(DSN),--endpoint postgres=$(DSN),) $(foreach option,$(KIND_OPTIONS),--kind-option $(option))
+# The kinds whose Docker images `make images` builds (default: every kind's).
+KINDS ?=
 # llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
@@ -60,10 +69,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/lint-imports
 
 replay: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS)
+	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS)
 
 judge: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),)
 
 perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor
 
@@ -88,7 +97,7 @@ perf-executor: $(DEV_STAMP)
 	$(BIN)/python -m bench.perf_executor
 
 images: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge sandboxes build-images --desktop
+	$(BIN)/agentjudge sandboxes build-images $(if $(KINDS),$(foreach kind,$(KINDS),--kind $(kind)),--all)
 
 # The suites built from code on this machine's own sandboxes: DS (filesystem, Postgres) and GUI
 # (LibreOffice desktops, local backend; about 40 minutes on 2 cores).
@@ -106,7 +115,7 @@ suite-mobile: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.mobile --output datasets/mobile
 
 gc: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge sandboxes gc
+	$(BIN)/agentjudge sandboxes gc $(foreach endpoint,$(ENDPOINTS),--endpoint $(endpoint)) $(if $(DSN),--endpoint postgres=$(DSN),)
 
 report: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge report $(RESULTS)

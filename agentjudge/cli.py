@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 import typer
 
 from agentjudge import (
-    archive_cli,
     datasets_cli,
     judge_cli,
     replay_cli,
@@ -33,8 +32,19 @@ app.command()(replay_cli.replay)
 app.command()(serve_cli.serve)
 app.command()(judge_cli.judge)
 app.command("settings")(settings_cli.show_settings)
-app.command()(archive_cli.archive)
 app.command()(view_cli.view)
+
+
+def _add_kind_commands() -> None:
+    """The commands the environment kinds bring (``EnvironmentKind.commands``)."""
+    from environments.registry import all_kinds
+
+    for kind in all_kinds():
+        for command in kind.commands():
+            app.command()(command)
+
+
+_add_kind_commands()
 
 
 @app.command()

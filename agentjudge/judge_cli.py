@@ -16,7 +16,16 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.endpoints import BackendOption, check_desktop_urls
+from agentjudge.endpoints import (
+    BackendOption,
+    DesktopUrlOption,
+    DsnOption,
+    EndpointOption,
+    KindOptionOption,
+    SeedTimeoutOption,
+    backend_choice,
+    parse_kind_settings,
+)
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -303,104 +312,135 @@ class _Printer:
 def judge(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder to judge.")],
     model: Annotated[
-        str | None, typer.Option(help="Judge model as provider/model (default: $JUDGE_MODEL).")
+        str | None,
+        typer.Option(
+            help="Judge model as provider/model (default: $JUDGE_MODEL).", rich_help_panel="Model"
+        ),
     ] = None,
     mode: Annotated[
         str,
         typer.Option(
             help=f"{', '.join(mode_names())}, the group mobile-methods, a comma list, or all "
-            "(the runtime's agent, react and llm)."
+            "(the runtime's agent, react and llm).",
+            rich_help_panel="Grid",
         ),
     ] = "all",
     turns: Annotated[
-        str, typer.Option(help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.")
+        str,
+        typer.Option(
+            help="Turn budget(s): model calls that may use tools, e.g. 16 or 1,4,16.",
+            rich_help_panel="Grid",
+        ),
     ] = "16",
-    runs: Annotated[int, typer.Option(min=1, help="Independent runs per configuration.")] = 1,
-    jobs: Annotated[int, typer.Option(min=1, help="Concurrent judge runs.")] = 4,
-    max_connections: Annotated[int, typer.Option(min=1, help="Concurrent model calls.")] = 8,
+    runs: Annotated[
+        int, typer.Option(min=1, help="Independent runs per configuration.", rich_help_panel="Grid")
+    ] = 1,
+    jobs: Annotated[
+        int, typer.Option(min=1, help="Concurrent judge runs.", rich_help_panel="Limits")
+    ] = 4,
+    max_connections: Annotated[
+        int, typer.Option(min=1, help="Concurrent model calls.", rich_help_panel="Limits")
+    ] = 8,
     tool_call_limit: Annotated[
-        int | None, typer.Option(min=1, help="Tool calls per judge run (default: no limit).")
+        int | None,
+        typer.Option(
+            min=1, help="Tool calls per judge run (default: no limit).", rich_help_panel="Limits"
+        ),
     ] = None,
     token_limit: Annotated[
-        int | None, typer.Option(min=1, help="Tokens per judge run (default: no limit).")
+        int | None,
+        typer.Option(
+            min=1, help="Tokens per judge run (default: no limit).", rich_help_panel="Limits"
+        ),
     ] = None,
     time_limit: Annotated[
-        float | None, typer.Option(min=1, help="Seconds per judge run (default: no limit).")
+        float | None,
+        typer.Option(
+            min=1, help="Seconds per judge run (default: no limit).", rich_help_panel="Limits"
+        ),
     ] = None,
     on_turn_limit: Annotated[
         Literal["force", "invalid"],
-        typer.Option(help="When turns run out: one last call for the verdict, or INVALID."),
+        typer.Option(
+            help="When turns run out: one last call for the verdict, or INVALID.",
+            rich_help_panel="Limits",
+        ),
     ] = "force",
     screenshots: Annotated[
-        str, typer.Option(help="Screenshots in the prompt: last, all, none, or a number.")
+        str,
+        typer.Option(
+            help="Screenshots in the prompt: last, all, none, or a number.", rich_help_panel="Grid"
+        ),
     ] = "last",
     trees: Annotated[
         str,
         typer.Option(
             help="Recorded accessibility trees in the prompt: all, last, none, or a number "
-            "(sampled, first and last included)."
+            "(sampled, first and last included).",
+            rich_help_panel="Grid",
         ),
     ] = "all",
     judge_access: Annotated[
         Literal["read-only", "writable"],
         typer.Option(
             help="writable: a private clone per judge, with the agent's whole tool surface; "
-            "read-only: the shared read-only view and reading tools only."
+            "read-only: the shared read-only view and reading tools only.",
+            rich_help_panel="Grid",
         ),
     ] = "writable",
     items: Annotated[
         Literal["each", "together"],
         typer.Option(
             help="Search answers' claims: each judged in a run of its own (AJ-Bench), or all "
-            "together in one run with a verdict per claim."
+            "together in one run with a verdict per claim.",
+            rich_help_panel="Grid",
         ),
     ] = "each",
+    backend: BackendOption = "auto",
+    endpoint: EndpointOption = None,
+    kind_option: KindOptionOption = None,
+    environment: SuppliedEnvironments = None,
     item_scoring: Annotated[
         Literal["trajectory", "item"],
         typer.Option(
             help="Score claims aggregated per trajectory (PASS when all pass; AJ-Bench) or "
-            "each claim as one prediction."
+            "each claim as one prediction.",
+            rich_help_panel="Output",
         ),
     ] = "trajectory",
     label_corrections: Annotated[
         Path | None,
         typer.Option(
             help="Score against reviewed labels: a label-correction file (JSON lines, as "
-            "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
+            "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed.",
+            rich_help_panel="Output",
         ),
     ] = None,
-    backend: BackendOption = "auto",
-    dsn: Annotated[str | None, typer.Option(help="External Postgres server.")] = None,
-    desktop_url: Annotated[
-        str | None,
-        typer.Option(
-            callback=check_desktop_urls,
-            help="Existing desktops (OSWorld VMs) by control-server URL, comma-separated "
-            "(the desktop kind's `osworld` backend).",
-        ),
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Per-call answer token cap.", rich_help_panel="Model")
     ] = None,
-    seed_timeout: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            metavar="SECONDS",
-            help="Seconds a task's Postgres seed, and then its preparation, may run (default 600).",
-        ),
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature.", rich_help_panel="Model")
     ] = None,
-    environment: SuppliedEnvironments = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Per-call answer token cap.")] = None,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     reasoning_effort: Annotated[
         Literal["minimal", "low", "medium", "high"] | None,
-        typer.Option(help="OpenAI reasoning models: reasoning effort."),
+        typer.Option(help="OpenAI reasoning models: reasoning effort.", rich_help_panel="Model"),
     ] = None,
     thinking_budget: Annotated[
-        int | None, typer.Option(help="Anthropic extended thinking budget (tokens).")
+        int | None,
+        typer.Option(help="Anthropic extended thinking budget (tokens).", rich_help_panel="Model"),
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds per model call attempt.")] = 120.0,
-    retries: Annotated[int, typer.Option(min=0, help="Retries of a failed model call.")] = 5,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds per model call attempt.", rich_help_panel="Model")
+    ] = 120.0,
+    retries: Annotated[
+        int, typer.Option(min=0, help="Retries of a failed model call.", rich_help_panel="Model")
+    ] = 5,
     cache: Annotated[
-        bool, typer.Option(help="Reuse cached model answers (--no-cache to bypass).")
+        bool,
+        typer.Option(
+            help="Reuse cached model answers (--no-cache to bypass).", rich_help_panel="Model"
+        ),
     ] = True,
     grid_file: Annotated[
         Path | None,
@@ -408,24 +448,37 @@ def judge(
             "--grid",
             help="YAML ablation grid (models, modes, turns, reasoning_efforts, observations, "
             "runs); its axes replace the matching options.",
+            rich_help_panel="Grid",
         ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option(help="Output folder (default: runs/judge/DATASET).")
+        Path | None,
+        typer.Option(help="Output folder (default: runs/judge/DATASET).", rich_help_panel="Output"),
     ] = None,
     replay_output: Annotated[
         Path | None,
-        typer.Option(help="Replay report folder (default: runs/replay/DATASET-BACKEND)."),
+        typer.Option(
+            help="Replay report folder (default: runs/replay/DATASET-BACKEND).",
+            rich_help_panel="Output",
+        ),
     ] = None,
-    fresh: Annotated[bool, typer.Option(help="Ignore earlier verdicts and judge again.")] = False,
+    fresh: Annotated[
+        bool,
+        typer.Option(help="Ignore earlier verdicts and judge again.", rich_help_panel="Output"),
+    ] = False,
     retry_invalid: Annotated[
-        bool, typer.Option(help="Judge again the runs recorded INVALID (errors included).")
+        bool,
+        typer.Option(
+            help="Judge again the runs recorded INVALID (errors included).",
+            rich_help_panel="Output",
+        ),
     ] = False,
     wait: Annotated[
         bool,
         typer.Option(
             help="When another process writes the output (or replay) folder, wait for it "
-            "instead of stopping (exit code 2)."
+            "instead of stopping (exit code 2).",
+            rich_help_panel="Output",
         ),
     ] = False,
     method_option: Annotated[
@@ -433,30 +486,37 @@ def judge(
         typer.Option(
             help="A judge method's switch as KEY=VALUE (mobile-baseline: screenshots=3..192, "
             "long_edge=PX, ui=on|off, reasoning=on|off; a3-essential: window, stride; "
-            "androidarena: token_budget, fallback_screenshots; all: long_edge). Repeatable."
+            "androidarena: token_budget, fallback_screenshots; all: long_edge). Repeatable.",
+            rich_help_panel="Grid",
         ),
     ] = None,
     executor: Annotated[
         str,
         typer.Option(
             help="Where judge runs are made: local (this process) or ray (a Ray cluster's "
-            "workers; install the ray extra). Records land in the output folder here either way."
+            "workers; install the ray extra). Records land in the output folder here either way.",
+            rich_help_panel="Grid",
         ),
     ] = "local",
     address: Annotated[
         str | None,
         typer.Option(
             help="With --executor ray: the cluster's head as HOST:PORT, or auto (default: "
-            "$RAY_ADDRESS, else a one-machine cluster started for the run)."
+            "$RAY_ADDRESS, else a one-machine cluster started for the run).",
+            rich_help_panel="Grid",
         ),
     ] = None,
     dry_run: Annotated[
         Path | None,
         typer.Option(
             help="Write the exact requests (messages and images) each mode would send for every "
-            "trajectory into this folder, then stop: no replay, no model."
+            "trajectory into this folder, then stop: no replay, no model.",
+            rich_help_panel="Output",
         ),
     ] = None,
+    dsn: DsnOption = None,
+    desktop_url: DesktopUrlOption = None,
+    seed_timeout: SeedTimeoutOption = None,
 ) -> None:
     """Replay, run the baselines, judge every trajectory in each configuration, and report.
 
@@ -476,6 +536,10 @@ def judge(
     from bench.executors import ExecutorError
     from judge_agent.providers.registry import MODEL_ENV
 
+    settings = parse_kind_settings(
+        endpoint, kind_option, dsn=dsn, desktop_url=desktop_url, seed_timeout=seed_timeout
+    )
+    choice = backend_choice(backend, settings)  # the kinds check their settings before any work
     modes = _modes(mode)
     switches = _switches(method_option or [])
     try:
@@ -517,9 +581,8 @@ def judge(
         output=output,
         replay_output=replay_output,
         backend=backend,
-        dsn=dsn,
-        desktop_url=desktop_url,
-        seed_timeout=seed_timeout,
+        endpoints=choice.endpoints,
+        kind_options=choice.options,
         environments=supplied_environments(environment),
         jobs=jobs,
         max_connections=max_connections,

@@ -93,6 +93,7 @@ SuppliedEnvironments = Annotated[
         help="Start a task's trajectories from this state instead of the task's own: a "
         "prepared database (SQL or pg_dump archive; the task's preparation does not run) or "
         "a folder (filesystem). Repeatable.",
+        rich_help_panel="Environments",
     ),
 ]
 """The ``--environment`` option of the commands that replay (``replay``, ``judge``)."""

@@ -11,14 +11,22 @@ from rich import box
 from rich.table import Table
 
 from agentjudge.console import console
-from agentjudge.endpoints import BackendOption, check_desktop_urls
+from agentjudge.endpoints import (
+    BackendOption,
+    DesktopUrlOption,
+    DsnOption,
+    EndpointOption,
+    KindOptionOption,
+    SeedTimeoutOption,
+    backend_choice,
+    parse_kind_settings,
+)
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
     require_dataset,
     supplied_environments,
 )
-from environments.backends import BackendChoice
 from replay.report import FidelityReport
 from replay.runner import (
     DEFAULT_OUTPUT,
@@ -100,42 +108,33 @@ def _progress(report: FidelityReport) -> None:
 def replay(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder to replay.")],
     backend: BackendOption = "auto",
-    dsn: Annotated[
-        str | None,
-        typer.Option(help="Use this Postgres server (external backend) instead of embedded."),
-    ] = None,
-    desktop_url: Annotated[
-        str | None,
-        typer.Option(
-            callback=check_desktop_urls,
-            help="Replay desktops on existing ones (OSWorld VMs) at these control-server URLs,"
-            " comma-separated (the desktop kind's `osworld` backend).",
-        ),
-    ] = None,
+    endpoint: EndpointOption = None,
+    kind_option: KindOptionOption = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
-    seed_timeout: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            metavar="SECONDS",
-            help="Seconds a task's Postgres seed, and then its preparation, may run (default"
-            " 600); one that fails or runs over fails all its task's trajectories at once.",
-        ),
-    ] = None,
     environment: SuppliedEnvironments = None,
     output: Annotated[
-        Path | None, typer.Option(help="Report folder (default: runs/replay/DATASET-BACKEND).")
+        Path | None,
+        typer.Option(
+            help="Report folder (default: runs/replay/DATASET-BACKEND).", rich_help_panel="Output"
+        ),
     ] = None,
     fresh: Annotated[
-        bool, typer.Option(help="Ignore reports of an earlier run and replay everything.")
+        bool,
+        typer.Option(
+            help="Ignore reports of an earlier run and replay everything.", rich_help_panel="Output"
+        ),
     ] = False,
     wait: Annotated[
         bool,
         typer.Option(
             help="When another process writes the report folder, wait for it instead of "
-            "stopping (exit code 2)."
+            "stopping (exit code 2).",
+            rich_help_panel="Output",
         ),
     ] = False,
+    dsn: DsnOption = None,
+    desktop_url: DesktopUrlOption = None,
+    seed_timeout: SeedTimeoutOption = None,
 ) -> None:
     """Replay every trajectory into a fresh sandbox, re-execute each call, compare outputs, and
     run the task verifier on the result.
@@ -152,17 +151,10 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
-    try:
-        choice = BackendChoice.for_backend(
-            backend,
-            dsn,
-            seed_timeout=seed_timeout,
-            endpoints={"desktop": desktop_url or ""},
-            environments=supplied_environments(environment),
-        )
-    except ValueError as error:
-        console.print(f"error: --desktop-url: {error}", markup=False)
-        raise typer.Exit(2) from error
+    settings = parse_kind_settings(
+        endpoint, kind_option, dsn=dsn, desktop_url=desktop_url, seed_timeout=seed_timeout
+    )
+    choice = backend_choice(backend, settings, environments=supplied_environments(environment))
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
     try:

@@ -1,4 +1,4 @@
-"""``agentjudge sandboxes``: garbage collection and the locally built Docker image."""
+"""``agentjudge sandboxes``: garbage collection and the locally built Docker images."""
 
 from __future__ import annotations
 
@@ -9,26 +9,31 @@ from typing import Annotated
 import typer
 
 from agentjudge.console import console
+from agentjudge.endpoints import (
+    DsnOption,
+    EndpointOption,
+    checked_endpoints,
+    parse_kind_settings,
+    warn_deprecated,
+)
 
 app = typer.Typer(
-    help="Manage sandboxes: collect leftovers of killed runs, build the Docker image.",
+    help="Manage sandboxes: collect leftovers of killed runs, build the Docker images.",
     no_args_is_help=True,
     rich_markup_mode="markdown",
 )
 
 
 @app.command()
-def gc(
-    dsn: Annotated[
-        str | None,
-        typer.Option(help="Also collect databases and roles in this external Postgres server."),
-    ] = None,
-) -> None:
+def gc(endpoint: EndpointOption = None, dsn: DsnOption = None) -> None:
     """Remove directories, embedded Postgres servers, databases, roles, containers and images
-    left by runs that are no longer alive (every run also does this when it starts)."""
+    left by runs that are no longer alive (every run also does this when it starts); with
+    `--endpoint`, also in that existing server (e.g. the databases and roles in a Postgres
+    server)."""
     from environments.leftovers import collect_all_leftovers
 
-    removed = asyncio.run(collect_all_leftovers(dsn))
+    endpoints = checked_endpoints(parse_kind_settings(endpoint, None, dsn=dsn))
+    removed = asyncio.run(collect_all_leftovers(endpoints))
     for line in removed:
         console.print(f"removed {line}", markup=False)
     console.print(f"{len(removed)} leftover(s) removed", markup=False)
@@ -36,30 +41,53 @@ def gc(
 
 @app.command("build-images")
 def build_images(
+    kind: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--kind",
+            help="Build the images of this environment kind's backends (e.g. `desktop`: "
+            "LibreOffice on Xvfb, about 1 GB, a few minutes the first time). Repeatable. "
+            "Default: the images every kind builds by default (the sandbox image).",
+        ),
+    ] = None,
+    every: Annotated[bool, typer.Option("--all", help="Build the images of every kind.")] = False,
     force: Annotated[bool, typer.Option(help="Rebuild even when the image exists.")] = False,
     desktop: Annotated[
-        bool,
-        typer.Option(
-            help="Also build the desktop image (LibreOffice on Xvfb) of the desktop kind's "
-            "`docker` backend: about 1 GB, a few minutes the first time."
-        ),
+        bool, typer.Option(help="Deprecated: use `--kind desktop` (with the default images).")
     ] = False,
 ) -> None:
-    """Build the Docker image the `docker` backends use (debootstrap + docker import), or say
-    which tag is already cached."""
+    """Build the Docker images the kinds' `docker` backends use (debootstrap + docker import),
+    or say which tag is already cached."""
+    from environments.images import images_of_kinds
+    from environments.registry import (
+        UnknownEnvironmentKindError,
+        all_kinds,
+        environment_kind,
+    )
     from sandboxes.base import SandboxError
-    from sandboxes.docker.images import build_sandbox_image
 
+    named = list(kind or [])
+    if desktop:
+        warn_deprecated("--desktop", "--kind desktop")
+        named.append("desktop")
+    try:
+        chosen = [environment_kind(name) for name in dict.fromkeys(named)]
+    except UnknownEnvironmentKindError as error:
+        raise typer.BadParameter(str(error), param_hint="'--kind'") from None
+    images = images_of_kinds(all_kinds(), every=every) if every or not named or desktop else []
+    images += [
+        found
+        for found in images_of_kinds(chosen)
+        if all(found[0].name != known.name for known, _ in images)
+    ]
+    if not images:
+        console.print("no image to build: the chosen kinds run no Docker image", markup=False)
+        return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")  # build progress
     try:
-        tag = build_sandbox_image(force=force)
-        console.print(f"sandbox image: {tag}", markup=False)
-        if desktop:
-            from sandboxes.desktop.image import build_desktop_image, desktop_image_size
-
-            desktop_tag = build_desktop_image(force=force)
-            size = desktop_image_size(desktop_tag) / 2**20
-            console.print(f"desktop image: {desktop_tag} ({size:.0f} MiB)", markup=False)
+        for image, kinds in images:
+            line = image.build(force)
+            console.print(f"{image.name} image ({', '.join(kinds)}): {line}", markup=False)
     except SandboxError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(1) from error

@@ -17,12 +17,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from agentjudge.endpoints import BackendOption, check_desktop_urls
+from agentjudge.endpoints import (
+    BackendOption,
+    DesktopUrlOption,
+    DsnOption,
+    EndpointOption,
+    KindOptionOption,
+    backend_choice,
+    parse_kind_settings,
+)
 from dataset.problems import DatasetError
 from dataset.store import check_dataset_folder, load_dataset
-from environments.kind import CommandLineBackend
 
 if TYPE_CHECKING:
+    from environments.backends import BackendChoice
     from environments.kind import EnvironmentKind
     from sandboxes.base import Sandbox
 
@@ -56,14 +64,12 @@ async def _environment(
     trajectory_id: str,
     kind: EnvironmentKind,
     *,
-    backend: CommandLineBackend,
-    dsn: str | None,
-    desktop_url: str | None = None,
+    choice: BackendChoice,
     writable: bool,
     verify: bool,
 ) -> AsyncIterator[Sandbox]:
     """Replay the trajectory, freeze its final state and hand out a view (or a private clone)."""
-    from environments.backends import BackendChoice, ProviderSet
+    from environments.backends import ProviderSet
     from environments.leftovers import collect_all_leftovers
     from environments.registry import kind_for_task
     from replay.frozen import FrozenReplays
@@ -71,11 +77,9 @@ async def _environment(
     dataset = load_dataset(dataset_root, partial=True)
     if trajectory_id not in dataset.trajectories:
         raise _fail(f"{dataset_root}: no trajectory {trajectory_id!r} (or it failed validation)")
-    await collect_all_leftovers(dsn)
+    await collect_all_leftovers(choice.endpoints)
     async with (
-        ProviderSet(
-            BackendChoice.for_backend(backend, dsn, endpoints={"desktop": desktop_url or ""})
-        ) as providers,
+        ProviderSet(choice) as providers,
         FrozenReplays(dataset, providers, verify=verify) as replays,
     ):
         _log.print(f"replaying {trajectory_id} ...", markup=False)
@@ -102,12 +106,11 @@ async def _serve(
     trajectory_id: str,
     dataset_root: Path,
     *,
-    backend: CommandLineBackend,
-    dsn: str | None,
-    desktop_url: str | None = None,
+    choice: BackendChoice,
     writable: bool,
     verify: bool,
 ) -> None:
+    from environments.kind import JudgeServerOptions
     from mcp_servers.serving import serve_stdio
 
     if name == TRAJECTORY:
@@ -122,13 +125,11 @@ async def _serve(
             dataset_root,
             trajectory_id,
             kind,
-            backend=backend,
-            dsn=dsn,
-            desktop_url=desktop_url,
+            choice=choice,
             writable=writable,
             verify=verify,
         ) as sandbox,
-        kind.judge_servers(sandbox, writable=writable) as servers,
+        kind.judge_servers(sandbox, JudgeServerOptions(writable=writable)) as servers,
     ):
         if len(servers) != 1:
             raise _fail(f"the {kind.name} kind has {len(servers)} servers; serve serves one")
@@ -154,17 +155,8 @@ def serve(
         Path, typer.Option(help="The dataset holding the trajectory.")
     ] = DEFAULT_DATASET,
     backend: BackendOption = "auto",
-    dsn: Annotated[
-        str | None, typer.Option(help="Use this Postgres server instead of the embedded one.")
-    ] = None,
-    desktop_url: Annotated[
-        str | None,
-        typer.Option(
-            callback=check_desktop_urls,
-            help="Serve desktops on existing ones (OSWorld VMs) at these control-server URLs, "
-            "comma-separated.",
-        ),
-    ] = None,
+    endpoint: EndpointOption = None,
+    kind_option: KindOptionOption = None,
     writable: Annotated[
         bool,
         typer.Option(
@@ -175,6 +167,8 @@ def serve(
     verify: Annotated[
         bool, typer.Option(help="Run the task's verifier after replaying (slower).")
     ] = False,
+    dsn: DsnOption = None,
+    desktop_url: DesktopUrlOption = None,
 ) -> None:
     """Serve a trajectory's environment over stdio, for any MCP client.
 
@@ -185,6 +179,8 @@ def serve(
     the client disconnects. Example client configuration: command `agentjudge`, arguments
     `serve filesystem fs-meeting-notes-index--pass --dataset datasets/examples/mini`.
     """
+    settings = parse_kind_settings(endpoint, kind_option, dsn=dsn, desktop_url=desktop_url)
+    choice = backend_choice(backend, settings)
     try:
         check_dataset_folder(dataset)  # a missing folder is exit code 2 naming it
         asyncio.run(
@@ -192,9 +188,7 @@ def serve(
                 kind,
                 trajectory_id,
                 dataset,
-                backend=backend,
-                dsn=dsn,
-                desktop_url=desktop_url,
+                choice=choice,
                 writable=writable,
                 verify=verify,
             )

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PositiveInt
 
 from bench.agent_ranking import write_agent_ranking
 from bench.baselines import baseline_predictions
@@ -135,14 +135,13 @@ class EvaluationOptions(BaseModel):
     """Replay report folder (default: ``runs/replay/<dataset folder name>-<backend>``)."""
     backend: CommandLineBackend = "auto"
     """Sandbox backend for the replayed states (``auto``: each kind's choice on this machine)."""
-    dsn: str | None = None
-    """An external Postgres server to replay into, instead of a throwaway one."""
-    desktop_url: str | None = None
-    """Existing desktops (OSWorld VMs) to replay on, by control-server URL, comma-separated
-    (the desktop kind's ``osworld`` backend); None: the backend's own desktops."""
-    seed_timeout: PositiveFloat | None = None
-    """Seconds a task's Postgres seed may run (None: 600); a seed that fails or runs over fails
-    all its task's trajectories at once."""
+    endpoints: dict[str, str] = Field(default_factory=dict)
+    """Existing servers the kinds connect to instead of starting their own, by kind name
+    (``--endpoint``: postgres, a DSN; desktop, OSWorld VMs' control-server URLs,
+    comma-separated); each kind checks its own."""
+    kind_options: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    """Settings of the kinds by kind name, then field (``--kind-option``, e.g. postgres's
+    ``seed_timeout``); each kind's ``options_model`` validates its own."""
     environments: dict[str, Path] = Field(default_factory=dict)
     """Starting states supplied by task id, replacing the tasks' own (``--environment``)."""
     jobs: PositiveInt = 4
@@ -365,13 +364,12 @@ async def evaluate_async(
     try:
         choice = BackendChoice.for_backend(
             options.backend,
-            options.dsn,
-            seed_timeout=options.seed_timeout,
-            endpoints={"desktop": options.desktop_url or ""},
+            endpoints=options.endpoints,
+            options=options.kind_options,
             environments=options.environments,
         )
     except ValueError as error:
-        raise EvaluationError(f"desktop_url: {error}") from error
+        raise EvaluationError(str(error)) from error
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"

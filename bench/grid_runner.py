@@ -360,6 +360,7 @@ class _Environments:
     async def servers(
         self, planned: PlannedRun
     ) -> AsyncIterator[tuple[list[ToolServer[Any]], str]]:
+        from environments.kind import JudgeServerOptions
         from environments.registry import kind_for_task
         from mcp_servers.trajectory.server import trajectory_server
 
@@ -377,9 +378,8 @@ class _Environments:
             if sandbox is None or kind is None:
                 yield [trajectories], "trajectory-only"
             else:
-                async with kind.judge_servers(
-                    sandbox, writable=writable, observation=self.modality
-                ) as servers:
+                options = JudgeServerOptions(writable=writable, observation=self.modality)
+                async with kind.judge_servers(sandbox, options) as servers:
                     yield [*servers, trajectories], kind.name
 
 
@@ -754,6 +754,6 @@ async def _frozen_replays(
 
     choice = backend_choice or BackendChoice()
     if collect:
-        await collect_all_leftovers(choice.dsn)
+        await collect_all_leftovers(choice.endpoints)
     providers = await stack.enter_async_context(ProviderSet(choice))
     return await stack.enter_async_context(FrozenReplays(dataset, providers, verify=False))

@@ -249,7 +249,7 @@ class JudgeWorker:
         from sandboxes.runs import current_run
 
         choice = self.work.backend_choice
-        collected = await collect_all_leftovers(choice.dsn if choice is not None else None)
+        collected = await collect_all_leftovers(choice.endpoints if choice is not None else None)
         run = current_run()
         self._logs = run.directory() / f"ray-logs-{secrets.token_hex(4)}"
         dataset = load_dataset(self.work.root, partial=True)
@@ -294,7 +294,7 @@ class JudgeWorker:
         if self._logs is not None:
             shutil.rmtree(self._logs, ignore_errors=True)
         choice = self.work.backend_choice
-        return len(await collect_all_leftovers(choice.dsn if choice is not None else None))
+        return len(await collect_all_leftovers(choice.endpoints if choice is not None else None))
 
 
 @dataclass

@@ -13,18 +13,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
-from environments.kind import CommandLineBackend, EnvironmentKind
+from environments.kind import CommandLineBackend, EnvironmentKind, KindOptions
 from environments.registry import UnknownEnvironmentKindError, all_kinds, environment_kind
 from sandboxes.base import Releasable, SandboxError, SandboxProvider
 
 
 class BackendChoice(BaseModel):
-    """Which backend each environment kind uses in a run.
+    """Which backend each environment kind uses in a run, and what the run gives the kinds.
 
     Every registered kind gets an entry: the one given, else its default backend. A backend a
-    kind does not have is refused.
+    kind does not have is refused; endpoints and options are checked by their kinds.
     """
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
@@ -32,16 +32,14 @@ class BackendChoice(BaseModel):
     kinds: dict[str, str] = Field(default_factory=dict)
     """The backend of each kind, by kind name (filesystem: ``local`` or ``docker``; postgres:
     ``embedded``, ``external`` or ``docker``)."""
-    dsn: str | None = None
-    """The server that backends connecting to an existing one use (Postgres ``external``: a
-    superuser or CREATEDB+CREATEROLE); its leftovers are collected too."""
     endpoints: dict[str, str] = Field(default_factory=dict)
-    """Existing servers that a kind's connecting backend uses, by kind name (desktop: the
-    control servers' URLs of OSWorld VMs, comma-separated, for its ``osworld`` backend)."""
-    seed_timeout: PositiveFloat | None = None
-    """Seconds one task's initial state may take to prepare (a Postgres seed); a task whose
-    preparation fails or runs over fails all its trajectories at once. None: each kind's default
-    (Postgres: 600)."""
+    """Existing servers that a kind's connecting backend (``EnvironmentKind.endpoint_backend``)
+    uses, by kind name (``--endpoint KIND=VALUE``; postgres: a DSN of a superuser or a
+    CREATEDB+CREATEROLE role, for ``external``; desktop: the control servers' URLs of OSWorld
+    VMs, comma-separated, for ``osworld``). Their leftovers are collected too."""
+    options: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    """Settings given to kinds (``--kind-option KIND.FIELD=VALUE``), by kind name then field,
+    as validated by the kind's ``options_model``; read them with ``options_for``."""
     environments: dict[str, Path] = Field(default_factory=dict)
     """Starting states supplied at run time, by task id (``--environment``): a file or folder
     that replaces the task's own (and its runs') initial state, e.g. a prepared database as SQL
@@ -66,40 +64,43 @@ class BackendChoice(BaseModel):
             kinds[kind.name] = backend
         # Kinds not registered here (a plugin missing from this installation) are kept as given.
         kinds.update({name: value for name, value in given.items() if name not in kinds})
-        return {**data, "kinds": kinds}
+        options = data.get("options") or {}
+        if isinstance(options, dict):
+            options = {name: check_kind_options(name, values) for name, values in options.items()}
+        return {**data, "kinds": kinds, "options": options}
 
     @classmethod
     def for_backend(
         cls,
         backend: CommandLineBackend,
-        dsn: str | None = None,
         *,
-        seed_timeout: float | None = None,
         endpoints: Mapping[str, str] | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
         environments: Mapping[str, Path] | None = None,
     ) -> Self:
-        """The command line's ``--backend`` (``local``: host resources; ``docker``: containers)
-        and ``--dsn`` (an existing server), mapped by every kind to one of its backends, its
-        ``--seed-timeout`` and its ``--environment`` mappings. A kind given an endpoint
-        (``--desktop-url``) uses its connecting backend (``EnvironmentKind.endpoint_backend``)
-        instead; a kind without one is refused."""
-        kinds = {kind.name: kind.backend_for(backend, dsn) for kind in all_kinds()}
-        given = {name: value for name, value in (endpoints or {}).items() if value}
-        for name in given:
-            try:
-                record = environment_kind(name)
-            except UnknownEnvironmentKindError as error:
-                raise ValueError(str(error)) from None
-            if record.endpoint_backend is None:
-                raise ValueError(f"the {name} kind has no backend that connects to an endpoint")
-            kinds[name] = record.endpoint_backend
+        """The command line's ``--backend`` (``local``: host resources; ``docker``: containers),
+        mapped by every kind to one of its backends, with its ``--endpoint``, ``--kind-option``
+        and ``--environment`` mappings. A kind given an endpoint uses its connecting backend
+        (``EnvironmentKind.endpoint_backend``) instead, after checking the endpoint
+        (``check_endpoint``); an endpoint for an unknown kind or one without such a backend is
+        refused, as is an option the kind does not have or a bad value (``ValueError`` naming
+        the kind and the field)."""
+        kinds = {kind.name: kind.backend_for(backend) for kind in all_kinds()}
+        checked: dict[str, str] = {}
+        for name, value in (endpoints or {}).items():
+            if value:
+                kinds[name], checked[name] = check_kind_endpoint(name, value)
         return cls(
             kinds=kinds,
-            dsn=dsn,
-            seed_timeout=seed_timeout,
-            endpoints=given,
+            endpoints=checked,
+            options={name: dict(values) for name, values in (options or {}).items()},
             environments=dict(environments or {}),
         )
+
+    def options_for(self, kind: EnvironmentKind) -> KindOptions:
+        """``kind``'s options in this run: its ``options_model`` with the values given (and the
+        defaults of the others)."""
+        return kind.options_model.model_validate(self.options.get(kind.name, {}))
 
     def label(self, kind: str) -> str:
         """The backend name used for ``kind`` (for reports)."""
@@ -110,6 +111,51 @@ class BackendChoice(BaseModel):
     def describe(self) -> str:
         """Every kind's backend, in registration order (``local / embedded``)."""
         return " / ".join(self.kinds.values())
+
+
+def _kind_named(name: str) -> EnvironmentKind:
+    try:
+        return environment_kind(name)
+    except UnknownEnvironmentKindError as error:
+        raise ValueError(str(error)) from None
+
+
+def check_kind_endpoint(name: str, value: str) -> tuple[str, str]:
+    """The backend that an endpoint given to kind ``name`` selects, and the endpoint as the kind
+    checked it (``EnvironmentKind.check_endpoint``). An unknown kind, a kind without a
+    connecting backend or an endpoint the kind refuses raises ``ValueError`` naming the kind."""
+    record = _kind_named(name)
+    if record.endpoint_backend is None:
+        raise ValueError(f"the {name} kind has no backend that connects to an endpoint")
+    try:
+        return record.endpoint_backend, record.check_endpoint(value)
+    except ValueError as error:
+        raise ValueError(f"{name} endpoint: {error}") from None
+
+
+def check_kind_options(name: str, values: Any) -> dict[str, JsonValue]:
+    """``values`` given to kind ``name`` as options, validated by its ``options_model``: the
+    values given, converted (text to numbers, flags). An unknown kind, a field the kind does not
+    have or a bad value raises ``ValueError`` naming the kind and the field."""
+    record = _kind_named(name)
+    model = record.options_model
+    if not isinstance(values, Mapping):
+        raise ValueError(f"the {name} kind's options must be a mapping of field to value")
+    fields = ", ".join(model.model_fields) or "none"
+    for field_name in values:
+        if field_name not in model.model_fields:
+            raise ValueError(
+                f"the {name} kind has no option {field_name!r} (its options: {fields})"
+            )
+    try:
+        parsed = model.model_validate(dict(values))
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        given = values.get(problem["loc"][0]) if problem["loc"] else None
+        raise ValueError(f"{name}.{where}: {problem['msg']} (given {given!r})") from None
+    dumped: dict[str, JsonValue] = parsed.model_dump(mode="json", include=set(values))
+    return dumped
 
 
 class ProviderSet(Releasable):

@@ -1,11 +1,11 @@
 """What the runtime asks of an environment kind, as one abstract record per kind.
 
-Owns ``EnvironmentKind`` and the small records its hooks return (``VerifierInputs``,
-``LeftoverSource``, ``WorkerResources``; replay's step records are ``environments.steps``'s). A
-kind (filesystem, postgres, desktop, browser, android) subclasses it once, in its own subpackage
-of ``environments``, and is registered by name in ``environments.registry``. Replay, verifiers,
-judges, ``agentjudge serve`` and garbage collection ask the kind's record instead of testing a
-sandbox's class. Nothing here knows a particular kind.
+Owns ``EnvironmentKind`` and the small records its hooks take and return (``VerifierInputs``,
+``LeftoverSource``, ``WorkerResources``, ``KindOptions``, ``JudgeServerOptions``, ``ImageRecipe``;
+replay's step records are ``environments.steps``'s). A kind subclasses it once, in its own
+subpackage of ``environments``, and is registered by name in ``environments.registry``. Replay,
+verifiers, judges, ``agentjudge serve`` and garbage collection ask the kind's record instead of
+testing a sandbox's class. Nothing here knows a particular kind.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from dataset.models import InitialState, Task, Trajectory
 from environments.comparison import normalise_common
@@ -76,6 +78,45 @@ class WorkerResources:
     """Memory in MiB for the run's sandbox, servers and frozen state."""
 
 
+class KindOptions(BaseModel):
+    """The settings a run may give one kind (``--kind-option KIND.FIELD=VALUE``).
+
+    A kind subclasses it with one documented field per setting, each with a default, and names
+    the subclass as its ``EnvironmentKind.options_model``; this base has no field. Values given on
+    the command line arrive as text and are converted by the field's type."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+
+@dataclass(frozen=True)
+class JudgeServerOptions:
+    """How a judge's MCP servers on one sandbox are set up (``EnvironmentKind.judge_servers``).
+    A judge-side setting is one field here, read by the kinds it concerns."""
+
+    writable: bool = False
+    """Serve the writing tools too (the sandbox is the judge's private writable clone); False:
+    the reading tools on a read-only view."""
+    observation: str | None = None
+    """What every answer of a kind with a screen carries: ``screenshot``, ``a11y_tree`` or
+    ``screenshot_a11y_tree`` (None: the kind's default); other kinds ignore it."""
+
+
+@dataclass(frozen=True)
+class ImageRecipe:
+    """A Docker image one of a kind's backends runs, built locally (``agentjudge sandboxes
+    build-images``, ``make images``)."""
+
+    name: str
+    """Names the image (``sandbox``, ``desktop``); kinds sharing an image give the same name, and
+    it is built once."""
+    build: Callable[[bool], str]
+    """Builds the image unless it is cached (always when passed True) and returns a line about
+    it: its tag, and its size when known."""
+    by_default: bool = True
+    """Built when no kind is named; False for a large image only some runs need (the desktop's,
+    about 1 GB)."""
+
+
 class EnvironmentKind(ABC):
     """Everything the runtime needs to know about one kind of environment.
 
@@ -104,8 +145,14 @@ class EnvironmentKind(ABC):
     a directory tree)."""
 
     endpoint_backend: ClassVar[str | None] = None
-    """The backend a run selects by giving this kind an endpoint (``BackendChoice.endpoints``:
-    an existing server reached by URL), or None when the kind has no such backend."""
+    """The backend a run selects by giving this kind an endpoint (``--endpoint KIND=VALUE``,
+    ``BackendChoice.endpoints``: an existing server, by URL or DSN), or None when the kind has
+    no such backend (an endpoint for it is refused)."""
+
+    options_model: ClassVar[type[KindOptions]] = KindOptions
+    """The settings a run may give this kind (``--kind-option KIND.FIELD=VALUE``): a
+    ``KindOptions`` subclass with a docstring per field. Its backends read the validated values
+    through ``BackendChoice.options_for``. The default has none."""
 
     # -- tasks and backends ----------------------------------------------------------------------
 
@@ -119,9 +166,26 @@ class EnvironmentKind(ABC):
         return next(iter(self.backends))
 
     @abstractmethod
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
-        """The backend that the command line's ``--backend`` and ``--dsn`` select for this kind;
-        for ``auto``, the one that suits this kind on this machine."""
+    def backend_for(self, backend: CommandLineBackend) -> str:
+        """The backend that the command line's ``--backend`` selects for this kind; for
+        ``auto``, the one that suits this kind on this machine. An endpoint given to the kind
+        selects its ``endpoint_backend`` instead."""
+
+    def check_endpoint(self, endpoint: str) -> str:
+        """``endpoint`` (``--endpoint KIND=VALUE``) in the form the kind's ``endpoint_backend``
+        reads; a bad one raises ``ValueError`` saying what is wrong. The default takes any
+        text, stripped."""
+        return endpoint.strip()
+
+    def commands(self) -> Sequence[Callable[..., Any]]:
+        """Commands this kind adds to ``agentjudge`` (typer command functions, each named after
+        its function, e.g. the browser kind's ``archive``). The default adds none."""
+        return ()
+
+    def images(self) -> Sequence[ImageRecipe]:
+        """The Docker images this kind's backends run, for ``agentjudge sandboxes build-images``
+        to build ahead of a run. The default has none."""
+        return ()
 
     async def close_provider(self, provider: SandboxProvider) -> None:
         """Close a provider one of ``backends`` started, and whatever it started with it (a
@@ -195,12 +259,11 @@ class EnvironmentKind(ABC):
 
     @abstractmethod
     def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AbstractAsyncContextManager[list[ToolServer[Any]]]:
         """``async with``: the MCP servers a judge gets on ``sandbox``: its reading tools on a
-        read-only view, the writing ones too on a writable clone; closed when the block ends.
-        ``observation`` asks kinds with a screen to answer with ``screenshot``, ``a11y_tree`` or
-        ``screenshot_a11y_tree`` (None: their default); other kinds ignore it."""
+        read-only view, the writing ones too on a writable clone (``options.writable``); closed
+        when the block ends. Kinds read the other ``options`` that concern them."""
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The tool surface the recorded agents used, over a writable ``sandbox`` (scripted
@@ -214,7 +277,8 @@ class EnvironmentKind(ABC):
 
     # -- garbage collection ----------------------------------------------------------------------
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
-        """The collectors of what killed runs left in this kind's backends; ``dsn`` names an
-        external server to collect in too, when given. The default has none."""
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
+        """The collectors of what killed runs left in this kind's backends; ``endpoint`` (this
+        kind's ``--endpoint``, checked) names an existing server to collect in too, when given.
+        The default has none."""
         return ()

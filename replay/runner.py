@@ -237,7 +237,7 @@ async def _replay_into(
     choice = choice or BackendChoice()
     dataset: Dataset = load_dataset(root, partial=True)
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
-    await collect_all_leftovers(choice.dsn)
+    await collect_all_leftovers(choice.endpoints)
     plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
 
     async def replay_one(item: _Replay) -> FidelityReport:

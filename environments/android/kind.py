@@ -27,6 +27,7 @@ from environments.diffs import short_diff
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    JudgeServerOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -135,7 +136,7 @@ class AndroidKind(EnvironmentKind):
             return True  # fails replay with a message naming the state
         return state.path is not None or configured_serial() is not None
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def backend_for(self, backend: CommandLineBackend) -> str:
         """``auto`` whatever ``--backend`` says: a phone is neither a host folder nor a
         container."""
         return "auto"
@@ -242,7 +243,7 @@ class AndroidKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The device server on the phone (a read-only Chromium view refuses writes to app
         data; navigating it is harmless and private)."""
@@ -256,7 +257,7 @@ class AndroidKind(EnvironmentKind):
 
         return device_server(as_android_sandbox(sandbox).device)
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """Emulator snapshots of dead runs (when a device is configured), then the run folders
         that hold Chromium profiles (with the filesystem kind's). Chromium and its driver are
         helper processes, killed by the shared process collector first."""

@@ -11,7 +11,7 @@ when a hook needs them, so finding the kind stays cheap.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -19,6 +19,7 @@ from dataset.models import Task
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    JudgeServerOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -78,10 +79,16 @@ class BrowserKind(EnvironmentKind):
         ``empty`` state) has nothing to replay into and stays "not replayable"."""
         return super().serves(task) and task.initial_state.kind in self.initial_states
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def backend_for(self, backend: CommandLineBackend) -> str:
         """Always ``local``: the browser runs on this host whatever ``--backend`` says (it is
         kept off the network by its own walls, not by a container)."""
         return "local"
+
+    def commands(self) -> Sequence[Callable[..., Any]]:
+        """``agentjudge archive``: record live pages into an archive for this kind."""
+        from environments.browser.commands import archive
+
+        return (archive,)
 
     def tool_spec(self, name: str) -> ToolSpec[Any] | None:
         """Playwright MCP's browser tool ``name``."""
@@ -106,7 +113,7 @@ class BrowserKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The browser server over the sandbox's own context (every judge has its own; the
         tools are the same either way, since nothing a judge does reaches the archive); long
@@ -123,7 +130,7 @@ class BrowserKind(EnvironmentKind):
 
         return browser_server(as_browser_sandbox(sandbox).session)
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """Chromium's single-instance folders of dead runs, then the run folders (browser
         profiles live there); their browser processes are killed first by the shared process
         collector (``environments.leftovers``)."""

@@ -30,6 +30,8 @@ from environments.desktop.replay import PerformedAction, replay_gui_step
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    ImageRecipe,
+    JudgeServerOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -91,7 +93,8 @@ async def _osworld(choice: BackendChoice) -> SandboxProvider:
     urls = choice.endpoints.get("desktop")
     if not urls:
         raise SandboxError(
-            "the desktop kind's osworld backend needs the desktops' URLs (--desktop-url)"
+            "the desktop kind's osworld backend needs the desktops' URLs "
+            "(--endpoint desktop=URL[,URL...])"
         )
     return OsworldDesktopProvider(urls)
 
@@ -106,6 +109,21 @@ async def _directories() -> list[str]:
     from sandboxes.filesystem.local import collect_local_leftovers
 
     return await collect_local_leftovers()
+
+
+def _build_desktop_image(force: bool) -> str:
+    from sandboxes.desktop.image import build_desktop_image, desktop_image_size
+
+    tag = build_desktop_image(force=force)
+    return f"{tag} ({desktop_image_size(tag) / 2**20:.0f} MiB)"
+
+
+DESKTOP_IMAGE = ImageRecipe(
+    name="desktop",
+    build=_build_desktop_image,
+    by_default=False,
+)
+"""LibreOffice on Xvfb with the control server: the image of the ``docker`` backend's desktops."""
 
 
 class DesktopKind(EnvironmentKind):
@@ -125,10 +143,25 @@ class DesktopKind(EnvironmentKind):
     }
     """``local`` (bubblewrap boxes of host processes), ``docker`` (a container of the desktop
     image per desktop; what ``--backend auto`` picks where a Docker engine answers) and
-    ``osworld`` (``--desktop-url``: existing OSWorld VMs by URL)."""
+    ``osworld`` (``--endpoint desktop=URL[,URL...]``: existing OSWorld VMs by URL)."""
     endpoint_backend: ClassVar[str | None] = "osworld"
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def check_endpoint(self, endpoint: str) -> str:
+        """The control servers' URLs, comma-separated, each checked and normalised (no
+        duplicates)."""
+        from sandboxes.desktop.osworld import parse_urls
+
+        try:
+            return ",".join(parse_urls(endpoint))
+        except SandboxError as error:
+            raise ValueError(str(error)) from None
+
+    def images(self) -> Sequence[ImageRecipe]:
+        """The desktop image (LibreOffice on Xvfb) of its ``docker`` backend: about 1 GB and a few
+        minutes to build, so only when the desktop kind is named."""
+        return (DESKTOP_IMAGE,)
+
+    def backend_for(self, backend: CommandLineBackend) -> str:
         """``docker`` when asked for, and for ``auto`` where a Docker engine answers (a
         container isolates a desktop best and is the same on every machine; its image is built
         on first use); ``local`` otherwise."""
@@ -231,14 +264,15 @@ class DesktopKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The GUI MCP server (``mcp_servers.desktop``) on the judge's own desktop: a desktop
         cannot be shared, so a read-only judge gets a private one too and the same actions.
-        ``observation`` is what every answer carries (default: screenshot and tree)."""
+        ``options.observation`` is what every answer carries (default: screenshot and tree)."""
         from mcp_servers.desktop import desktop_server
 
         desktop = as_desktop_sandbox(sandbox)
+        observation = options.observation
         if observation is None:
             yield [desktop_server(desktop.client, perform=desktop.perform)]
             return
@@ -261,7 +295,7 @@ class DesktopKind(EnvironmentKind):
         desktop = as_desktop_sandbox(sandbox)
         return desktop_server(desktop.client, perform=desktop.perform)
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """Containers of dead runs (Docker), the memory cgroups of dead runs' local desktops
         (their processes died with bubblewrap), then the run directories holding the desktops'
         folders and socket folders (last)."""

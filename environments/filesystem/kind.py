@@ -21,6 +21,8 @@ from environments.filesystem.comparison import normalise_filesystem_output
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    ImageRecipe,
+    JudgeServerOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -71,9 +73,15 @@ class FilesystemKind(EnvironmentKind):
     initial_states: ClassVar[frozenset[str]] = frozenset({"directory_tree", "empty"})
     backends: ClassVar[Mapping[str, ProviderFactory]] = {"local": _local, "docker": _docker}
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def backend_for(self, backend: CommandLineBackend) -> str:
         """``local``: a private host directory; ``docker``: a container with the tree inside."""
         return "docker" if backend == "docker" else "local"
+
+    def images(self) -> Sequence[ImageRecipe]:
+        """The sandbox image its ``docker`` backend runs the trees in."""
+        from environments.images import SANDBOX_IMAGE
+
+        return (SANDBOX_IMAGE,)
 
     def supplied_state(self, state: InitialState, supplied: Path) -> InitialState:
         """A supplied folder is the starting tree."""
@@ -131,12 +139,14 @@ class FilesystemKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
-        """The filesystem server over the tree, without its writing tools unless ``writable``."""
+        """The filesystem server over the tree, without its writing tools unless
+        ``options.writable``."""
         from mcp_servers.filesystem.server import filesystem_server
 
-        yield [filesystem_server(as_filesystem_sandbox(sandbox).tree, read_only=not writable)]
+        tree = as_filesystem_sandbox(sandbox).tree
+        yield [filesystem_server(tree, read_only=not options.writable)]
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The filesystem server with all 14 tools, as the recorded agents had it."""
@@ -148,7 +158,7 @@ class FilesystemKind(EnvironmentKind):
         """``prompts/subdomains/filesystem.md``."""
         return "subdomains/filesystem.md"
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """Containers and images (Docker), then the run directories of dead runs (last, so no
         directory is removed under a process still using it)."""
         from environments.leftovers import DOCKER_LEFTOVERS

@@ -18,13 +18,18 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from pydantic import PositiveFloat
 
 from dataset.actions import ToolCallAction
 from dataset.models import InitialState, SqlSeedState, Task, Trajectory
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    ImageRecipe,
+    JudgeServerOptions,
+    KindOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -50,13 +55,22 @@ def as_postgres_sandbox(sandbox: Sandbox) -> PostgresSandbox:
     return sandbox
 
 
+class PostgresOptions(KindOptions):
+    """The postgres kind's settings (``--kind-option postgres.FIELD=VALUE``)."""
+
+    seed_timeout: PositiveFloat | None = None
+    """Seconds one task's seed, and then its preparation, may run; a task whose preparation
+    fails or runs over fails all its trajectories at once. None: 600."""
+
+
 async def _on_cluster(cluster: PostgresCluster, choice: BackendChoice) -> SandboxProvider:
     from sandboxes.postgres.provider import ClusterPostgresProvider
     from sandboxes.postgres.seeding import DEFAULT_SEED_TIMEOUT
 
+    options = cast("PostgresOptions", choice.options_for(KIND))
     await cluster.start()
     return ClusterPostgresProvider(
-        cluster, seed_timeout=choice.seed_timeout or DEFAULT_SEED_TIMEOUT
+        cluster, seed_timeout=options.seed_timeout or DEFAULT_SEED_TIMEOUT
     )
 
 
@@ -69,9 +83,10 @@ async def _embedded(choice: BackendChoice) -> SandboxProvider:
 async def _external(choice: BackendChoice) -> SandboxProvider:
     from sandboxes.postgres.external import ExternalPostgresCluster
 
-    if not choice.dsn:
-        raise SandboxError("the external Postgres backend needs a DSN (--dsn)")
-    return await _on_cluster(ExternalPostgresCluster(choice.dsn), choice)
+    dsn = choice.endpoints.get(KIND.name)
+    if not dsn:
+        raise SandboxError("the external Postgres backend needs a DSN (--endpoint postgres=DSN)")
+    return await _on_cluster(ExternalPostgresCluster(dsn), choice)
 
 
 async def _docker(choice: BackendChoice) -> SandboxProvider:
@@ -200,12 +215,30 @@ class PostgresKind(EnvironmentKind):
         "docker": _docker,
     }
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
-        """``docker``: a Postgres container; else ``external`` with a DSN, ``embedded`` (a
-        server from the pgserver wheel) without."""
-        if backend == "docker":
-            return "docker"
-        return "external" if dsn else "embedded"
+    endpoint_backend: ClassVar[str | None] = "external"
+    """A DSN (``--endpoint postgres=DSN``) selects the server it names."""
+    options_model: ClassVar[type[KindOptions]] = PostgresOptions
+
+    def backend_for(self, backend: CommandLineBackend) -> str:
+        """``docker``: a Postgres container; else ``embedded`` (a server from the pgserver
+        wheel)."""
+        return "docker" if backend == "docker" else "embedded"
+
+    def check_endpoint(self, endpoint: str) -> str:
+        """A ``postgresql://`` URL or a libpq ``key=value`` string that parses."""
+        from sandboxes.postgres.external import parse_dsn
+
+        try:
+            parse_dsn(endpoint.strip())
+        except SandboxError as error:
+            raise ValueError(str(error)) from None
+        return endpoint.strip()
+
+    def images(self) -> Sequence[ImageRecipe]:
+        """The sandbox image its ``docker`` backend runs the server in."""
+        from environments.images import SANDBOX_IMAGE
+
+        return (SANDBOX_IMAGE,)
 
     def supplied_state(self, state: InitialState, supplied: Path) -> InitialState:
         """A supplied SQL script or ``pg_dump`` archive is the prepared database: it replaces the
@@ -295,14 +328,14 @@ class PostgresKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The SQL server: ``unrestricted`` as the clone's owner on a writable clone, else
         ``read-only`` as the view's reader role."""
         from mcp_servers.sql.judge_server import sql_server
 
         server = sql_server(
-            as_postgres_sandbox(sandbox), access="unrestricted" if writable else "read-only"
+            as_postgres_sandbox(sandbox), access="unrestricted" if options.writable else "read-only"
         )
         try:
             yield [server]
@@ -319,14 +352,14 @@ class PostgresKind(EnvironmentKind):
         """``prompts/subdomains/postgres.md``."""
         return "subdomains/postgres.md"
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
-        """Databases and roles of dead runs in the external server ``dsn`` (first), containers
-        (Docker), then the embedded servers of dead runs."""
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
+        """Databases and roles of dead runs in the external server ``endpoint`` (a DSN; first),
+        containers (Docker), then the embedded servers of dead runs."""
         from environments.leftovers import DOCKER_LEFTOVERS
 
         sources = [DOCKER_LEFTOVERS, LeftoverSource("embedded-postgres", _embedded_servers, 20)]
-        if dsn:
-            sources.insert(0, _external_server(dsn))
+        if endpoint:
+            sources.insert(0, _external_server(endpoint))
         return sources
 
 

@@ -13,7 +13,13 @@ from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
 from environments.backends import BackendChoice
-from environments.kind import CommandLineBackend, EnvironmentKind, ProviderFactory, VerifierInputs
+from environments.kind import (
+    CommandLineBackend,
+    EnvironmentKind,
+    JudgeServerOptions,
+    ProviderFactory,
+    VerifierInputs,
+)
 from mcp_servers.filesystem.operations import FILESYSTEM_TOOLS
 from mcp_servers.results import ToolResult, ToolSpec, call_tool
 from mcp_servers.serving import ToolServer
@@ -53,7 +59,7 @@ class NotesKind(EnvironmentKind):
         self.closed: list[SandboxProvider] = []
         """Providers closed through this kind."""
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def backend_for(self, backend: CommandLineBackend) -> str:
         return "local"
 
     async def close_provider(self, provider: SandboxProvider) -> None:
@@ -83,9 +89,11 @@ class NotesKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
-        tools = {name: spec for name, spec in NOTE_TOOLS.items() if writable or not spec.writes}
+        tools = {
+            name: spec for name, spec in NOTE_TOOLS.items() if options.writable or not spec.writes
+        }
         yield [ToolServer("notes", tools, _tree(sandbox))]
 
 

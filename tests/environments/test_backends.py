@@ -33,7 +33,7 @@ def test_every_kind_gets_a_backend() -> None:
         "browser": "local",
         "desktop": "docker",
     }
-    external = BackendChoice.for_backend("local", "postgresql://u@h/db")
+    external = BackendChoice.for_backend("local", endpoints={"postgres": "postgresql://u@h/db"})
     assert external.kinds == {
         "filesystem": "local",
         "postgres": "external",
@@ -41,7 +41,7 @@ def test_every_kind_gets_a_backend() -> None:
         "browser": "local",
         "desktop": "local",
     }
-    assert external.dsn == "postgresql://u@h/db"
+    assert external.endpoints == {"postgres": "postgresql://u@h/db"}
     assert external.label("postgres") == "external"
     assert external.describe() == "local / external / auto / local / local"
     partial = BackendChoice(kinds={"postgres": "docker"})
@@ -62,11 +62,15 @@ def test_a_backend_the_kind_lacks_is_refused() -> None:
 
 
 def test_the_choice_round_trips_through_json() -> None:
-    choice = BackendChoice.for_backend("local", "postgresql://u@h/db", seed_timeout=30)
-    assert choice.seed_timeout == 30
+    choice = BackendChoice.for_backend(
+        "local",
+        endpoints={"postgres": "postgresql://u@h/db"},
+        options={"postgres": {"seed_timeout": "30"}},
+    )
+    assert choice.options == {"postgres": {"seed_timeout": 30.0}}
     assert BackendChoice.model_validate_json(choice.model_dump_json()) == choice
-    with pytest.raises(pydantic.ValidationError, match="seed_timeout"):
-        BackendChoice(seed_timeout=0)
+    with pytest.raises(pydantic.ValidationError, match=r"postgres\.seed_timeout: .*greater than 0"):
+        BackendChoice(options={"postgres": {"seed_timeout": 0}})
     # A kind not installed here is kept as recorded.
     recorded = BackendChoice.model_validate({"kinds": {"smartwatch": "qemu"}})
     assert recorded.kinds["smartwatch"] == "qemu"

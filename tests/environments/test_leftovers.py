@@ -23,7 +23,7 @@ def test_the_built_in_kinds_collectors_in_order() -> None:
         "browser sockets",
         "directories",
     ]
-    with_server = [source.name for source in leftover_sources("postgresql://u@h/db")]
+    with_server = [source.name for source in leftover_sources({"postgres": "postgresql://u@h/db"})]
     assert with_server[0] == "external-postgres"
 
 
@@ -35,7 +35,7 @@ async def test_a_kinds_collectors_run_with_everyone_elses_for_that_call_only() -
         return ["a notes leftover"]
 
     class Collecting(NotesKind):
-        def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+        def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
             return [LeftoverSource("notes", collect, order=50)]
 
     register_kind(Collecting())

@@ -30,6 +30,7 @@ from dataset.models import (
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from environments import registry
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import JudgeServerOptions
 from environments.registry import (
     ENTRY_POINT_GROUP,
     UnknownEnvironmentKindError,
@@ -265,7 +266,7 @@ async def test_a_registered_third_kind_is_replayed_verified_and_served(tmp_path:
         clone = await replays.environment("notes-todo--pass", writable=True)
         assert view is not None
         assert clone is not None
-        async with kind.judge_servers(view, writable=False) as servers:
+        async with kind.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
             assert [set(server.tools) for server in servers] == [{"read_text_file"}]
-        async with kind.judge_servers(clone, writable=True) as servers:
+        async with kind.judge_servers(clone, JudgeServerOptions(writable=True)) as servers:
             assert [set(server.tools) for server in servers] == [{"read_text_file", "write_file"}]

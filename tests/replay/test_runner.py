@@ -188,7 +188,7 @@ async def test_replay_into_an_external_server_given_by_dsn(tmp_path: Path) -> No
         root = tmp_path / "ds"
         recorded = load_dataset(MINI).trajectories[PG_PASS_ID]
         build_dataset(root, [recorded], (PG_TASK,))
-        choice = BackendChoice.for_backend("local", server.admin.dsn)
+        choice = BackendChoice.for_backend("local", endpoints={"postgres": server.admin.dsn})
         assert choice.label("postgres") == "external"
         summary = await replay_dataset(root, tmp_path / "out", choice=choice)
         assert (summary.total.faithful, summary.total.verifier_agrees) == (1, 1)

@@ -10,6 +10,7 @@ from pathlib import Path
 from dataset.store import TRAJECTORIES_DIR, load_dataset
 from environments.android.kind import KIND
 from environments.backends import ProviderSet
+from environments.kind import JudgeServerOptions
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
 from judge_agent.model import (
@@ -81,7 +82,7 @@ async def test_an_agent_judge_finds_the_second_mug_the_last_screen_hid() -> None
     ):
         view = await replays.environment(TWO_MUGS, writable=False)
         assert view is not None
-        async with KIND.judge_servers(view, writable=False) as servers:
+        async with KIND.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
             recording = trajectory_server(trajectory, task=task, base_dir=MOBILE / TRAJECTORIES_DIR)
             box = await Toolbox.open([*servers, recording])
             try:

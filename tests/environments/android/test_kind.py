@@ -16,6 +16,7 @@ from dataset.actions import AndroidAction
 from dataset.store import load_dataset
 from environments.android.kind import KIND, STATE_FILE_VARIABLE
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import JudgeServerOptions
 from environments.registry import kind_for_task
 from replay.engine import replay_trajectory
 from sandboxes.base import SandboxError
@@ -38,7 +39,7 @@ def test_web_tasks_are_served_and_emulator_tasks_only_with_a_device(
     assert kind_for_task(mini.tasks["android-markor-shopping-note"]) is None
     monkeypatch.setenv("ANDROID_SERIAL", "emulator-5554")
     assert kind_for_task(mini.tasks["android-markor-shopping-note"]) is KIND
-    assert KIND.backend_for("docker", None) == "auto"
+    assert KIND.backend_for("docker") == "auto"
     assert BackendChoice().kinds["android"] == "auto"
 
 
@@ -75,7 +76,7 @@ async def test_a_recorded_run_replays_faithfully_and_the_verifier_agrees() -> No
         # verifier inputs hold the apps' data.
         assert result.snapshot is not None
         async with await result.snapshot.clone(writable=False) as view:
-            async with KIND.judge_servers(view, writable=False) as servers:
+            async with KIND.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
                 [server] = servers
                 screen = await server.call("get_screen", {})
                 assert "Contacts" in text_of(screen)

@@ -19,6 +19,7 @@ from dataset.actions import ToolCallAction
 from dataset.models import Observation, PageArchiveState, Step, Task, Trajectory
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import JudgeServerOptions
 from environments.registry import kind_for_task, served_kinds
 from replay.engine import replay_trajectory
 from tests.sandboxes.browser.archived_site import HOME, LYON, RESULTS, write_site
@@ -128,7 +129,7 @@ async def test_a_recorded_search_replays_faithfully_and_judges_get_their_own_bro
         second = await snapshot.clone(writable=True)
         async with first, second:
             async with (
-                KIND.judge_servers(first, writable=False) as servers,
+                KIND.judge_servers(first, JudgeServerOptions(writable=False)) as servers,
                 Client(servers[0].server()) as client,
             ):
                 seen = _text(await client.call_tool("browser_snapshot", {}))
@@ -190,8 +191,8 @@ async def test_page_summaries_follow_the_setting(
         provider = await providers.get(KIND.name)
         sandbox = await provider.create(_task(), root / "tasks" / TASK_ID)
         async with sandbox:
-            async with KIND.judge_servers(sandbox, writable=False) as servers:
+            async with KIND.judge_servers(sandbox, JudgeServerOptions(writable=False)) as servers:
                 assert servers[0].context.summarise_pages is False
             monkeypatch.setenv("AGENTJUDGE_BROWSER_SUMMARIES", "1")
-            async with KIND.judge_servers(sandbox, writable=False) as servers:
+            async with KIND.judge_servers(sandbox, JudgeServerOptions(writable=False)) as servers:
                 assert servers[0].context.summarise_pages is True

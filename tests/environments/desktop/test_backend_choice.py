@@ -30,7 +30,10 @@ def test_auto_puts_desktops_in_containers_where_the_engine_answers() -> None:
     # The other kinds keep their host backends: auto moves only desktops.
     assert choice.kinds["filesystem"] == "local"
     assert choice.kinds["postgres"] == "embedded"
-    assert BackendChoice.for_backend("auto", "postgresql://u@h/db").kinds["postgres"] == "external"
+    dsn = "postgresql://u@h/db"
+    assert BackendChoice.for_backend("auto", endpoints={"postgres": dsn}).kinds["postgres"] == (
+        "external"
+    )
 
 
 @pytest.mark.parametrize(
@@ -53,7 +56,7 @@ async def test_the_osworld_provider_gets_the_urls() -> None:
         provider = await providers.get("desktop")
         assert isinstance(provider, OsworldDesktopProvider)
         assert provider.urls == ("http://vm-a:5000", "http://vm-b:5000")
-    with pytest.raises(SandboxError, match="--desktop-url"):
+    with pytest.raises(SandboxError, match="--endpoint desktop="):
         async with ProviderSet(BackendChoice(kinds={"desktop": "osworld"})) as providers:
             await providers.get("desktop")
 

@@ -10,6 +10,7 @@ import environments.desktop
 from dataset.models import DocumentState, EmptyState, Task
 from environments.backends import BackendChoice, ProviderSet
 from environments.desktop.kind import DOCUMENT_VARIABLE, FILES_VARIABLE, as_desktop_sandbox
+from environments.kind import JudgeServerOptions
 from environments.registry import environment_kind, served_kinds
 from mcp_servers.results import ToolArgumentError
 from sandboxes.base import SandboxError
@@ -36,8 +37,8 @@ def test_the_kind_is_registered_and_served_as_desktop() -> None:
     assert KIND.initial_states == {"document", "empty"}
     assert KIND.default_backend == "local"
     assert BackendChoice().label("desktop") == "local"
-    assert KIND.backend_for("docker", None) == "docker"
-    assert KIND.backend_for("local", None) == "local"
+    assert KIND.backend_for("docker") == "docker"
+    assert KIND.backend_for("local") == "local"
 
 
 def test_the_restore_method_is_chosen_per_task() -> None:
@@ -72,7 +73,7 @@ async def test_verifiers_get_the_saved_document_read_only(tmp_path: Path) -> Non
                 assert Path(inputs.environment[FILES_VARIABLE]) == exported.parent
                 assert list(inputs.read_only) == [exported.parent]
             assert not exported.parent.exists()
-            async with KIND.judge_servers(desktop, writable=True) as servers:
+            async with KIND.judge_servers(desktop, JudgeServerOptions(writable=True)) as servers:
                 assert [server.name for server in servers] == ["desktop"]
                 assert "CLICK" in servers[0].tools
 

@@ -11,6 +11,7 @@ import pytest_asyncio
 
 from dataset.models import DirectoryTreeState, Task, Trajectory
 from environments.filesystem import KIND, as_filesystem_sandbox
+from environments.kind import JudgeServerOptions
 from prompts.templates import load_template
 from sandboxes.filesystem.local import LocalFilesystemProvider
 from sandboxes.filesystem.sandbox import FilesystemSnapshot
@@ -37,8 +38,8 @@ async def snapshot(tmp_path: Path) -> AsyncIterator[FilesystemSnapshot]:
 def test_backends_from_the_command_line() -> None:
     assert list(KIND.backends) == ["local", "docker"]
     assert KIND.default_backend == "local"
-    assert KIND.backend_for("docker", None) == "docker"
-    assert KIND.backend_for("local", "postgresql://u@h/db") == "local"
+    assert KIND.backend_for("docker") == "docker"
+    assert KIND.backend_for("local") == "local"
     assert KIND.serve_name == "filesystem"
     assert KIND.serves(TASK)
     assert not KIND.serves(TASK.model_copy(update={"subdomain": "postgres"}))
@@ -81,12 +82,12 @@ async def test_the_verifier_gets_the_sandboxs_own_directory(snapshot: Filesystem
 
 async def test_judge_servers_per_access_mode(snapshot: FilesystemSnapshot) -> None:
     view = await snapshot.clone(writable=False)
-    async with KIND.judge_servers(view, writable=False) as servers:
+    async with KIND.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
         (reader,) = servers
         assert not WRITING_TOOLS & set(reader.tools)
         assert "read_text_file" in reader.tools
     clone = await snapshot.clone(writable=True)
-    async with clone, KIND.judge_servers(clone, writable=True) as servers:
+    async with clone, KIND.judge_servers(clone, JudgeServerOptions(writable=True)) as servers:
         (writer,) = servers
         assert set(writer.tools) >= WRITING_TOOLS
         assert len(writer.tools) == 14

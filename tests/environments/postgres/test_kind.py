@@ -17,6 +17,7 @@ from dataset.actions import ToolCallAction
 from dataset.models import Step, Trajectory
 from dataset.store import load_dataset
 from environments.backends import BackendChoice, ProviderSet
+from environments.kind import JudgeServerOptions
 from environments.postgres import KIND, as_postgres_sandbox
 from mcp_servers.serving import ToolServer
 from prompts.templates import load_template
@@ -58,9 +59,13 @@ def _trajectory(*statements: str) -> Trajectory:
 
 def test_backends_from_the_command_line() -> None:
     assert list(KIND.backends) == ["embedded", "external", "docker"]
-    assert KIND.backend_for("local", None) == "embedded"
-    assert KIND.backend_for("local", "postgresql://u@h/db") == "external"
-    assert KIND.backend_for("docker", "postgresql://u@h/db") == "docker"
+    assert KIND.backend_for("local") == "embedded"
+    assert KIND.backend_for("docker") == "docker"
+    # A DSN is an endpoint: it selects the external server whatever --backend says.
+    dsn = "postgresql://u@h/db"
+    assert BackendChoice.for_backend("docker", endpoints={"postgres": dsn}).label("postgres") == (
+        "external"
+    )
     assert KIND.serve_name == "sql"
 
 
@@ -119,7 +124,8 @@ async def test_calls_run_as_the_sandbox_role_shown_as_the_administrator(
 
 
 async def test_the_seed_timeout_reaches_the_provider() -> None:
-    async with ProviderSet(BackendChoice.for_backend("local", seed_timeout=2.5)) as providers:
+    choice = BackendChoice.for_backend("local", options={"postgres": {"seed_timeout": "2.5"}})
+    async with ProviderSet(choice) as providers:
         provider = await providers.get("postgres")
         assert isinstance(provider, ClusterPostgresProvider)
         assert provider.seed_timeout == 2.5
@@ -194,7 +200,7 @@ async def _execute(server: ToolServer[object], sql: str) -> tuple[bool, str]:
 @module_loop
 async def test_judge_servers_per_access_mode(snapshot: Snapshot) -> None:
     view = await snapshot.clone(writable=False)
-    async with KIND.judge_servers(view, writable=False) as servers:
+    async with KIND.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
         (reader,) = servers
         assert "execute_sql" in reader.tools
         refused, text = await _execute(reader, "CREATE TABLE judge_note (x int)")
@@ -202,7 +208,7 @@ async def test_judge_servers_per_access_mode(snapshot: Snapshot) -> None:
         _, rows = await _execute(reader, "SELECT count(*) AS n FROM customers")
         assert json.loads(rows)["row_count"] == 1
     clone = await snapshot.clone(writable=True)
-    async with clone, KIND.judge_servers(clone, writable=True) as servers:
+    async with clone, KIND.judge_servers(clone, JudgeServerOptions(writable=True)) as servers:
         (writer,) = servers
         assert set(writer.tools) == set(reader.tools)
         refused, text = await _execute(writer, "CREATE TABLE judge_note (x int)")

@@ -1,5 +1,6 @@
-"""``agentjudge archive``: record pages from a live browser into an archive, against an HTTP
-server the test starts on 127.0.0.1; a bad URL list is exit code 2 naming the line."""
+"""``agentjudge archive``, the browser kind's command: record pages from a live browser into an
+archive, against an HTTP server the test starts on 127.0.0.1; a bad URL list is exit code 2
+naming the line."""
 
 from __future__ import annotations
 

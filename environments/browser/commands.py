@@ -1,4 +1,5 @@
-"""``agentjudge archive``: record pages from the live web into a page archive.
+"""The browser kind's command, ``agentjudge archive``: record pages from the live web into a page
+archive (``BrowserKind.commands`` adds it to the command line).
 
 Parses the arguments and delegates to ``sandboxes.browser.recording``; prints what was recorded
 and which addresses failed.
@@ -11,8 +12,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-
-from agentjudge.console import console
 
 
 def archive(
@@ -38,20 +37,19 @@ def archive(
     try:
         urls = read_url_list(urls_file)
     except (OSError, ValueError) as error:
-        console.print(f"error: {error}", markup=False)
+        typer.echo(f"error: {error}")
         raise typer.Exit(2) from None
     if not urls:
-        console.print(f"error: {urls_file}: no addresses", markup=False)
+        typer.echo(f"error: {urls_file}: no addresses")
         raise typer.Exit(2)
     report = asyncio.run(
         record_pages(urls, output, archive_format=archive_format, timeout_seconds=timeout)
     )
     for url, reason in report.failures.items():
-        console.print(f"failed: {url}: {reason}", markup=False)
-    console.print(
+        typer.echo(f"failed: {url}: {reason}")
+    typer.echo(
         f"archived {len(report.pages)} of {len(urls)} pages ({report.responses} responses) "
-        f"into {report.output}",
-        markup=False,
+        f"into {report.output}"
     )
     if report.failures:
         raise typer.Exit(1)
