@@ -11,9 +11,10 @@ Adding a mode is one module and one registration: a ``JudgeModeSpec`` naming its
 (which ``prompts/modes/tools_<name>.md`` section, whether tool arguments are listed), registered
 with ``register_mode``. The MobileJudgeBench methods (``judge_agent.mobile_methods``) are
 registered here by module path, like the environment kinds, and imported at their first lookup, so
-that their modules may import this one without a cycle. Another package registers its modes through the entry-point group ``agentjudge.modes``:
-an entry naming a ``JudgeModeSpec`` registers it, an entry naming a module imports it (the module
-registers its modes itself). Entry points are read once, at the first lookup.
+that their modules may import this one without a cycle. Another package registers its modes
+through the entry-point group ``agentjudge.modes``: an entry naming a ``JudgeModeSpec`` registers
+it, an entry naming a module imports it (the module registers its modes itself). Entry points are
+read once, at the first lookup.
 """
 
 from __future__ import annotations

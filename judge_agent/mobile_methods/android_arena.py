@@ -36,7 +36,13 @@ from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict
 from prompts import PromptStyle
 
-__all__ = ["SPEC", "AndroidArenaOptions", "android_arena_messages", "record_entries", "within_budget"]
+__all__ = [
+    "SPEC",
+    "AndroidArenaOptions",
+    "android_arena_messages",
+    "record_entries",
+    "within_budget",
+]
 
 
 class AndroidArenaOptions(MethodOptions):
