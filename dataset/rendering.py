@@ -2,7 +2,8 @@
 
 Owns the one wording of a step (``render_step``: its action, the agent's reasoning, the error flag,
 the observation text, URL and accessibility tree, what became of its screenshot), the wording of
-an action (``render_action`` in full, ``summarize_action`` on one line), and
+an action (``render_action`` in full, ``summarize_action`` on one line, each asking the action
+itself: every action space words itself in ``dataset.actions``), and
 ``render_trajectory``: the task, the numbered steps and the final response as every judge mode
 reads them in its prompt, with the screenshots ``dataset.screenshots`` selects and reads. Readers
 differ only in their ``StepLimits`` and in the note they give about a step's screenshot, so a

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -37,30 +36,24 @@ def notebook() -> Iterator[DomainSpec]:
         unregister_domain(NOTEBOOK.name)
 
 
-def _task(**overrides: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": "t-1",
-        "domain": "ds",
-        "subdomain": "filesystem",
-        "instruction": "Do it.",
-        "initial_state": {"kind": "empty"},
-    }
-    return base | overrides
+def _task(domain: str, subdomain: str) -> Task:
+    fields = {"id": "t-1", "domain": domain, "subdomain": subdomain, "instruction": "Do it."}
+    return Task.model_validate(fields | {"initial_state": {"kind": "empty"}})
 
 
 def test_an_unknown_domain_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(ValidationError, match=r"unknown domain 'spreadsheet' \(known domains: ds,"):
-        Task.model_validate(_task(domain="spreadsheet", subdomain="calc"))
+        _task("spreadsheet", "calc")
     with pytest.raises(UnknownDomainError, match="gui, mobile, search"):
         domain_spec("spreadsheet")
 
 
 def test_a_registered_domain_is_accepted_and_owns_its_subdomains(notebook: DomainSpec) -> None:
-    task = Task.model_validate(_task(domain="notebook", subdomain="jupyter"))
+    task = _task("notebook", "jupyter")
     assert task.domain == "notebook"
     assert home_domain("jupyter") == "notebook"
     with pytest.raises(ValidationError, match="belongs to domain 'notebook', not 'ds'"):
-        Task.model_validate(_task(subdomain="jupyter"))
+        _task("ds", "jupyter")
     assert "notebook" in Task.model_json_schema()["properties"]["domain"]["enum"]
 
 
@@ -70,7 +63,7 @@ def test_unregistered_domains_leave_tasks_and_schema(notebook: DomainSpec) -> No
     assert home_domain("jupyter") is None
     assert Task.model_json_schema()["properties"]["domain"]["enum"] == list(domain_names())
     with pytest.raises(ValidationError, match="unknown domain 'notebook'"):
-        Task.model_validate(_task(domain="notebook", subdomain="jupyter"))
+        _task("notebook", "jupyter")
 
 
 def test_a_taken_name_or_subdomain_is_refused() -> None:
