@@ -156,7 +156,7 @@ def test_describe_action_renders_one_line_per_space() -> None:
     assert long.endswith("…)")
 
 
-SAMPLE_ACTIONS = [
+SAMPLE_ACTIONS: list[ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction] = [
     ToolCallAction(name="execute_sql", arguments={"sql": "SELECT 1"}),
     Computer13Action(action_type="TYPING", parameters={"text": "hi"}),
     PyAutoGuiAction(code="import pyautogui\npyautogui.click(1, 2)"),
