@@ -41,6 +41,7 @@ from scipy import stats
 from bench.metrics import accuracy_from_counts, balanced_accuracy_from_counts, f1_from_counts
 from bench.results import Prediction
 from bench.scores import Interval
+from dataset.domains import domain_spec
 from dataset.store import Dataset, load_dataset
 from storage.files import write_json_atomic, write_text_atomic
 
@@ -657,14 +658,16 @@ def write_agent_ranking(
 ) -> Path | None:
     """Score ``predictions`` (judges and baselines, each configuration a variant) on the
     dataset's labelled trajectories and write ``agent-ranking.md`` and ``agent-ranking.json``
-    into ``folder``; only for datasets of agent runs from source benchmarks (mobile tasks, or
-    trajectories naming their ``benchmark``). Returns the Markdown file, or None when skipped."""
+    into ``folder``; only for datasets of agent runs from source benchmarks (tasks of a domain
+    whose record ranks agents, such as mobile, or trajectories naming their ``benchmark``).
+    Returns the Markdown file, or None when skipped."""
     try:
         dataset = load_dataset(dataset_root, partial=True)
     except Exception:  # the results folder outlived its dataset: no table, the report stands
         return None
     grouped = any(
-        task.domain == "mobile" or "benchmark" in task.metadata for task in dataset.tasks.values()
+        domain_spec(task.domain).ranks_agents or "benchmark" in task.metadata
+        for task in dataset.tasks.values()
     )
     facts = trajectory_facts(dataset)
     if not grouped or not facts:

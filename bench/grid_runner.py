@@ -57,7 +57,6 @@ from judge_agent.sampling import ModelSampler
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
 from mcp_servers.serving import ToolServer
-from settings import get_settings
 from storage.files import write_json_atomic
 from storage.jobs import Job, JobResults, ResumableJobs
 from storage.jsonl import read_jsonl
@@ -479,8 +478,8 @@ class _Grid:
         if not judge_mode(planned.mode).uses_tools:
             return await judge(None), "none"
         async with environments.servers(planned) as (servers, kind):
-            # With page summaries on, servers may ask the judge's own model to write them.
-            sampler = ModelSampler(model) if get_settings().browser_summaries else None
+            # Servers that sample (e.g. page summaries) have the judge's own model write text.
+            sampler = ModelSampler(model) if any(server.samples for server in servers) else None
             options = {} if sampler is None else {"sampler": sampler}
             toolbox = await Toolbox.open(servers, **options)
             try:

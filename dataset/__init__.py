@@ -1,6 +1,7 @@
 """Datasets: the unified data model, the on-disk format, validation and importers.
 
-Owns ``Task``, ``Trajectory``, ``Step`` and the action union; reading and writing dataset folders;
+Owns ``Task``, ``Trajectory``, ``Step`` and the action union; the registry of domains
+(``dataset.domains``); reading and writing dataset folders;
 converters from published formats (``dataset.importers``); the one wording of a recorded step for
 judges (``dataset.rendering``). Must not start environments, run
 verifiers or call models: it describes recorded runs, it does not execute anything.
@@ -14,6 +15,7 @@ from dataset.actions import (
     ToolCallAction,
     describe_action,
 )
+from dataset.domains import DomainSpec, domain_spec, register_domain
 from dataset.models import (
     SANDBOX_ROOT_PLACEHOLDER,
     AgentUsage,
@@ -38,6 +40,7 @@ __all__ = [
     "Computer13Action",
     "Dataset",
     "DatasetError",
+    "DomainSpec",
     "Label",
     "Manifest",
     "Observation",
@@ -50,5 +53,7 @@ __all__ = [
     "Trajectory",
     "VerifierRef",
     "describe_action",
+    "domain_spec",
     "load_dataset",
+    "register_domain",
 ]

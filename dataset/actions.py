@@ -9,11 +9,16 @@ told apart by the ``type`` tag:
 - ``android``: AndroidWorld's JSON actions.
 
 Each model checks that the parameters its action type needs are present, so that a malformed
-recording is caught at load time with the step and field named, not during replay.
+recording is caught at load time with the step and field named, not during replay. Each also
+words itself, so that readers never tell the spaces apart: ``describe`` (one line for tables and
+overviews), ``render`` (in full, for the judge's prompt and ``VIEW_TRAJECTORY_STEP``) and
+``summary`` (one line naming the space, which ``dataset.rendering`` cuts to length).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -31,6 +36,18 @@ __all__ = [
 class _ActionBase(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
+    def describe(self) -> str:
+        """A one-line, human-readable rendering of the action, for tables and overviews."""
+        raise NotImplementedError
+
+    def render(self) -> str:
+        """The full action, readable in a prompt: what it is and every parameter."""
+        raise NotImplementedError
+
+    def summary(self) -> str:
+        """One line naming the action space and the action (not cut to any length)."""
+        raise NotImplementedError
+
 
 class ToolCallAction(_ActionBase):
     """A call of a named tool with JSON arguments, as made through MCP or native tool calling."""
@@ -46,6 +63,16 @@ class ToolCallAction(_ActionBase):
 
     call_id: str | None = None
     """The identifier that paired the call with its result in the source format, if any."""
+
+    def describe(self) -> str:
+        return f"{self.name}({_compact(self.arguments)})"
+
+    def render(self) -> str:
+        call_id = f" (call id {self.call_id})" if self.call_id else ""
+        return f"Tool call: {self.name}{call_id}\nArguments (JSON):\n{_json(self.arguments)}"
+
+    def summary(self) -> str:
+        return f"tool {self.describe()}"
 
 
 Computer13Type = Literal[
@@ -107,6 +134,18 @@ class Computer13Action(_ActionBase):
             raise ValueError("HOTKEY needs a non-empty list in parameter 'keys'")
         return self
 
+    def describe(self) -> str:
+        return f"{self.action_type}({_compact(self.parameters)})"
+
+    def render(self) -> str:
+        text = f"Computer action (computer_13): {self.action_type}"
+        if self.parameters:
+            text += f"\nParameters (JSON):\n{_json(self.parameters)}"
+        return text
+
+    def summary(self) -> str:
+        return f"computer_13 {self.describe()}"
+
 
 class PyAutoGuiAction(_ActionBase):
     """One action of OSWorld's ``pyautogui`` space: Python code, or a bare control signal."""
@@ -121,6 +160,23 @@ class PyAutoGuiAction(_ActionBase):
     def is_control(self) -> bool:
         """Whether this is a WAIT/FAIL/DONE signal rather than code to execute."""
         return self.code.strip() in {"WAIT", "FAIL", "DONE"}
+
+    def describe(self) -> str:
+        return self.code.strip().splitlines()[0] if self.code.strip() else self.code
+
+    def render(self) -> str:
+        if self.is_control:
+            return f"Control signal (pyautogui space): {self.code.strip()}"
+        return f"pyautogui code:\n{self.code}"
+
+    def summary(self) -> str:
+        # The first line of pyautogui code is nearly always ``import pyautogui``: skip imports.
+        lines = [
+            line.strip()
+            for line in self.code.splitlines()
+            if line.strip() and not re.match(r"(import|from)\s", line.strip())
+        ]
+        return "pyautogui: " + "; ".join(lines or [self.code.strip()])
 
 
 AndroidType = Literal[
@@ -201,6 +257,24 @@ class AndroidAction(_ActionBase):
     def _has_target(self) -> bool:
         return self.index is not None or (self.x is not None and self.y is not None)
 
+    def describe(self) -> str:
+        fields = self.model_dump(exclude={"type", "action_type", "extra"}, exclude_none=True)
+        return f"{self.action_type}({_compact(fields)})"
+
+    def render(self) -> str:
+        fields: dict[str, JsonValue] = self.model_dump(
+            mode="json", exclude={"type", "action_type", "extra"}, exclude_none=True
+        )
+        if self.extra:
+            fields["extra"] = self.extra
+        text = f"Android action: {self.action_type}"
+        if fields:
+            text += f"\nFields (JSON):\n{_json(fields)}"
+        return text
+
+    def summary(self) -> str:
+        return f"android {self.describe()}"
+
 
 Action = Annotated[
     ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
@@ -209,20 +283,15 @@ Action = Annotated[
 """Any recorded action; the ``type`` field selects the action space."""
 
 
-def describe_action(
-    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
-) -> str:
+def describe_action(action: Action) -> str:
     """A one-line, human-readable rendering of an action, for tables and overviews."""
-    if isinstance(action, ToolCallAction):
-        return f"{action.name}({_compact(action.arguments)})"
-    if isinstance(action, Computer13Action):
-        return f"{action.action_type}({_compact(action.parameters)})"
-    if isinstance(action, PyAutoGuiAction):
-        return action.code.strip().splitlines()[0] if action.code.strip() else action.code
-    fields = action.model_dump(exclude={"type", "action_type", "extra"}, exclude_none=True)
-    return f"{action.action_type}({_compact(fields)})"
+    return action.describe()
 
 
 def _compact(values: dict[str, Any], limit: int = 120) -> str:
     text = ", ".join(f"{key}={value!r}" for key, value in values.items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _json(value: dict[str, JsonValue]) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
@@ -26,10 +26,10 @@ from pydantic import (
 )
 
 from dataset.actions import Action
+from dataset.domains import domain_names, domain_spec, home_domain
 
 __all__ = [
     "IDENTIFIER_PATTERN",
-    "KNOWN_SUBDOMAINS",
     "PG_DUMP_MAGIC",
     "SANDBOX_ROOT_PLACEHOLDER",
     "AgentStopReason",
@@ -49,6 +49,7 @@ __all__ = [
     "Provenance",
     "RelativePath",
     "SqlSeedState",
+    "StateFile",
     "Step",
     "Task",
     "Trajectory",
@@ -61,15 +62,17 @@ SANDBOX_ROOT_PLACEHOLDER = "${SANDBOX_ROOT}"
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
 """Task and trajectory ids double as file names, so they are restricted to a safe alphabet."""
 
-Domain = Literal["ds", "gui", "mobile", "search"]
 
-KNOWN_SUBDOMAINS: dict[str, frozenset[str]] = {
-    "ds": frozenset({"filesystem", "postgres"}),
-    "gui": frozenset({"ppt", "word", "excel"}),
-    "mobile": frozenset({"android"}),
-    "search": frozenset({"deep", "wide"}),
-}
-"""Subdomains with a fixed home domain. Other subdomain names are accepted under any domain."""
+def _registered_domain(value: str) -> str:
+    return domain_spec(value).name
+
+
+def _list_domains(schema: dict[str, Any]) -> None:
+    schema["enum"] = list(domain_names())
+
+
+Domain = Annotated[str, AfterValidator(_registered_domain), Field(json_schema_extra=_list_domains)]
+"""A registered domain's name (``dataset.domains``), as a task names it."""
 
 LabelValue = Literal["PASS", "FAIL"]
 
@@ -98,7 +101,24 @@ class _Model(BaseModel):
 # --- initial states -------------------------------------------------------------------------
 
 
-class DirectoryTreeState(_Model):
+class StateFile(NamedTuple):
+    """A file or folder an initial state names, which must exist in its task's folder."""
+
+    field: str
+    """The state's field that names it (``path``, ``preparation``)."""
+    path: str
+    """Where it is, relative to the task folder."""
+    expected: Literal["dir", "file", "any"]
+    """What it must be: a folder, a file, or either."""
+
+
+class _State(_Model):
+    def files(self) -> list[StateFile]:
+        """The files and folders this state names (none by default)."""
+        return []
+
+
+class DirectoryTreeState(_State):
     """A directory tree that is copied into a fresh filesystem sandbox."""
 
     kind: Literal["directory_tree"] = "directory_tree"
@@ -107,12 +127,15 @@ class DirectoryTreeState(_Model):
     path: RelativePath = "initial"
     """The tree's folder, relative to the task folder."""
 
+    def files(self) -> list[StateFile]:
+        return [StateFile("path", self.path, "dir")]
+
 
 PG_DUMP_MAGIC = b"PGDMP"
 """The first bytes of a ``pg_dump`` custom-format archive (a seed that is not SQL)."""
 
 
-class SqlSeedState(_Model):
+class SqlSeedState(_State):
     """A database built from an empty one: a seed (a SQL script or a ``pg_dump`` archive), then
     optionally a preparation script, under a chosen collation."""
 
@@ -150,8 +173,12 @@ class SqlSeedState(_Model):
             )
         return self
 
+    def files(self) -> list[StateFile]:
+        named = (("path", self.path), ("preparation", self.preparation))
+        return [StateFile(name, value, "file") for name, value in named if value is not None]
 
-class DocumentState(_Model):
+
+class DocumentState(_State):
     """An office document opened on a desktop before the agent started."""
 
     kind: Literal["document"] = "document"
@@ -166,8 +193,11 @@ class DocumentState(_Model):
     open_at: str | None = None
     """Where the document lived on the agent's desktop (e.g. ``/home/user/report.docx``)."""
 
+    def files(self) -> list[StateFile]:
+        return [StateFile("path", self.path, "file")]
 
-class AppSnapshotState(_Model):
+
+class AppSnapshotState(_State):
     """A saved state of a device or app (an emulator snapshot or per-app data archive)."""
 
     kind: Literal["app_snapshot"] = "app_snapshot"
@@ -188,8 +218,11 @@ class AppSnapshotState(_Model):
             raise ValueError("an app snapshot needs a path or a snapshot_name")
         return self
 
+    def files(self) -> list[StateFile]:
+        return [] if self.path is None else [StateFile("path", self.path, "any")]
 
-class PageArchiveState(_Model):
+
+class PageArchiveState(_State):
     """Archived web pages served in place of the live web."""
 
     kind: Literal["page_archive"] = "page_archive"
@@ -201,15 +234,18 @@ class PageArchiveState(_Model):
     start_url: str | None = None
     """The page the agent started on, if any."""
 
+    def files(self) -> list[StateFile]:
+        return [StateFile("path", self.path, "any")]
 
-class EmptyState(_Model):
+
+class EmptyState(_State):
     """Nothing to restore: an empty sandbox, or the live web for search tasks."""
 
     kind: Literal["empty"] = "empty"
     """Discriminator of the initial-state union."""
 
 
-class ExternalState(_Model):
+class ExternalState(_State):
     """A starting state that exists outside the dataset and must be supplied to replay it."""
 
     kind: Literal["external"] = "external"
@@ -249,7 +285,8 @@ class Task(_Model):
     """Unique task id; also the name of the task's folder."""
 
     domain: Domain
-    """The family of environment: ``ds``, ``gui``, ``mobile`` or ``search``."""
+    """The family of environment, a registered domain (``dataset.domains``): ``ds``, ``gui``,
+    ``mobile``, ``search``, ..."""
 
     subdomain: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
     """The environment within the domain: ``filesystem``, ``postgres``, ``ppt``, ``android``, ..."""
@@ -268,12 +305,11 @@ class Task(_Model):
 
     @model_validator(mode="after")
     def _subdomain_fits_domain(self) -> Task:
-        for domain, subdomains in KNOWN_SUBDOMAINS.items():
-            if self.subdomain in subdomains and domain != self.domain:
-                raise ValueError(
-                    f"subdomain {self.subdomain!r} belongs to domain {domain!r}, "
-                    f"not {self.domain!r}"
-                )
+        home = home_domain(self.subdomain)
+        if home is not None and home != self.domain:
+            raise ValueError(
+                f"subdomain {self.subdomain!r} belongs to domain {home!r}, not {self.domain!r}"
+            )
         return self
 
 

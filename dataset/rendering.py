@@ -2,7 +2,8 @@
 
 Owns the one wording of a step (``render_step``: its action, the agent's reasoning, the error flag,
 the observation text, URL and accessibility tree, what became of its screenshot), the wording of
-an action (``render_action`` in full, ``summarize_action`` on one line), and
+an action (``render_action`` in full, ``summarize_action`` on one line, each asking the action
+itself: every action space words itself in ``dataset.actions``), and
 ``render_trajectory``: the task, the numbered steps and the final response as every judge mode
 reads them in its prompt, with the screenshots ``dataset.screenshots`` selects and reads. Readers
 differ only in their ``StepLimits`` and in the note they give about a step's screenshot, so a
@@ -41,20 +42,13 @@ the trajectory's folder or too large is noted in the text and skipped, never an 
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
-from dataset.actions import (
-    AndroidAction,
-    Computer13Action,
-    PyAutoGuiAction,
-    ToolCallAction,
-    describe_action,
-)
+from dataset.actions import Action
 from dataset.items import focused_item
 from dataset.models import ClaimItem, Step, Task, Trajectory
 from dataset.screenshots import (
@@ -204,35 +198,9 @@ def _where(step: Step) -> str:
 # --- actions -------------------------------------------------------------------------------
 
 
-def _json(value: dict[str, JsonValue]) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def render_action(
-    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
-) -> str:
-    """The full action of a step, readable for every action space."""
-    if isinstance(action, ToolCallAction):
-        call_id = f" (call id {action.call_id})" if action.call_id else ""
-        return f"Tool call: {action.name}{call_id}\nArguments (JSON):\n{_json(action.arguments)}"
-    if isinstance(action, Computer13Action):
-        text = f"Computer action (computer_13): {action.action_type}"
-        if action.parameters:
-            text += f"\nParameters (JSON):\n{_json(action.parameters)}"
-        return text
-    if isinstance(action, PyAutoGuiAction):
-        if action.is_control:
-            return f"Control signal (pyautogui space): {action.code.strip()}"
-        return f"pyautogui code:\n{action.code}"
-    fields: dict[str, JsonValue] = action.model_dump(
-        mode="json", exclude={"type", "action_type", "extra"}, exclude_none=True
-    )
-    if action.extra:
-        fields["extra"] = action.extra
-    text = f"Android action: {action.action_type}"
-    if fields:
-        text += f"\nFields (JSON):\n{_json(fields)}"
-    return text
+def render_action(action: Action) -> str:
+    """The full action of a step, readable for every action space (the action words itself)."""
+    return action.render()
 
 
 def _flatten(text: str, limit: int) -> str:
@@ -240,26 +208,9 @@ def _flatten(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def summarize_action(
-    action: ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction,
-    limit: int = SUMMARY_CHARS,
-) -> str:
+def summarize_action(action: Action, limit: int = SUMMARY_CHARS) -> str:
     """One line naming the action, at most ``limit`` characters."""
-    if isinstance(action, PyAutoGuiAction):
-        # The first line of pyautogui code is nearly always ``import pyautogui``: skip imports.
-        lines = [
-            line.strip()
-            for line in action.code.splitlines()
-            if line.strip() and not re.match(r"(import|from)\s", line.strip())
-        ]
-        text = "pyautogui: " + "; ".join(lines or [action.code.strip()])
-    elif isinstance(action, ToolCallAction):
-        text = f"tool {describe_action(action)}"
-    elif isinstance(action, Computer13Action):
-        text = f"computer_13 {describe_action(action)}"
-    else:
-        text = f"android {describe_action(action)}"
-    return _flatten(text, limit)
+    return _flatten(action.summary(), limit)
 
 
 def timing_text(started: datetime | None, ended: datetime | None) -> str:

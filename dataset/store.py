@@ -28,16 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from dataset.models import (
-    AppSnapshotState,
-    DirectoryTreeState,
-    DocumentState,
-    InitialState,
-    PageArchiveState,
-    SqlSeedState,
-    Task,
-    Trajectory,
-)
+from dataset.models import InitialState, Task, Trajectory
 from dataset.problems import DatasetError, Problem, ProblemLog
 from storage.files import write_json_atomic
 
@@ -252,19 +243,10 @@ def _check_state_files(
     log: ProblemLog,
 ) -> None:
     """Check that the files an initial state names exist inside its task's folder."""
-    path_field = f"{field_name}.path"
-    match state:
-        case DirectoryTreeState(path=path):
-            _check_exists(root, task_dir / path, "dir", named_in, path_field, log, task_dir)
-        case SqlSeedState(path=seed, preparation=preparation):
-            for name, value in (("path", seed), ("preparation", preparation)):
-                if value is not None:
-                    where = f"{field_name}.{name}"
-                    _check_exists(root, task_dir / value, "file", named_in, where, log, task_dir)
-        case DocumentState(path=path):
-            _check_exists(root, task_dir / path, "file", named_in, path_field, log, task_dir)
-        case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
-            _check_exists(root, task_dir / path, "any", named_in, path_field, log, task_dir)
+    for named in state.files():
+        where = f"{field_name}.{named.field}"
+        target = task_dir / named.path
+        _check_exists(root, target, named.expected, named_in, where, log, task_dir)
 
 
 def _check_exists(

@@ -6,17 +6,21 @@ record field that holds a mode's name (a string checked against the registry). M
 place that tells modes apart: the loop, the grid and the command line ask a mode's spec what it
 needs, never compare its name.
 
-Adding a mode is one module and one registration: ``register_mode(JudgeModeSpec(...))`` naming
-its conversation (one of ``judge_agent.conversation``'s, or a new function of ``JudgeRun``) and
-its ``PromptStyle`` (which ``prompts/modes/tools_<name>.md`` section, whether tool arguments are
-listed). Another package registers its modes through the entry-point group ``agentjudge.modes``:
-an entry naming a ``JudgeModeSpec`` registers it, an entry naming a module imports it (the module
-registers its modes itself). Entry points are read once, at the first lookup.
+Adding a mode is one module and one registration: a ``JudgeModeSpec`` naming its conversation
+(one of ``judge_agent.conversation``'s, or a new function of ``JudgeRun``) and its ``PromptStyle``
+(which ``prompts/modes/tools_<name>.md`` section, whether tool arguments are listed), registered
+with ``register_mode``. The MobileJudgeBench methods (``judge_agent.mobile_methods``) are
+registered here by module path, like the environment kinds, and imported at their first lookup, so
+that their modules may import this one without a cycle. Another package registers its modes
+through the entry-point group ``agentjudge.modes``: an entry naming a ``JudgeModeSpec`` registers
+it, an entry naming a module imports it (the module registers its modes itself). Entry points are
+read once, at the first lookup.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +36,7 @@ from prompts import PromptStyle
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "MOBILE_METHODS",
     "MODES",
     "JudgeModeSpec",
     "ModeName",
@@ -40,6 +45,7 @@ __all__ = [
     "method_options_for",
     "mode_names",
     "register_mode",
+    "register_mode_path",
     "select_modes",
 ]
 
@@ -95,7 +101,8 @@ class JudgeModeSpec:
             raise ValueError(f"mode {self.name!r}: native_tools needs uses_tools")
 
 
-_REGISTRY: dict[str, JudgeModeSpec] = {}
+_REGISTRY: dict[str, JudgeModeSpec | str] = {}
+"""Each mode's spec, or where to load it from (``module:attribute``)."""
 
 MODES: KeysView[str] = _REGISTRY.keys()
 """The registered modes' names, in registration order (a live view of the registry)."""
@@ -106,6 +113,27 @@ def register_mode(spec: JudgeModeSpec, *, replace: bool = False) -> JudgeModeSpe
     if spec.name in _REGISTRY and not replace:
         raise ValueError(f"judge mode {spec.name!r} is already registered")
     _REGISTRY[spec.name] = spec
+    return spec
+
+
+def register_mode_path(name: str, location: str) -> None:
+    """Register the mode ``name`` by where its spec is, ``"module:attribute"``; the module is
+    imported at the mode's first lookup. A taken name is an error."""
+    if name in _REGISTRY:
+        raise ValueError(f"judge mode {name!r} is already registered")
+    _REGISTRY[name] = location
+
+
+def _load(name: str, entry: JudgeModeSpec | str) -> JudgeModeSpec:
+    if isinstance(entry, JudgeModeSpec):
+        return entry
+    module, _, attribute = entry.partition(":")
+    spec = getattr(importlib.import_module(module), attribute)
+    if not isinstance(spec, JudgeModeSpec):
+        raise TypeError(f"judge mode {name!r} ({entry}) is a {type(spec).__name__}, not a spec")
+    if spec.name != name:
+        raise ValueError(f"judge mode registered as {name!r} calls itself {spec.name!r}")
+    _REGISTRY[name] = spec
     return spec
 
 
@@ -135,10 +163,10 @@ def judge_mode(name: str) -> JudgeModeSpec:
     """The mode registered as ``name``; a ``ValueError`` naming the known modes otherwise."""
     if name not in _REGISTRY:
         _read_entry_points()
-    spec = _REGISTRY.get(name)
-    if spec is None:
+    entry = _REGISTRY.get(name)
+    if entry is None:
         raise ValueError(f"unknown judge mode {name!r} (known: {', '.join(MODES)})")
-    return spec
+    return _load(name, entry)
 
 
 def select_modes(text: str) -> tuple[str, ...]:
@@ -235,6 +263,15 @@ register_mode(
     )
 )
 
-# The MobileJudgeBench methods register themselves (one module each); imported last because
-# they use this module's registry.
-import judge_agent.mobile_methods  # noqa: E402, F401
+MOBILE_METHODS: dict[str, str] = {
+    "a3-essential": "judge_agent.mobile_methods.a3_essential:SPEC",
+    "a3-final": "judge_agent.mobile_methods.a3_final:SPEC",
+    "agentrewardbench": "judge_agent.mobile_methods.agent_reward_bench:SPEC",
+    "androidarena": "judge_agent.mobile_methods.android_arena:SPEC",
+    "mobile-baseline": "judge_agent.mobile_methods.baseline:SPEC",
+    "spa-bench": "judge_agent.mobile_methods.spa_bench:SPEC",
+}
+"""The MobileJudgeBench methods, one module each, as ``module:attribute`` of their spec."""
+
+for _name, _location in MOBILE_METHODS.items():
+    register_mode_path(_name, _location)

@@ -103,11 +103,15 @@ class ToolServer(Generic[ContextT]):
         context: ContextT,
         *,
         instructions: str | None = None,
+        samples: bool = False,
     ) -> None:
         self.name = name
         self.tools = dict(tools)
         self.context = context
         self.instructions = instructions
+        self.samples = samples
+        """Whether its tools may ask the client's model to write text (MCP sampling), so a client
+        should answer sampling requests."""
         self._definitions = [tool_definition(spec) for spec in self.tools.values()]
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:

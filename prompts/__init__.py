@@ -7,7 +7,6 @@ comes from ``dataset.rendering``.
 """
 
 from prompts.templates import (
-    DOMAINS,
     FINAL_CALL_MESSAGE,
     MIN_EVIDENCE_CALLS,
     JudgePrompt,
@@ -20,7 +19,6 @@ from prompts.templates import (
 )
 
 __all__ = [
-    "DOMAINS",
     "FINAL_CALL_MESSAGE",
     "MIN_EVIDENCE_CALLS",
     "JudgePrompt",

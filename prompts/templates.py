@@ -13,16 +13,16 @@ turns into its model's content blocks.
 Layout (domain x mode is a composition, so that modes cannot drift apart):
 
 - ``domains/{domain}.md``: the system prompt of a domain (``ds``, ``gui``, ``mobile``, ``search``),
-  identical for every mode, with the slots ``$subject``, ``$subdomain_notes``, ``$tool_section``
-  and ``$verdict_format``;
+  identical for every mode, with the slots ``$subject`` (the domain record's subject line, see
+  ``dataset.domains``), ``$subdomain_notes``, ``$tool_section`` and ``$verdict_format``;
 - ``subdomains/{subdomain}.md``: optional notes for one subdomain (filesystem, postgres, word, ...);
 - ``modes/tools_<name>.md`` (``tools_agent.md``, ``tools_react.md``): the tool section a
   ``PromptStyle`` names (the ``llm`` mode names none: its tool section is empty), built from the
   tool list,
   ``evidence/{domain}.md`` (what to check in that domain's environment), ``modes/evidence_rules.md``
   (the minimum-evidence rule), ``modes/view_step.md`` (when ``VIEW_TRAJECTORY_STEP`` is offered),
-  ``modes/action_line.md`` (GUI tasks in a mode that writes its calls as text: the one-line
-  ``ACTION: {...}`` form ``judge_agent.react`` also reads)
+  ``modes/action_line.md`` (tasks of a domain whose record asks for it, in a mode that writes its
+  calls as text: the one-line ``ACTION: {...}`` form ``judge_agent.react`` also reads)
   and ``modes/budget.md`` (when a turn budget is given); the react section also documents the text
   protocol that ``judge_agent.react`` parses;
 - ``verdict_format.md``: the strict text verdict format shared by all modes;
@@ -46,12 +46,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dataset.domains import DomainSpec, domain_spec
 from dataset.models import Task, Trajectory
 from dataset.rendering import DEFAULT_TREES, render_trajectory
 from dataset.screenshots import DEFAULT_SCREENSHOTS, Screenshot, ScreenshotPolicy
 
 __all__ = [
-    "DOMAINS",
     "FINAL_CALL_MESSAGE",
     "MIN_EVIDENCE_CALLS",
     "SUBMIT_TOOL_NAME",
@@ -65,8 +65,6 @@ __all__ = [
     "render_tool_list",
 ]
 
-DOMAINS = ("ds", "gui", "mobile", "search")
-
 MIN_EVIDENCE_CALLS = 2
 """Evidence-gathering tool calls the tool-using modes are asked to make before deciding."""
 VIEW_STEP_TOOL_NAME = "VIEW_TRAJECTORY_STEP"
@@ -77,21 +75,6 @@ DESCRIPTION_CHARS = 200
 """Characters of a tool's description shown in the tool list (its first sentence)."""
 ARGUMENT_DESCRIPTION_CHARS = 120
 """Characters of an argument's description shown in the react tool list."""
-
-_SUBJECTS: dict[tuple[str, str | None], str] = {
-    ("ds", "filesystem"): "the files and folders of a sandboxed directory",
-    ("ds", "postgres"): "a PostgreSQL database",
-    ("ds", None): "files or a database",
-    ("gui", "word"): "the LibreOffice Writer word processor",
-    ("gui", "excel"): "the LibreOffice Calc spreadsheet",
-    ("gui", "ppt"): "the LibreOffice Impress presentation program",
-    ("gui", None): "a LibreOffice application",
-    ("mobile", None): "apps on an Android device",
-    ("search", "deep"): "a question that needs facts combined from several sources",
-    ("search", "wide"): "a question that asks for many items meeting shared conditions",
-    ("search", None): "an information-seeking question",
-}
-"""What the agent worked on, per (domain, subdomain); ``None`` is the domain's default."""
 
 
 @cache
@@ -232,7 +215,7 @@ def render_tool_list(tools: Sequence[ListedTool], *, with_arguments: bool) -> st
 
 def _tool_section(
     style: PromptStyle,
-    domain: str,
+    domain: DomainSpec,
     tools: Sequence[ListedTool],
     min_evidence_calls: int,
     turn_budget: int | None,
@@ -245,15 +228,15 @@ def _tool_section(
         rules = _fill("modes/evidence_rules.md", min_evidence_calls=str(min_evidence_calls))
         if any(tool.name == VIEW_STEP_TOOL_NAME for tool in listed):
             rules += "\n" + _fill("modes/view_step.md", view_step_tool=VIEW_STEP_TOOL_NAME)
-        if domain == "gui" and style.list_arguments:
-            # Models that write their calls as text may use AJ-Bench's one-line action form.
+        if domain.action_line and style.list_arguments:
+            # Models that write their calls as text may use the source benchmark's action form.
             rules += "\n" + _fill("modes/action_line.md")
     if turn_budget is not None:
         rules += "\n" + _fill("modes/budget.md", turn_budget=str(turn_budget))
     section = _fill(
         f"modes/tools_{style.tool_section}.md",
         tool_list=render_tool_list(listed, with_arguments=style.list_arguments),
-        domain_evidence=_fill(f"evidence/{domain}.md") if listed else "",
+        domain_evidence=_fill(domain.evidence_template) if listed else "",
         evidence_rules=rules.strip("\n"),
     )
     return _tidy(section).strip()
@@ -292,8 +275,7 @@ def build_prompt(
     environment kind's choice); without one the subdomain's own notes
     (``subdomains/<subdomain>.md``) are used when they exist.
     """
-    if task.domain not in DOMAINS:
-        raise ValueError(f"no prompt for domain {task.domain!r}")
+    domain = domain_spec(task.domain)
     if trajectory.task_id != task.id:
         raise ValueError(f"trajectory is for task {trajectory.task_id!r}, not {task.id!r}")
     offered = list(tools or [])
@@ -303,12 +285,11 @@ def build_prompt(
     notes_file = notes_template or f"subdomains/{task.subdomain}.md"
     if notes_template is not None and not _template_exists(notes_template):
         raise ValueError(f"no prompt template {notes_template!r} for the environment notes")
-    subject = _SUBJECTS.get((task.domain, task.subdomain)) or _SUBJECTS[(task.domain, None)]
-    tool_section = _tool_section(style, task.domain, offered, min_evidence_calls, turn_budget)
+    tool_section = _tool_section(style, domain, offered, min_evidence_calls, turn_budget)
     system = _tidy(
         _fill(
-            f"domains/{task.domain}.md",
-            subject=subject,
+            domain.system_template,
+            subject=domain.subject_for(task.subdomain),
             subdomain_notes=_fill(notes_file) if _template_exists(notes_file) else "",
             tool_section=tool_section,
             verdict_format=_fill("verdict_format.md"),

@@ -1,4 +1,4 @@
-"""MobileJudgeBench's judge methods as judge modes, one module and one registration each.
+"""MobileJudgeBench's judge methods as judge modes, one module and one spec (``SPEC``) each.
 
 ``spa-bench`` (every screen with its action marked), ``a3-final`` (the final screen and its
 elements), ``a3-essential`` (essential states, then sliding windows of screens),
@@ -7,22 +7,8 @@ answers) and ``mobile-baseline`` (evenly sampled screens with independent switch
 its own messages (``JudgeModeSpec.plan``, which ``--dry-run`` writes out) from the trajectory's
 frames (``dataset.frames``); wording lives in ``prompts/methods/``. Written from the methods'
 published descriptions; none of their prompts is reproduced.
+
+``judge_agent.modes`` registers each by module path (``MOBILE_METHODS``) and imports it at the
+mode's first lookup; this package imports nothing itself, so that its modules and the registry
+they use may be imported in either order.
 """
-
-from judge_agent.mobile_methods import (
-    a3_essential,
-    a3_final,
-    agent_reward_bench,
-    android_arena,
-    baseline,
-    spa_bench,
-)
-
-__all__ = [
-    "a3_essential",
-    "a3_final",
-    "agent_reward_bench",
-    "android_arena",
-    "baseline",
-    "spa_bench",
-]

@@ -31,17 +31,12 @@ from judge_agent.mobile_methods.common import (
 )
 from judge_agent.mobile_methods.images import frame_image, resize_long_edge, side_by_side
 from judge_agent.model import ChatMessage
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import REASK_MESSAGE, ParsedVerdict
 from prompts import PromptStyle
 
-__all__ = [
-    "A3EssentialOptions",
-    "decomposition_messages",
-    "window_messages",
-    "windows",
-]
+__all__ = ["SPEC", "A3EssentialOptions", "decomposition_messages", "window_messages", "windows"]
 
 _PLACEHOLDER_STATES = ["(the essential states from the decomposition answer, one per line)"]
 
@@ -183,15 +178,14 @@ def _plan(subject: JudgeSubject) -> list[MethodRequest]:
     ]
 
 
-register_mode(
-    JudgeModeSpec(
-        name="a3-essential",
-        description="A3 essential states: the goal decomposed by the model (cached), then windows "
-        "of 4 screens (stride 3) side by side; PASS when every state shows in some window",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=_plan,
-        group="mobile-methods",
-        options=A3EssentialOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="a3-essential",
+    description="A3 essential states: the goal decomposed by the model (cached), then windows "
+    "of 4 screens (stride 3) side by side; PASS when every state shows in some window",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=_plan,
+    group="mobile-methods",
+    options=A3EssentialOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

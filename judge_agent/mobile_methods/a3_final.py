@@ -21,12 +21,12 @@ from judge_agent.mobile_methods.common import (
     ui_list,
 )
 from judge_agent.model import ChatMessage, Content
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict
 from prompts import PromptStyle
 
-__all__ = ["A3FinalOptions", "a3_final_messages"]
+__all__ = ["SPEC", "A3FinalOptions", "a3_final_messages"]
 
 
 class A3FinalOptions(MethodOptions):
@@ -62,14 +62,13 @@ async def _converse(run: JudgeRun) -> ParsedVerdict:
     )
 
 
-register_mode(
-    JudgeModeSpec(
-        name="a3-final",
-        description="A3 final-state: the last screenshot and its cleaned UI element list; yes/no",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=lambda subject: [MethodRequest("judgement", a3_final_messages(subject))],
-        group="mobile-methods",
-        options=A3FinalOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="a3-final",
+    description="A3 final-state: the last screenshot and its cleaned UI element list; yes/no",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=lambda subject: [MethodRequest("judgement", a3_final_messages(subject))],
+    group="mobile-methods",
+    options=A3FinalOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

@@ -27,12 +27,12 @@ from judge_agent.mobile_methods.common import (
     ui_list,
 )
 from judge_agent.model import ChatMessage, Content
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict
 from prompts import PromptStyle
 
-__all__ = ["AgentRewardBenchOptions", "agent_reward_bench_messages", "parse_four_answers"]
+__all__ = ["SPEC", "AgentRewardBenchOptions", "agent_reward_bench_messages", "parse_four_answers"]
 
 _TAGS = {
     "success": "success",
@@ -103,16 +103,15 @@ async def _converse(run: JudgeRun) -> ParsedVerdict:
     )
 
 
-register_mode(
-    JudgeModeSpec(
-        name="agentrewardbench",
-        description="AgentRewardBench-style: steps, final screen and elements; four tagged "
-        "answers, "
-        "success is the verdict",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=lambda subject: [MethodRequest("judgement", agent_reward_bench_messages(subject))],
-        group="mobile-methods",
-        options=AgentRewardBenchOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="agentrewardbench",
+    description="AgentRewardBench-style: steps, final screen and elements; four tagged "
+    "answers, "
+    "success is the verdict",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=lambda subject: [MethodRequest("judgement", agent_reward_bench_messages(subject))],
+    group="mobile-methods",
+    options=AgentRewardBenchOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

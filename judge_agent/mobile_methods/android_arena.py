@@ -31,12 +31,18 @@ from judge_agent.mobile_methods.common import (
     ui_list,
 )
 from judge_agent.model import ChatMessage, Content
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict
 from prompts import PromptStyle
 
-__all__ = ["AndroidArenaOptions", "android_arena_messages", "record_entries", "within_budget"]
+__all__ = [
+    "SPEC",
+    "AndroidArenaOptions",
+    "android_arena_messages",
+    "record_entries",
+    "within_budget",
+]
 
 
 class AndroidArenaOptions(MethodOptions):
@@ -134,15 +140,14 @@ async def _converse(run: JudgeRun) -> ParsedVerdict:
     )
 
 
-register_mode(
-    JudgeModeSpec(
-        name="androidarena",
-        description="AndroidArena-style: text record of UI elements and actions, newest first "
-        "within a token budget (screenshots when there is no text); Yes/No",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=lambda subject: [MethodRequest("judgement", android_arena_messages(subject))],
-        group="mobile-methods",
-        options=AndroidArenaOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="androidarena",
+    description="AndroidArena-style: text record of UI elements and actions, newest first "
+    "within a token budget (screenshots when there is no text); Yes/No",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=lambda subject: [MethodRequest("judgement", android_arena_messages(subject))],
+    group="mobile-methods",
+    options=AndroidArenaOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

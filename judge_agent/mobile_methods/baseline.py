@@ -28,12 +28,12 @@ from judge_agent.mobile_methods.common import (
     ui_list,
 )
 from judge_agent.model import ChatMessage, Content
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict, parse_verdict_text
 from prompts import PromptStyle
 
-__all__ = ["BaselineOptions", "baseline_messages"]
+__all__ = ["SPEC", "BaselineOptions", "baseline_messages"]
 
 
 class BaselineOptions(MethodOptions):
@@ -100,15 +100,14 @@ def _plan(subject: JudgeSubject) -> list[MethodRequest]:
     return [MethodRequest("judgement", baseline_messages(subject))]
 
 
-register_mode(
-    JudgeModeSpec(
-        name="mobile-baseline",
-        description="MobileJudgeBench's simple judge: sampled screens (48 at 600 px), optional "
-        "UI lists and reasoning; Result 1/0",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=_plan,
-        group="mobile-methods",
-        options=BaselineOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="mobile-baseline",
+    description="MobileJudgeBench's simple judge: sampled screens (48 at 600 px), optional "
+    "UI lists and reasoning; Result 1/0",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=_plan,
+    group="mobile-methods",
+    options=BaselineOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

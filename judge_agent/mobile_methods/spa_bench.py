@@ -21,12 +21,12 @@ from judge_agent.mobile_methods.common import (
 from judge_agent.mobile_methods.images import frame_image
 from judge_agent.mobile_methods.markers import draw_action
 from judge_agent.model import ChatMessage, Content
-from judge_agent.modes import JudgeModeSpec, register_mode
+from judge_agent.modes import JudgeModeSpec
 from judge_agent.subject import JudgeSubject, MethodRequest
 from judge_agent.verdict_parsing import ParsedVerdict, parse_verdict_text
 from prompts import PromptStyle
 
-__all__ = ["SpaBenchOptions", "spa_bench_messages"]
+__all__ = ["SPEC", "SpaBenchOptions", "spa_bench_messages"]
 
 
 class SpaBenchOptions(MethodOptions):
@@ -72,15 +72,14 @@ async def _converse(run: JudgeRun) -> ParsedVerdict:
     )
 
 
-register_mode(
-    JudgeModeSpec(
-        name="spa-bench",
-        description="SPA-Bench-style: every screenshot with the action marked on it; "
-        "Reason, Result 1/0",
-        conversation=_converse,
-        prompt=PromptStyle(),
-        plan=lambda subject: [MethodRequest("judgement", spa_bench_messages(subject))],
-        group="mobile-methods",
-        options=SpaBenchOptions,
-    )
+SPEC = JudgeModeSpec(
+    name="spa-bench",
+    description="SPA-Bench-style: every screenshot with the action marked on it; "
+    "Reason, Result 1/0",
+    conversation=_converse,
+    prompt=PromptStyle(),
+    plan=lambda subject: [MethodRequest("judgement", spa_bench_messages(subject))],
+    group="mobile-methods",
+    options=SpaBenchOptions,
 )
+"""This method's mode, registered by module path in ``judge_agent.modes``."""

@@ -32,4 +32,5 @@ def browser_server(
         BROWSER_TOOLS,
         session,
         instructions=INSTRUCTIONS.format(pages=len(session.archive)),
+        samples=summarise_pages,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -25,7 +25,13 @@ from dataset.models import (
     AppSnapshotState,
     ClaimItem,
     DirectoryTreeState,
+    DocumentState,
+    EmptyState,
+    ExternalState,
     Observation,
+    PageArchiveState,
+    SqlSeedState,
+    StateFile,
     Step,
     Task,
     Trajectory,
@@ -148,6 +154,45 @@ def test_describe_action_renders_one_line_per_space() -> None:
     long = describe_action(ToolCallAction(name="write_file", arguments={"content": "x" * 500}))
     assert len(long) < 160
     assert long.endswith("…)")
+
+
+SAMPLE_ACTIONS: list[ToolCallAction | Computer13Action | PyAutoGuiAction | AndroidAction] = [
+    ToolCallAction(name="execute_sql", arguments={"sql": "SELECT 1"}),
+    Computer13Action(action_type="TYPING", parameters={"text": "hi"}),
+    PyAutoGuiAction(code="import pyautogui\npyautogui.click(1, 2)"),
+    AndroidAction(action_type="scroll", direction="down"),
+]
+
+
+def test_every_action_space_words_itself() -> None:
+    """Each member of the action union describes, renders and summarises itself (a new action
+    space that forgets one fails here), and its summary names its space."""
+    spaces = set(get_args(get_args(Action)[0]))
+    assert {type(action) for action in SAMPLE_ACTIONS} == spaces
+    for action in SAMPLE_ACTIONS:
+        assert action.describe()
+        assert "\n" not in action.describe()
+        assert action.render().strip()
+        assert action.summary().split(None, 1)[0].rstrip(":") == action.type.removesuffix("_call")
+
+
+def test_initial_states_name_their_files() -> None:
+    """What the dataset check looks for: each state's own path fields, with the form each must
+    have; states without files name none."""
+    assert DirectoryTreeState(path="start").files() == [StateFile("path", "start", "dir")]
+    seeded = SqlSeedState(path="seed.sql", preparation="prepare.py")
+    assert seeded.files() == [
+        StateFile("path", "seed.sql", "file"),
+        StateFile("preparation", "prepare.py", "file"),
+    ]
+    assert SqlSeedState(path=None, preparation="prepare.py").files() == [
+        StateFile("preparation", "prepare.py", "file")
+    ]
+    assert DocumentState(path="memo.docx").files() == [StateFile("path", "memo.docx", "file")]
+    assert PageArchiveState(path="pages").files() == [StateFile("path", "pages", "any")]
+    assert AppSnapshotState(snapshot_name="boot").files() == []
+    assert AppSnapshotState(path="apps.tar").files() == [StateFile("path", "apps.tar", "any")]
+    assert EmptyState().files() == ExternalState(reference="mcpmark").files() == []
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,13 @@ from typing import Any
 
 import pytest
 
+from dataset.domains import (
+    DomainSpec,
+    domain_names,
+    domain_spec,
+    register_domain,
+    unregister_domain,
+)
 from dataset.models import Task, Trajectory
 from dataset.screenshots import Screenshot
 from dataset.store import Dataset, load_dataset
@@ -26,7 +33,6 @@ from judge_agent.modes import judge_mode
 from judge_agent.verdict_parsing import SUBMIT_VERDICT_TOOL, parse_verdict_text
 from mcp_servers.trajectory.server import TOOLS as TRAJECTORY_TOOLS
 from prompts import (
-    DOMAINS,
     FINAL_CALL_MESSAGE,
     MIN_EVIDENCE_CALLS,
     JudgePrompt,
@@ -174,11 +180,11 @@ def test_every_placeholder_is_filled(mini: Dataset, trajectory_id: str, mode: st
 
 
 def test_every_domain_has_a_template_with_all_slots() -> None:
-    for domain in DOMAINS:
-        template = load_template(f"domains/{domain}.md").template
+    for domain in map(domain_spec, domain_names()):
+        template = load_template(domain.system_template).template
         for slot in ("$subject", "$subdomain_notes", "$tool_section", "$verdict_format"):
-            assert slot in template, (domain, slot)
-        assert resources.files("prompts").joinpath(f"evidence/{domain}.md").is_file()
+            assert slot in template, (domain.name, slot)
+        assert resources.files("prompts").joinpath(domain.evidence_template).is_file()
 
 
 def test_the_agent_prompt_explains_tools_evidence_and_submission(mini: Dataset) -> None:
@@ -388,6 +394,31 @@ def test_environment_notes_template_replaces_the_subdomain_notes(mini: Dataset) 
     assert "## Notes for database tasks" in chosen.system
     with pytest.raises(ValueError, match="no-such-notes"):
         _build(mini, filesystem_id, "llm", notes_template="subdomains/no-such-notes.md")
+
+
+def test_a_registered_domain_frames_the_prompt_from_its_record(mini: Dataset) -> None:
+    """A domain added as a record (no code in this package) gets its subject line, its
+    templates and, when its record asks for it, the one-line action form."""
+    task, trajectory = _pair(mini, "fs-meeting-notes-index--sonnet-pass")
+    spec = DomainSpec(
+        name="notebook",
+        subject="a notebook server",
+        subjects={"jupyter": "a Jupyter notebook"},
+        system_template="domains/ds.md",
+        evidence_template="evidence/search.md",
+        action_line=True,
+    )
+    register_domain(spec)
+    try:
+        moved = task.model_copy(update={"domain": "notebook", "subdomain": "jupyter"})
+        react = build_prompt(
+            moved, trajectory, style=_style("react"), tools=TOOLS, base_dir=mini.trajectory_dir()
+        )
+    finally:
+        unregister_domain(spec.name)
+    assert "a Jupyter notebook" in react.system
+    assert load_template("evidence/search.md").template.splitlines()[1] in react.tool_section
+    assert 'ACTION: {"action_type": "CLICK"' in react.tool_section
 
 
 def test_gui_react_prompts_describe_the_one_line_action_form(mini: Dataset) -> None:

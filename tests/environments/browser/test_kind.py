@@ -193,6 +193,8 @@ async def test_page_summaries_follow_the_setting(
         async with sandbox:
             async with KIND.judge_servers(sandbox, JudgeServerOptions(writable=False)) as servers:
                 assert servers[0].context.summarise_pages is False
+                assert servers[0].samples is False  # the judge's client need not sample
             monkeypatch.setenv("AGENTJUDGE_BROWSER_SUMMARIES", "1")
             async with KIND.judge_servers(sandbox, JudgeServerOptions(writable=False)) as servers:
                 assert servers[0].context.summarise_pages is True
+                assert servers[0].samples is True
