@@ -247,9 +247,9 @@ async def list_files(workspace: Workspace, arguments: ListFilesArguments) -> Too
 
 
 async def search_files(workspace: Workspace, arguments: SearchFilesArguments) -> ToolResult:
-    relative = _relative(arguments.path)
     try:
         re.compile(arguments.pattern)
+        relative = await workspace.tree.resolve(_relative(arguments.path))
         await workspace.tree.stat(relative)
     except re.error as error:
         return _error(f"invalid pattern: {error}")

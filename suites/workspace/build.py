@@ -25,8 +25,9 @@ from suites.ds.build import label_run, record_run, write_task_folder
 from suites.ds.spec import SuiteTask
 from suites.labels import BuildError
 from suites.workspace import verifier
-from suites.workspace.policies import policies
+from suites.workspace.policies import RUNS_PER_TASK, policies
 from suites.workspace.spec import TEST_COMMAND, CodingTask
+from suites.workspace.tasks import all_tasks
 
 SUITE_NAME = "workspace-suite"
 SUBDOMAIN = "workspace"
@@ -92,7 +93,11 @@ async def build_suite(
     output: Path, tasks: list[CodingTask], *, jobs: int = 2, description: str = ""
 ) -> BuildReport:
     """Write the whole suite to ``output`` (replacing it) and return what was made."""
-    suites = [suite_task(task, index) for index, task in enumerate(tasks)]
+    # Positions in the whole suite, so that building some tasks (``--only``) makes the same
+    # runs, with the same synthetic times, as building all of them.
+    positions = {task.id: index for index, task in enumerate(all_tasks())}
+    indices = [positions.get(task.id, len(positions) + n) for n, task in enumerate(tasks)]
+    suites = [suite_task(task, index) for task, index in zip(tasks, indices, strict=True)]
     if output.exists():
         shutil.rmtree(output)
     write_manifest(output, Manifest(name=SUITE_NAME, description=description))
@@ -101,7 +106,7 @@ async def build_suite(
         write_task_folder(output, suite)
     report = BuildReport()
     slots = asyncio.Semaphore(max(1, jobs))
-    firsts = [sum(len(s.policies) for s in suites[:index]) for index in range(len(suites))]
+    firsts = [RUNS_PER_TASK * index for index in indices]
 
     async def one(suite: SuiteTask, first: int) -> list[Trajectory]:
         async with slots:
