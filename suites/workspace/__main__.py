@@ -27,7 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     report = asyncio.run(
         build_suite(options.output, tasks, jobs=options.jobs, description=DESCRIPTION)
     )
-    passed = sum(run.label is not None and run.label.value == "PASS" for run in report.runs)
+    passed = sum(
+        run.trajectory.label is not None and run.trajectory.label.value == "PASS"
+        for run in report.runs
+    )
     print(f"{len(tasks)} tasks, {len(report.runs)} runs ({passed} PASS) -> {options.output}")
     for problem in report.problems:
         print(problem, file=sys.stderr)

@@ -151,9 +151,6 @@ def quitter(task: CodingTask) -> AgentPolicy:
 
 _FOURTH = (claimer, tidier, quitter)
 
-RUNS_PER_TASK = 4
-"""How many scripted runs each task gets."""
-
 
 def policies(task: CodingTask, index: int) -> list[AgentPolicy]:
     """The four scripted runs of the ``index``-th task."""

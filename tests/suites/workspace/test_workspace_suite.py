@@ -90,7 +90,7 @@ async def test_the_bundled_suite_replays_faithfully_with_verifiers_agreeing(
 
 @pytest.mark.slow
 async def test_a_rebuild_is_byte_identical(tmp_path: Path) -> None:
-    chosen = [task for task in all_tasks() if task.id == "ws-rename-mean"]
+    chosen = all_tasks()[:1]  # the first: its runs' synthetic times are those of a full build
     report = await build_suite(tmp_path / "suite", chosen, jobs=1)
     assert not report.problems
     built = tmp_path / "suite"
