@@ -115,3 +115,26 @@ async def test_the_same_judge_sees_the_tests_pass_on_a_pass_run() -> None:
     shown = [m for m in model.calls[-1].messages if isinstance(m, ChatMessageTool)]
     assert text_of(shown[-1]).endswith("2 tests, 0 failed\n[exit code 0]")
     assert verdict.verdict == "PASS"
+
+
+async def test_a_writable_judge_changes_its_clone_only() -> None:
+    dataset = load_dataset(WORKSPACE)
+    kind = environment_kind("workspace")
+    async with (
+        ProviderSet() as providers,
+        FrozenReplays(dataset, providers, verify=False) as replays,
+    ):
+        clone = await replays.environment(UNDONE, writable=True)
+        view = await replays.environment(UNDONE, writable=False)
+        assert clone is not None
+        assert view is not None
+        async with (
+            kind.judge_servers(clone, writable=True) as [writer],
+            kind.judge_servers(view, writable=False) as [reader],
+        ):
+            ran = await writer.call("run_command", {"command": "echo probe > probe.txt"})
+            assert not ran.is_error
+            in_clone = await writer.call("read_file", {"path": "probe.txt"})
+            in_view = await reader.call("read_file", {"path": "probe.txt"})
+    assert not in_clone.is_error
+    assert in_view.is_error
