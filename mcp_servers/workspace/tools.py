@@ -1,10 +1,13 @@
 """The tools of a coding agent's project folder, as one spec table per audience.
 
-The recorded agents had four tools, named as coding-agent harnesses commonly name them (OpenHands'
-and SWE-agent's shell and editor, Claude Code's Bash/Read/Write/Edit), with Claude Code's
-argument shapes: ``run_command(command, timeout)``, ``read_file(path, offset, limit)``,
-``write_file(path, content)`` and ``edit_file(path, old_string, new_string, replace_all)``. Paths
-are relative to the project folder, the agent's working directory; commands see the project at
+The recorded agents had four tools: a shell and a file editor, the pair every coding-agent
+harness gives its model (OpenHands' ``execute_bash`` and ``str_replace_editor``, SWE-agent's
+``bash`` and editor, Claude Code's Bash, Read, Write and Edit). The names are plain verbs of our
+choosing; the arguments are Claude Code's: ``run_command(command, timeout)`` (Bash, with the
+timeout in seconds rather than milliseconds), ``read_file(path, offset, limit)`` (Read),
+``write_file(path, content)`` (Write) and ``edit_file(path, old_string, new_string,
+replace_all)`` (Edit), with ``path`` relative to the project folder, the agent's working
+directory, where Claude Code takes an absolute ``file_path``. Commands see the project at
 ``/box/project`` and nothing of the host's layout, so recordings hold no host path.
 
 A judge gets ``read_file``, ``list_files`` and ``search_files`` over the end state, and
@@ -106,6 +109,13 @@ class SearchFilesArguments(ToolArguments):
     """Only files whose name matches this pattern (``*.py``)."""
 
 
+class FileTooLargeError(OSError):
+    """A file over ``READ_BYTES``, which the tools do not read."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"larger than {READ_BYTES} bytes: {path}")
+
+
 def _relative(path: str) -> str:
     """A tool's path as the tree's relative form (``.``, ``./a`` and ``a/`` accepted)."""
     cleaned = path.strip()
@@ -131,13 +141,6 @@ def _path_error(path: str, error: Exception) -> ToolResult:
     if isinstance(error, ReadOnlyTreeError):
         return _error("this project folder is read-only")
     return _error(f"{path}: {type(error).__name__}: {error}")
-
-
-class FileTooLargeError(OSError):
-    """A file over ``READ_BYTES``, which the tools do not read."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"larger than {READ_BYTES} bytes: {path}")
 
 
 _FILE_ERRORS = (TreePathError, OSError)
