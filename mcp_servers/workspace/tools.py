@@ -154,13 +154,16 @@ async def _read_text(tree: FileTree, path: str) -> str:
 
 
 async def run_command(workspace: Workspace, arguments: RunCommandArguments) -> ToolResult:
-    directory = await workspace.tree.host_directory()
+    tree = workspace.tree
     run = await run_project_command(
-        directory,
+        await tree.host_directory(),
         arguments.command,
         timeout=arguments.timeout,
         keep_changes=workspace.keep_changes,
+        quota=tree.quota,
     )
+    if workspace.keep_changes and tree.quota is not None:
+        tree.limit_size(tree.quota, await tree.measure())  # the command wrote past the tree
     return ToolResult(text=run.text(), is_error=run.timed_out or run.exit_code != 0, wrote=None)
 
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandboxes.confinement import WORK_MOUNT, BoxSpec, remove_tree, run_in_box
+from sandboxes.filesystem.tree import charge
 from sandboxes.runs import current_run
 
 PROJECT_MOUNT = WORK_MOUNT / "project"
@@ -58,19 +60,30 @@ class CommandRun:
     """Standard output and error, interleaved, capped at ``OUTPUT_CHARS``."""
     seconds: float
     """Wall time, box set-up included."""
+    over_quota: int | None = None
+    """When changes were to be kept but the project would have held more than its quota: what
+    it would have held, in quota bytes (nothing was kept)."""
 
     def text(self) -> str:
         """The result as a coding agent's shell tool words it: the output, then how it ended."""
         body = self.output.rstrip("\n")
         status = "[command timed out]" if self.timed_out else f"[exit code {self.exit_code}]"
+        if self.over_quota is not None:
+            status += f"\n[changes not kept: the project would hold {self.over_quota} bytes]"
         return f"{body}\n{status}" if body else status
 
 
 async def run_project_command(
-    project: Path, command: str, *, timeout: float = DEFAULT_TIMEOUT, keep_changes: bool
+    project: Path,
+    command: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    keep_changes: bool,
+    quota: int | None = None,
 ) -> CommandRun:
     """Run ``command`` with ``bash -c`` on a copy of ``project`` in a box; with
-    ``keep_changes`` the copy, as the command left it, becomes the project's contents."""
+    ``keep_changes`` the copy, as the command left it, becomes the project's contents, unless
+    it holds more than ``quota`` bytes (counted as ``sandboxes.filesystem.tree.charge`` does)."""
     project = Path(os.path.realpath(project))
     folder = current_run().directory() / current_run().new_name("shell")
     try:
@@ -90,16 +103,33 @@ async def run_project_command(
             folder=folder,
         )
         copy = folder / "work" / "project"
+        over_quota = None
         if keep_changes and copy.is_dir() and not copy.is_symlink():
-            await asyncio.to_thread(_replace_contents, project, copy)
+            held = await asyncio.to_thread(_measure, copy) if quota is not None else 0
+            if quota is not None and held > quota:
+                over_quota = held
+            else:
+                await asyncio.to_thread(_replace_contents, project, copy)
         return CommandRun(
             exit_code=run.exit_code,
             timed_out=run.timed_out,
             output=run.text(OUTPUT_CHARS),
             seconds=run.seconds,
+            over_quota=over_quota,
         )
     finally:
         await asyncio.to_thread(remove_tree, folder)
+
+
+def _measure(folder: Path) -> int:
+    """What ``folder``'s entries count against a tree's quota."""
+    total = 0
+    for root, folders, files in os.walk(folder):
+        total += len(folders) * charge("directory", 0)
+        for name in files:
+            status = os.lstat(Path(root, name))
+            total += charge("file" if stat.S_ISREG(status.st_mode) else "other", status.st_size)
+    return total
 
 
 def _replace_contents(project: Path, copy: Path) -> None:

@@ -94,3 +94,17 @@ async def test_output_and_file_sizes_are_capped(
     )
     assert big.exit_code != 0
     assert (project / "big.bin").stat().st_size <= 16 * 1024
+
+
+async def test_changes_over_the_quota_are_not_kept(project: Path) -> None:
+    run = await run_project_command(
+        project, "head -c 200000 /dev/zero > big.bin", keep_changes=True, quota=100_000
+    )
+    assert run.exit_code == 0
+    assert run.over_quota is not None
+    assert run.over_quota > 200_000
+    assert "[changes not kept" in run.text()
+    assert not (project / "big.bin").exists()
+    kept = await run_project_command(project, "echo small > s.txt", keep_changes=True, quota=10**6)
+    assert kept.over_quota is None
+    assert (project / "s.txt").exists()
