@@ -28,6 +28,7 @@ _BUILT_IN: dict[str, str] = {
     "android": "environments.android.kind:KIND",
     "browser": "environments.browser.kind:KIND",
     "desktop": "environments.desktop.kind:KIND",
+    "workspace": "environments.workspace.kind:KIND",
 }
 """The kinds that ship with the runtime, as ``module:attribute`` of their record."""
 

@@ -23,6 +23,7 @@ def test_every_kind_gets_a_backend() -> None:
         "android": "auto",
         "browser": "local",
         "desktop": "local",
+        "workspace": "local",
     }
     docker = BackendChoice.for_backend("docker")
     # The browser has one backend: it runs on the host whatever --backend says.
@@ -32,6 +33,7 @@ def test_every_kind_gets_a_backend() -> None:
         "android": "auto",
         "browser": "local",
         "desktop": "docker",
+        "workspace": "local",
     }
     external = BackendChoice.for_backend("local", endpoints={"postgres": "postgresql://u@h/db"})
     assert external.kinds == {
@@ -40,10 +42,11 @@ def test_every_kind_gets_a_backend() -> None:
         "android": "auto",
         "browser": "local",
         "desktop": "local",
+        "workspace": "local",
     }
     assert external.endpoints == {"postgres": "postgresql://u@h/db"}
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external / auto / local / local"
+    assert external.describe() == "local / external / auto / local / local / local"
     partial = BackendChoice(kinds={"postgres": "docker"})
     assert partial.kinds == {
         "filesystem": "local",
@@ -51,6 +54,7 @@ def test_every_kind_gets_a_backend() -> None:
         "android": "auto",
         "browser": "local",
         "desktop": "local",
+        "workspace": "local",
     }
 
 

@@ -89,6 +89,7 @@ def test_served_names() -> None:
         "android": environments.android.kind.KIND,
         "browser": environments.browser.KIND,
         "desktop": environments.desktop.KIND,
+        "workspace": environment_kind("workspace"),
     }
     assert served_kind("sql") is environments.postgres.KIND
     with pytest.raises(typer.Exit):

@@ -1,0 +1,1 @@
+"""The ``workspace`` environment kind: a coding agent's project folder with a shell."""
