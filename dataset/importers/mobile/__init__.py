@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from dataset.importers.mobile.a3 import read_a3
+from dataset.importers.mobile.a3 import read_a3, read_aitk
 from dataset.importers.mobile.agentrewardbench import read_agentrewardbench
 from dataset.importers.mobile.androidworld import read_androidworld
 from dataset.importers.mobile.common import BENCHMARK_KEY, ImportSummary, SourceRun, write_runs
@@ -27,6 +27,7 @@ FORMATS: dict[str, Reader] = {
     "androidworld": read_androidworld,
     "spa-bench": read_spa_bench,
     "a3": read_a3,
+    "aitk": read_aitk,
     "agentrewardbench": read_agentrewardbench,
 }
 """The source formats by name (``agentjudge datasets import-mobile --format``)."""

@@ -214,7 +214,8 @@ def _trajectory_id(
 ) -> str:
     """A fresh id; an id an earlier import gave to another run is taken, while the same run
     imported again keeps its id (and is overwritten)."""
-    base = safe_id(f"{task_id}--{run.agent}" + (f"--{run.model}" if run.model else ""), 170)
+    model = f"--{run.model}" if run.model and run.model != run.agent else ""
+    base = safe_id(f"{task_id}--{run.agent}{model}", 170)
     candidate, number = base, 2
     mine = (run.source_format, run.source_key)
     while candidate in taken or earlier.get(candidate, mine) != mine:
