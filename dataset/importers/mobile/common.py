@@ -370,8 +370,15 @@ def write_runs(
             summary.by_label_source[source] = summary.by_label_source.get(source, 0) + 1
             if source == "vote":
                 summary.labelled_by_vote += 1
-    for key in sorted(set(votes) - matched):
-        log.add(Path("labels"), f"votes for {key!r} match no imported run", severity="warning")
+    unmatched = sorted(set(votes) - matched)
+    if unmatched:
+        shown = ", ".join(repr(key) for key in unmatched[:3])
+        more = f" and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+        log.add(
+            Path("labels"),
+            f"votes for {len(unmatched)} trajectory(ies) match no imported run: {shown}{more}",
+            severity="warning",
+        )
     summary.tasks = sorted(tasks)
     summary.problems = list(log.problems)
     return summary
