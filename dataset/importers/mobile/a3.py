@@ -15,6 +15,7 @@ no outcome. An ``end`` action's ``answer`` is the run's final answer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from typing import Any
 from dataset.actions import AndroidAction
 from dataset.importers.mobile.actions import swipe_direction
 from dataset.importers.mobile.common import Screen, SourceRun, first_text
-from dataset.importers.mobile.sources import SourceError, regular_file
+from dataset.importers.mobile.sources import SourceError, as_object, regular_file
 from dataset.problems import ProblemLog
 
 __all__ = ["read_a3", "read_aitk"]
@@ -184,9 +185,8 @@ def _aitk_history(path: Path, record: dict[str, Any], root: Path) -> SourceRun:
     actions, screens, answer = _steps(
         steps, path.parent / "states", root, ("action", "agent_message", "steps")
     )
-    exp = record.get("exp_args") if isinstance(record.get("exp_args"), dict) else {}
-    agent_args = exp.get("agent") if isinstance(exp.get("agent"), dict) else {}
-    experiment = exp.get("experiment") if isinstance(exp.get("experiment"), dict) else {}
+    exp = as_object(record.get("exp_args"))
+    agent_args, experiment = as_object(exp.get("agent")), as_object(exp.get("experiment"))
     model = first_text(experiment, ("name",)) or path.parent.parent.name
     details: dict[str, Any] = {
         key: record[key]
@@ -195,10 +195,8 @@ def _aitk_history(path: Path, record: dict[str, Any], root: Path) -> SourceRun:
     }
     essential = record.get("essential states")
     if isinstance(essential, str):
-        try:
+        with contextlib.suppress(json.JSONDecodeError):
             essential = json.loads(essential)
-        except json.JSONDecodeError:
-            pass
     if isinstance(essential, list | str):
         details["essential_states"] = essential
     return SourceRun(

@@ -21,6 +21,7 @@ objects, or the dict of lists) are read the same way.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Iterator
@@ -57,21 +58,28 @@ _ACTION_KEYS = ("action_output_json", "converted_action", "action")
 _REASON = re.compile(r"Reason:\s*(.*?)\s*(?:\n\s*Action:|$)", re.DOTALL)
 
 
+def _steps_key(episode: dict[str, Any]) -> str:
+    return (
+        "step_data" if "step_data" in episode and "episode_data" not in episode else "episode_data"
+    )
+
+
 def _steps(episode: dict[str, Any]) -> list[dict[str, Any]]:
-    data = episode.get("episode_data", episode.get("step_data"))
+    key = _steps_key(episode)
+    data = episode.get(key)
     if isinstance(data, list):
         if not all(isinstance(step, dict) for step in data):
-            raise SourceError("episode_data: every step must be an object")
+            raise SourceError(f"{key}: every step must be an object")
         return data
     if isinstance(data, dict):
         lists = {key: value for key, value in data.items() if isinstance(value, list)}
         lengths = {key: len(value) for key, value in lists.items()}
         if len(set(lengths.values())) > 1:
             detail = ", ".join(f"{key} {length}" for key, length in sorted(lengths.items()))
-            raise SourceError(f"episode_data: the per-step lists have different lengths ({detail})")
+            raise SourceError(f"{key}: the per-step lists have different lengths ({detail})")
         count = next(iter(lengths.values()), 0)
         return [{key: value[i] for key, value in lists.items()} for i in range(count)]
-    raise SourceError("episode_data: missing (a dict of per-step lists or a list of steps)")
+    raise SourceError(f"{key}: missing (a dict of per-step lists or a list of steps)")
 
 
 def _first(step: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -139,7 +147,7 @@ def _details(record: dict[str, Any], path: Path) -> dict[str, Any]:
         if isinstance(value, str | int | float | bool | dict) and value is not None:
             details[key] = value
     finished = record.get("finish_dtime")
-    if hasattr(finished, "isoformat"):
+    if isinstance(finished, datetime.datetime):
         details["finish_dtime"] = finished.isoformat()
     return details
 
@@ -153,7 +161,7 @@ def _episode(record: dict[str, Any], path: Path, root: Path, number: int) -> Sou
     if template is not None and isinstance(instance, int) and not isinstance(instance, bool):
         task = f"{template}_{instance}"
     else:
-        task = template or path.name.removesuffix(".gz").removesuffix(".pkl").removesuffix(".json")
+        task = template or goal
     agent = first_text(record, ("agent_name", "agent")) or "unknown-agent"
     key = path.relative_to(root).as_posix() if path != root else path.name
     key = key.removesuffix(".gz").removesuffix(".pkl").removesuffix(".json")
@@ -179,9 +187,10 @@ def _episode(record: dict[str, Any], path: Path, root: Path, number: int) -> Sou
         run.label = None
         return run
     steps = _steps(record)
+    prefix = _steps_key(record)
     actions = []
     for position, step in enumerate(steps):
-        where = f"episode_data[{position}]"
+        where = f"{prefix}[{position}]"
         shot_key, shot = _first(step, _SHOT_KEYS)
         _, elements = _first(step, _UI_KEYS)
         run.screens.append(Screen(_image(shot, path, root, f"{where}.{shot_key}"), _ui(elements)))
@@ -191,19 +200,18 @@ def _episode(record: dict[str, Any], path: Path, root: Path, number: int) -> Sou
         after_key, after = _first(last, _AFTER_SHOT_KEYS)
         _, after_elements = _first(last, _AFTER_UI_KEYS)
         if after is not None or after_elements is not None:
-            where = f"episode_data[{len(steps) - 1}].{after_key}"
+            where = f"{prefix}[{len(steps) - 1}].{after_key}"
             run.screens.append(Screen(_image(after, path, root, where), _ui(after_elements)))
     final = record.get("final_screenshot")
     if final is not None:
-        run.screens.append(
-            Screen(_image(final, path, root, "final_screenshot"), _ui(record.get("final_ui_elements")))
-        )
+        image = _image(final, path, root, "final_screenshot")
+        run.screens.append(Screen(image, _ui(record.get("final_ui_elements"))))
     run.actions = actions
     answers = [a.text for a, _ in actions if getattr(a, "action_type", None) == "answer"]
     run.final_response = next((text for text in reversed(answers) if text), None)
     if not actions and isinstance(record.get("episode_length"), int) and record["episode_length"]:
         raise SourceError(
-            f"episode_data: no steps read, though episode_length is {record['episode_length']}"
+            f"{prefix}: no steps read, though episode_length is {record['episode_length']}"
         )
     return run
 

@@ -19,7 +19,7 @@ import io
 import json
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -384,7 +384,7 @@ def write_runs(
     return summary
 
 
-def first_text(record: dict[str, JsonValue], keys: Sequence[str]) -> str | None:
+def first_text(record: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     """The first of ``keys`` that holds a non-empty string."""
     for key in keys:
         value = record.get(key)

@@ -145,7 +145,8 @@ def _agentrewardbench_votes(
         row = {str(key).strip(): (value or "").strip() for key, value in raw.items() if key}
         parts = [row.get(column, "") for column in ("benchmark", "model_name", "exp_name")]
         if not all(parts) or not row.get("task_id"):
-            log.add(path, "benchmark, model_name, exp_name or task_id is empty", field=f"line {line}")
+            message = "benchmark, model_name, exp_name or task_id is empty"
+            log.add(path, message, field=f"line {line}")
             continue
         key = "/".join([*parts, row["task_id"]])
         _add(found, log, path, f"line {line}", key, row.get("annotator_name"), row[_ARB_LABEL])

@@ -13,6 +13,7 @@ import binascii
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -20,6 +21,7 @@ from dataset.problems import ProblemLog
 
 __all__ = [
     "SourceError",
+    "as_object",
     "image_reference",
     "read_json_file",
     "regular_file",
@@ -29,6 +31,11 @@ __all__ = [
 
 class SourceError(ValueError):
     """A record of a source that cannot be read; the message names the field."""
+
+
+def as_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for optional nested records)."""
+    return value if isinstance(value, dict) else {}
 
 
 def read_json_file(path: Path, log: ProblemLog) -> object | None:

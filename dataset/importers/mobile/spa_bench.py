@@ -75,9 +75,7 @@ _TYPED = re.compile(r'^The text "(.*)" has been inputted\.?$', re.DOTALL)
 _SWIPED = re.compile(
     rf"coordinates \({_NUMBER},\s*{_NUMBER}\) have been swiped to the (up|down|left|right)"
 )
-_SWIPE = re.compile(
-    rf"from coordinates \({_NUMBER},\s*{_NUMBER}\) to \({_NUMBER},\s*{_NUMBER}\)"
-)
+_SWIPE = re.compile(rf"from coordinates \({_NUMBER},\s*{_NUMBER}\) to \({_NUMBER},\s*{_NUMBER}\)")
 _REASON = re.compile(r"Reason:\s*(.*?)\s*(?:\n\s*Action:|$)", re.DOTALL)
 _EMBEDDED_ACTION = re.compile(r"Action:\s*(\{.*\})", re.DOTALL)
 
@@ -88,6 +86,33 @@ def _coordinates(detail: object, where: str) -> list[int]:
     if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in detail):
         raise SourceError(f"{where}.detail: coordinates must be numbers, got {detail!r}")
     return [round(n) for n in detail]
+
+
+def _from_sentence(
+    kind: str, name: str, text: str, fields: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    """The fields a ``string`` detail gives (typed text, app, end state, swipe coordinates)."""
+    if text:
+        extra["detail"] = text
+    swiped, swipe = _SWIPED.search(text), _SWIPE.search(text)
+    typed = _TYPED.match(text)
+    if kind == "input_text":
+        fields["text"] = typed.group(1) if typed else text
+    elif kind == "open_app":
+        fields["app_name"] = text
+    elif kind == "status":
+        impossible = "impossible" in f"{name} {text}".lower()
+        fields["goal_status"] = "infeasible" if impossible else "complete"
+    elif swipe is not None:
+        x1, y1, x2, y2 = (round(float(n)) for n in swipe.groups())
+        fields.update(x=x1, y=y1, direction=swipe_direction(x1, y1, x2, y2))
+        extra.update(end_x=x2, end_y=y2)
+    elif swiped is not None:
+        fields.update(
+            x=round(float(swiped.group(1))),
+            y=round(float(swiped.group(2))),
+            direction=swiped.group(3),
+        )
 
 
 def _action(raw: object, where: str) -> AndroidAction:
@@ -109,28 +134,7 @@ def _action(raw: object, where: str) -> AndroidAction:
             fields["direction"] = swipe_direction(*numbers)
             extra.update(end_x=numbers[2], end_y=numbers[3])
     elif detail_type == "string":
-        text = str(detail or "")
-        if text:
-            extra["detail"] = text
-        swiped, swipe = _SWIPED.search(text), _SWIPE.search(text)
-        typed = _TYPED.match(text)
-        if kind == "input_text":
-            fields["text"] = typed.group(1) if typed else text
-        elif kind == "open_app":
-            fields["app_name"] = text
-        elif kind == "status":
-            impossible = "impossible" in f"{name} {text}".lower()
-            fields["goal_status"] = "infeasible" if impossible else "complete"
-        elif swipe is not None:
-            x1, y1, x2, y2 = (round(float(n)) for n in swipe.groups())
-            fields.update(x=x1, y=y1, direction=swipe_direction(x1, y1, x2, y2))
-            extra.update(end_x=x2, end_y=y2)
-        elif swiped is not None:
-            fields.update(
-                x=round(float(swiped.group(1))),
-                y=round(float(swiped.group(2))),
-                direction=swiped.group(3),
-            )
+        _from_sentence(kind, str(name), str(detail or ""), fields, extra)
     else:
         raise SourceError(f"{where}[1].detail_type: {detail_type!r} is not coordinates or string")
     try:
@@ -307,4 +311,3 @@ def read_spa_bench(source: Path, log: ProblemLog) -> Iterator[SourceRun]:
             yield _run(log_file, record, log)
         except SourceError as error:
             log.add(log_file, str(error))
-

@@ -169,7 +169,7 @@ def _steps_from_list(raw_steps: Sequence[Any]) -> list[Step]:
 
 def _steps_from_sdk_items(items: list[Any], where: str) -> tuple[list[Step], str | None]:
     log = ProblemLog(Path.cwd())
-    result = read_sdk_run(Path(where.split("[")[0]), items, log, _step)
+    result = read_sdk_run(Path(where.split("[", maxsplit=1)[0]), items, log, _step)
     errors = [problem for problem in log.problems if problem.severity == "error"]
     if result is None or errors:
         reasons = "; ".join(problem.message for problem in errors) or "unreadable items"

@@ -56,7 +56,7 @@ def is_sdk_item_list(value: object) -> bool:
 
 
 def _calls(items: list[Any]) -> int:
-    return sum(1 for item in items if isinstance(item, dict) and item.get("type") == "function_call")
+    return sum(isinstance(item, dict) and item.get("type") == "function_call" for item in items)
 
 
 def read_sdk_run(
@@ -96,7 +96,7 @@ def read_sdk_run(
         )
         for number, pending in enumerate(conversation.steps, start=1)
     ]
-    result = meta.get("execution_result") if isinstance(meta.get("execution_result"), dict) else {}
+    result = _object(meta.get("execution_result"))
     success = result.get("success")
     label = None
     if isinstance(success, bool):
@@ -121,12 +121,12 @@ def read_sdk_run(
     model = meta.get("model_name") if isinstance(meta.get("model_name"), str) else None
     service = meta.get("mcp") if isinstance(meta.get("mcp"), str) else None
     agent = f"mcpmark-{service}" if service else "mcpmark"
-    times = meta.get("time") if isinstance(meta.get("time"), dict) else {}
+    times = _object(meta.get("time"))
     turns = meta.get("turn_count")
     digest = hashlib.sha256(str(messages_path.resolve()).encode()).hexdigest()[:8]
     run = folder.parent.name
     final = conversation.final_response
-    error_message = result.get("error_message") if isinstance(result, dict) else None
+    error_message = result.get("error_message")
     task = Task(
         id=task_id,
         domain="search",
@@ -155,6 +155,10 @@ def read_sdk_run(
         ),
     )
     return task, trajectory
+
+
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _safe(text: str) -> str:
