@@ -42,6 +42,22 @@ def import_command(*arguments: str) -> None:
     assert result.exit_code == 0, result.output
 
 
+def imported(source_format: str, source: Path, destination: Path) -> Dataset:
+    """``source`` imported by the README's command, loaded without errors."""
+    import_command("import-mobile", "--format", source_format, str(source), str(destination))
+    dataset = load_dataset(destination)
+    assert not dataset.errors
+    return dataset
+
+
+def run_from(dataset: Dataset, source_path: Path) -> Trajectory:
+    """The one trajectory imported from ``source_path``."""
+    (trajectory,) = [
+        t for t in dataset.trajectories.values() if t.provenance.source_path == str(source_path)
+    ]
+    return trajectory
+
+
 def frames(dataset: Dataset, trajectory: Trajectory) -> list[Observation | None]:
     """The screen before each action, then the one after the last (when recorded)."""
     initial = trajectory.metadata.get(INITIAL_OBSERVATION_KEY)
@@ -105,9 +121,7 @@ def test_androidworld_pickles_field_by_field(
     real_format: RealFormat, android_world_modules: None, tmp_path: Path
 ) -> None:
     source = real_format("androidworld")
-    import_command("import-mobile", "--format", "androidworld", str(source), str(tmp_path / "aw"))
-    dataset = load_dataset(tmp_path / "aw")
-    assert not dataset.errors
+    dataset = imported("androidworld", source, tmp_path / "aw")
     files = sorted(source.rglob("*.pkl.gz"))
     assert len(dataset.trajectories) == sum(len(trusted_episodes(f)) for f in files)
     for path in files:
@@ -257,9 +271,7 @@ def _spa_runs(source: Path) -> Iterator[tuple[Path, dict[str, str]]]:
 
 def test_spa_bench_sessions_field_by_field(real_format: RealFormat, tmp_path: Path) -> None:
     source = real_format("spa-bench")
-    import_command("import-mobile", "--format", "spa-bench", str(source), str(tmp_path / "spa"))
-    dataset = load_dataset(tmp_path / "spa")
-    assert not dataset.errors
+    dataset = imported("spa-bench", source, tmp_path / "spa")
     runs = list(_spa_runs(source))
     assert len(dataset.trajectories) == len(runs)
     for log, row in runs:
@@ -388,17 +400,13 @@ def _check_a3_steps(
 
 def test_a3_histories_field_by_field(real_format: RealFormat, tmp_path: Path) -> None:
     source = real_format("a3")
-    import_command("import-mobile", "--format", "a3", str(source), str(tmp_path / "a3"))
-    dataset = load_dataset(tmp_path / "a3")
-    assert not dataset.errors
+    dataset = imported("a3", source, tmp_path / "a3")
     histories = sorted(source.rglob("*_history.json"))
     assert len(dataset.trajectories) == len(histories)
     for history in histories:
         run = history.parent.parent
         steps = json.loads(history.read_text(encoding="utf-8"))
-        (trajectory,) = [
-            t for t in dataset.trajectories.values() if t.provenance.source_path == str(history)
-        ]
+        trajectory = run_from(dataset, history)
         assert dataset.tasks[trajectory.task_id].instruction == steps[0]["task"]
         assert trajectory.agent == run.parent.name
         answer = _check_a3_steps(dataset, trajectory, steps, run / "states")
@@ -411,16 +419,12 @@ def test_a3_histories_field_by_field(real_format: RealFormat, tmp_path: Path) ->
 
 def test_aitk_histories_field_by_field(real_format: RealFormat, tmp_path: Path) -> None:
     source = real_format("aitk")
-    import_command("import-mobile", "--format", "aitk", str(source), str(tmp_path / "aitk"))
-    dataset = load_dataset(tmp_path / "aitk")
-    assert not dataset.errors
+    dataset = imported("aitk", source, tmp_path / "aitk")
     histories = sorted(source.rglob("history.json"))
     assert len(dataset.trajectories) == len(histories)
     for history in histories:
         record = json.loads(history.read_text(encoding="utf-8"))
-        (trajectory,) = [
-            t for t in dataset.trajectories.values() if t.provenance.source_path == str(history)
-        ]
+        trajectory = run_from(dataset, history)
         assert dataset.tasks[trajectory.task_id].instruction == record["task"]
         assert trajectory.agent == record["exp_args"]["agent"]["name"]
         answer = _check_a3_steps(dataset, trajectory, record["steps"], history.parent / "states")
@@ -487,20 +491,14 @@ def test_agentrewardbench_release_field_by_field(
 ) -> None:
     root = real_format("agentrewardbench")
     source = root / start if start else root
-    import_command(
-        "import-mobile", "--format", "agentrewardbench", str(source), str(tmp_path / "o")
-    )
-    dataset = load_dataset(tmp_path / "o")
-    assert not dataset.errors
+    dataset = imported("agentrewardbench", source, tmp_path / "o")
     files = sorted((root / "trajectories" / "cleaned").rglob("*.json"))
     assert len(dataset.trajectories) == len(files)
     with (root / "annotations.csv").open(encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
     for path in files:
         record = json.loads(path.read_text(encoding="utf-8"))
-        (trajectory,) = [
-            t for t in dataset.trajectories.values() if t.provenance.source_path == str(path)
-        ]
+        trajectory = run_from(dataset, path)
         assert dataset.tasks[trajectory.task_id].instruction == record["goal"].strip()
         assert trajectory.agent == record["agent"]
         assert trajectory.model == record["model"]
