@@ -9,8 +9,9 @@ One run is a JSON object (a ``.json`` file holds one or a list, a ``.jsonl`` fil
   ``function.name`` and JSON ``function.arguments``, answered by ``tool`` messages with the same
   ``tool_call_id``) or as ``steps`` (``{"tool", "arguments", "output", "url"}``);
 - ``final_answer`` (or ``answer``, ``response``; else the last assistant text after the last call);
-- ``label`` (PASS/FAIL, 1/0, true/false; optional) and ``items`` (single-item claims:
-  ``{"id"?, "text", "label"?, "sources"?}``; optional).
+- ``label`` (PASS/FAIL, 1/0, true/false; optional) with ``label_source`` (who decided it:
+  ``human``, ``vote``, ``verifier``, ``evaluator``; ``unknown`` when not given) and ``items``
+  (single-item claims: ``{"id"?, "text", "label"?, "sources"?}``; optional).
 
 MCPMark's own run folders (``messages.json``, the Agents SDK's item list, with ``meta.json``) are
 read by ``dataset.importers.search.sdk_runs``; ``messages`` given as such an item list is read
@@ -43,9 +44,11 @@ from dataset.importers.search.common import (
 )
 from dataset.importers.search.sdk_runs import MESSAGES_FILE, is_sdk_item_list, read_sdk_run
 from dataset.models import (
+    LABEL_SOURCES,
     ClaimItem,
     EmptyState,
     Label,
+    LabelSource,
     Observation,
     PageArchiveState,
     Provenance,
@@ -200,6 +203,13 @@ def _items(raw: object) -> list[ClaimItem]:
     return items
 
 
+def _label_source(record: Mapping[str, Any]) -> LabelSource:
+    given = record.get("label_source", "unknown")
+    if given not in LABEL_SOURCES:
+        raise RunError(f"label_source: {given!r} is not one of {', '.join(LABEL_SOURCES)}")
+    return given  # type: ignore[no-any-return]
+
+
 def read_search_run(
     record: Mapping[str, Any], where: str, *, archive: str | None = None
 ) -> tuple[Task, Trajectory]:
@@ -253,7 +263,7 @@ def read_search_run(
         model=record.get("model") if isinstance(record.get("model"), str) else None,
         steps=steps,
         final_response=final_response,
-        label=Label(value=label, source="human") if label else None,
+        label=Label(value=label, source=_label_source(record)) if label else None,
         items=_items(record.get("items")),
         stop_reason="completed" if final_response else "unknown",
         provenance=Provenance(source_format="search-run", source_path=where),

@@ -126,3 +126,27 @@ def test_sdk_items_wrapped_in_a_run_record_are_read(
     (trajectory,) = load_dataset(tmp_path / "o").trajectories.values()
     calls = [item for item in items if item.get("type") == "function_call"]
     assert [s.action.name for s in trajectory.steps] == [c["name"] for c in calls]  # type: ignore[union-attr]
+
+
+def test_an_archive_is_copied_without_its_links(real_format: RealFormat, tmp_path: Path) -> None:
+    source = real_format("mcpmark-playwright")
+    archive = tmp_path / "pages"
+    (archive / "x.com").mkdir(parents=True)
+    (archive / "x.com" / "index.html").write_text("<p>profile</p>", encoding="utf-8")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the dataset", encoding="utf-8")
+    (archive / "x.com" / "leak.html").symlink_to(secret)
+    (archive / "elsewhere").symlink_to(tmp_path, target_is_directory=True)
+    result = CliRunner().invoke(
+        app,
+        ["datasets", "import-search", str(source), str(tmp_path / "o"), "--archive", str(archive)],
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "leak.html: a link in the archive: not copied" in output
+    assert "elsewhere: a link in the archive: not copied" in output
+    (task,) = (tmp_path / "o" / "tasks").iterdir()
+    copied = sorted(
+        p.relative_to(task / "archive").as_posix() for p in (task / "archive").rglob("*")
+    )
+    assert copied == ["x.com", "x.com/index.html"]
