@@ -37,6 +37,7 @@ from dataset.importers.mobile.common import Screen, SourceRun, first_text
 from dataset.importers.mobile.pickles import (
     UnsafePickleError,
     load_gzipped_pickle,
+    load_pickle_bytes,
     plain_value,
 )
 from dataset.importers.mobile.sources import SourceError, image_reference, ui_elements_text
@@ -95,10 +96,6 @@ def _image(value: Any, path: Path, root: Path, where: str) -> Any:
             raise SourceError(f"{where}: a screenshot array of shape {tuple(value.shape)}")
         return value
     return image_reference(value, path.parent, root, where)
-
-
-def _ui(value: Any) -> str | None:
-    return ui_elements_text(value)
 
 
 def _action(step: dict[str, Any], where: str) -> Any:
@@ -193,7 +190,9 @@ def _episode(record: dict[str, Any], path: Path, root: Path, number: int) -> Sou
         where = f"{prefix}[{position}]"
         shot_key, shot = _first(step, _SHOT_KEYS)
         _, elements = _first(step, _UI_KEYS)
-        run.screens.append(Screen(_image(shot, path, root, f"{where}.{shot_key}"), _ui(elements)))
+        run.screens.append(
+            Screen(_image(shot, path, root, f"{where}.{shot_key}"), ui_elements_text(elements))
+        )
         actions.append((_action(step, where), _reason(step)))
     if steps:
         last = steps[-1]
@@ -201,11 +200,13 @@ def _episode(record: dict[str, Any], path: Path, root: Path, number: int) -> Sou
         _, after_elements = _first(last, _AFTER_UI_KEYS)
         if after is not None or after_elements is not None:
             where = f"{prefix}[{len(steps) - 1}].{after_key}"
-            run.screens.append(Screen(_image(after, path, root, where), _ui(after_elements)))
+            run.screens.append(
+                Screen(_image(after, path, root, where), ui_elements_text(after_elements))
+            )
     final = record.get("final_screenshot")
     if final is not None:
         image = _image(final, path, root, "final_screenshot")
-        run.screens.append(Screen(image, _ui(record.get("final_ui_elements"))))
+        run.screens.append(Screen(image, ui_elements_text(record.get("final_ui_elements"))))
     run.actions = actions
     answers = [a.text for a, _ in actions if getattr(a, "action_type", None) == "answer"]
     run.final_response = next((text for text in reversed(answers) if text), None)
@@ -222,8 +223,6 @@ def _episodes(path: Path, log: ProblemLog) -> list[object] | None:
             if path.name.endswith(".gz"):
                 loaded = load_gzipped_pickle(path)
             else:
-                from dataset.importers.mobile.pickles import load_pickle_bytes
-
                 loaded = load_pickle_bytes(path.read_bytes())
             value = plain_value(loaded)
         except UnsafePickleError as error:
