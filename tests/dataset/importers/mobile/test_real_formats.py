@@ -584,3 +584,48 @@ def test_agentrewardbench_split_and_unsure_votes(real_format: RealFormat, tmp_pa
     assert "are split" in " ".join(result.output.split())
     (trajectory,) = load_dataset(tmp_path / "o").trajectories.values()
     assert trajectory.label is None
+
+
+def test_agentrewardbench_and_a3_bad_inputs_are_named(
+    real_format: RealFormat, tmp_path: Path
+) -> None:
+    import shutil
+
+    release = tmp_path / "release"
+    shutil.copytree(real_format("agentrewardbench"), release)
+    good = next((release / "trajectories" / "cleaned").rglob("*.json"))
+    record = json.loads(good.read_text(encoding="utf-8"))
+    (good.parent / "truncated.json").write_text(json.dumps(record)[:300], encoding="utf-8")
+    record["steps"][1]["screenshot_path"] = "trajectories/screenshots/none.png"
+    (good.parent / "missing.json").write_text(json.dumps(record), encoding="utf-8")
+    result = CliRunner().invoke(
+        app,
+        [
+            "datasets",
+            "import-mobile",
+            "--format",
+            "agentrewardbench",
+            str(release),
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "truncated.json: invalid JSON at line" in output
+    assert "missing.json: steps[1].screenshot_path: screenshot file" in output
+    assert len(load_dataset(tmp_path / "o").trajectories) == 1
+
+    save = tmp_path / "save_dir"
+    shutil.copytree(real_format("a3"), save)
+    history = next(save.rglob("*_history.json"))
+    steps = json.loads(history.read_text(encoding="utf-8"))
+    steps[0]["actions"] = {"action": "teleport"}
+    history.write_text(json.dumps(steps), encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["datasets", "import-mobile", "--format", "a3", str(save), str(tmp_path / "a3")]
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert f"{history.name}: [0].actions.action: unknown action type 'teleport'" in output
+    histories = list(save.rglob("*_history.json"))
+    assert len(load_dataset(tmp_path / "a3").trajectories) == len(histories) - 1
