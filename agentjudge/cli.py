@@ -71,6 +71,14 @@ def report(
             "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
         ),
     ] = None,
+    label_source: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Score only trajectories whose label was decided by this source (repeatable): "
+            "human, vote (several human annotators), verifier (the task's own check), "
+            "evaluator (an automatic, model-based evaluator), ground-truth, unknown."
+        ),
+    ] = None,
 ) -> None:
     """Score a results folder and write `report.md`, `report.html` (self-contained) and
     `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
@@ -96,8 +104,21 @@ def report(
         from agentjudge.paths import require_corrections
 
         require_corrections(label_corrections)
+    from dataset.models import LABEL_SOURCES
+
+    unknown = sorted(set(label_source or ()) - set(LABEL_SOURCES))
+    if unknown:
+        console.print(
+            f"error: --label-source {', '.join(unknown)}: use {', '.join(LABEL_SOURCES)}",
+            markup=False,
+        )
+        raise typer.Exit(2)
     scored, files = report_folder(
-        folder, output=output, item_scoring=item_scoring, label_corrections=label_corrections
+        folder,
+        output=output,
+        item_scoring=item_scoring,
+        label_corrections=label_corrections,
+        label_sources=label_source or (),
     )
     from agentjudge.judge_cli import print_report
 

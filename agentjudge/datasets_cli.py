@@ -290,9 +290,9 @@ def import_mobile_command(
         str,
         typer.Option(
             "--format",
-            help="androidworld (episode JSON), spa-bench (log.json + <n>.png), "
-            "a3 (histories/*.json) "
-            "or agentrewardbench (cleaned/<benchmark>/<agent>/<exp>/<task>.json).",
+            help="androidworld (run folders of <Task>_<n>.pkl.gz), spa-bench (session "
+            "folders), a3 or aitk (histories with states/) or agentrewardbench (the release, "
+            "or a folder inside cleaned/).",
         ),
     ],
     sources: Annotated[list[Path], typer.Argument(help="Source files or folders.")],
@@ -300,12 +300,13 @@ def import_mobile_command(
     labels: Annotated[
         Path | None,
         typer.Option(
-            help="Annotators' votes (CSV: trajectory,annotator,label; or JSON lines): the "
-            "majority becomes the label (source vote), every vote is kept."
+            help="Annotators' votes (CSV: trajectory,annotator,label; AgentRewardBench's "
+            "annotations.csv, used by default from its release; or JSON lines): the majority "
+            "becomes the label (source vote), every vote is kept."
         ),
     ] = None,
 ) -> None:
-    """Convert Android trajectories (AndroidWorld, SPA-Bench, A3) and AgentRewardBench web
+    """Convert Android trajectories (AndroidWorld, SPA-Bench, A3, AITK) and AgentRewardBench web
     trajectories into the unified dataset format, recording the source benchmark and agent.
 
     A run that cannot be read is reported with its file and field; the others still land. Exits
@@ -332,7 +333,8 @@ def import_mobile_command(
     console.print(
         f"imported {len(summary.trajectories)} trajectory(ies) of {len(summary.tasks)} task(s) "
         f"into {destination} in {seconds:.1f} s ({benchmarks or 'none'}); "
-        f"{summary.labelled_by_vote} labelled by vote",
+        "labels: "
+        + (", ".join(f"{k} {n}" for k, n in sorted(summary.by_label_source.items())) or "none"),
         markup=False,
     )
     end_import(destination, imported=bool(summary.trajectories), import_errors=import_errors)

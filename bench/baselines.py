@@ -302,6 +302,7 @@ def baseline_predictions(
                     subdomain=task.subdomain,
                     agent=trajectory.agent,
                     label=trajectory.label.value,
+                    label_source=trajectory.label.source,
                     verdict=verdict,
                     rationale=rationale,
                     error=rationale if verdict == "INVALID" else None,

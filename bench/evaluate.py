@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -41,7 +41,7 @@ from bench.grid_runner import (
 )
 from bench.item_scoring import ItemScoring
 from bench.report import ReportFiles, write_report
-from bench.results import BASELINES_FILE, Prediction, read_predictions
+from bench.results import BASELINES_FILE, Prediction, read_predictions, with_label_sources
 from bench.scores import BenchReport
 from bench.scoring import build_report
 from dataset.combine import combine_datasets, suite_folders
@@ -577,13 +577,17 @@ def report_folder(
     replicates: int = 2000,
     item_scoring: ItemScoring = "trajectory",
     label_corrections: Path | None = None,
+    label_sources: Collection[str] = (),
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
     could run now. ``label_corrections`` (a ``dataset.corrections`` file) replaces the labels
-    it corrects; the report says how many. Raises ``ValueError`` naming the file and line when
-    that file does not parse."""
+    it corrects; the report says how many. ``label_sources`` (``dataset.models.LabelSource``
+    names) scores only the trajectories whose label came from one of them. Raises
+    ``ValueError`` naming the file and line when that file does not parse."""
     predictions = read_predictions(folder, label_corrections)
+    if label_sources:
+        predictions = with_label_sources(predictions, label_sources)
     dataset = str(folder)
     summary_path = folder / JUDGE_SUMMARY_FILE
     if summary_path.is_file():
@@ -594,6 +598,12 @@ def report_folder(
         all_notes.append(
             f"Labels corrected by review: {corrected} label(s) from {label_corrections} "
             "replace the dataset's."
+        )
+    if label_sources:
+        all_notes.append(
+            "Scored only against labels decided by: "
+            + ", ".join(sorted(set(label_sources)))
+            + f" ({len({p.subject for p in predictions})} labelled subject(s))."
         )
     judged = any(p.config.kind == "judge" for p in predictions)
     if not model_configured:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dataset.items import focus_on_item
-from dataset.models import Task, Trajectory
+from dataset.models import LabelSource, Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
@@ -116,6 +116,9 @@ class JudgeRecord(BaseModel):
     label: Literal["PASS", "FAIL"] | None
     """The ground truth of what was judged (the trajectory, or the claim ``item_id``), for
     scoring (never shown to the judge)."""
+    label_source: LabelSource | None = None
+    """Who decided that ground truth (``dataset.models.LabelSource``); None in records written
+    before it was kept."""
     item_labels: dict[str, Literal["PASS", "FAIL"]] = Field(default_factory=dict)
     """The labelled claims' ground truth by item id, when the claims were judged together (their
     verdicts are ``verdict.items``)."""
@@ -448,6 +451,7 @@ class _Grid:
             variant=arm.grid.variant,
             agent=planned.trajectory.agent,
             label=label.value if label is not None else None,
+            label_source=label.source if label is not None else None,
             item_labels={item.id: item.label for item in judged.items if item.label is not None}
             if together
             else {},

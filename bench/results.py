@@ -8,6 +8,7 @@ same way.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bench.grid_runner import VERDICTS_FILE, JudgeRecord, read_records
 from dataset.corrections import CorrectionKey, LabelCorrection, read_corrections
+from dataset.models import LabelSource
 from storage.jsonl import read_jsonl
 
 __all__ = [
@@ -108,6 +110,9 @@ class Prediction(BaseModel):
     """The repetition, from 1."""
     label: Literal["PASS", "FAIL"]
     """The ground truth."""
+    label_source: LabelSource | None = None
+    """Who decided the ground truth (``dataset.models.LabelSource``); None when the record
+    predates it (counted as ``unknown``)."""
     verdict: Literal["PASS", "FAIL", "INVALID"]
     """The prediction; ``INVALID`` is scored as a wrong answer and counted on its own."""
     scripted: bool = False
@@ -183,6 +188,7 @@ def predictions_from_records(records: list[JudgeRecord]) -> list[Prediction]:
             agent=record.agent,
             run=record.run,
             label=record.label or "FAIL",
+            label_source=record.label_source,
             verdict=verdict.verdict,
             scripted=record.scripted,
             cost_usd=verdict.cost_usd,
@@ -214,8 +220,16 @@ def correct_labels(
         if correction is None or correction.label == prediction.label:
             corrected.append(prediction)
         else:
-            corrected.append(prediction.model_copy(update={"label": correction.label}))
+            update = {"label": correction.label, "label_source": "human"}
+            corrected.append(prediction.model_copy(update=update))
     return corrected
+
+
+def with_label_sources(predictions: list[Prediction], sources: Collection[str]) -> list[Prediction]:
+    """Only the predictions scored against a label from one of ``sources`` (a record without a
+    label source counts as ``unknown``)."""
+    wanted = set(sources)
+    return [p for p in predictions if (p.label_source or "unknown") in wanted]
 
 
 def read_predictions(folder: Path, label_corrections: Path | None = None) -> list[Prediction]:

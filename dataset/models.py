@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +30,7 @@ from dataset.domains import domain_names, domain_spec, home_domain
 
 __all__ = [
     "IDENTIFIER_PATTERN",
+    "LABEL_SOURCES",
     "PG_DUMP_MAGIC",
     "SANDBOX_ROOT_PLACEHOLDER",
     "AgentStopReason",
@@ -43,6 +44,7 @@ __all__ = [
     "ExternalState",
     "InitialState",
     "Label",
+    "LabelSource",
     "LabelValue",
     "Observation",
     "PageArchiveState",
@@ -75,6 +77,17 @@ Domain = Annotated[str, AfterValidator(_registered_domain), Field(json_schema_ex
 """A registered domain's name (``dataset.domains``), as a task names it."""
 
 LabelValue = Literal["PASS", "FAIL"]
+
+LabelSource = Literal["human", "vote", "verifier", "evaluator", "ground-truth", "unknown"]
+"""Who decided a label: ``human`` one person; ``vote`` the majority of several human
+annotators (their votes kept); ``verifier`` the task's own programmatic check (an MCPMark
+``verify.py``, AndroidWorld's task checker, A3's function evaluator); ``evaluator`` an automatic,
+model-based evaluator (SPA-Bench's MLLM evaluator): neither a person nor the task's check;
+``ground-truth`` a check of each claim against the data the task was generated from (a suite's
+world); ``unknown`` when the source does not say."""
+
+LABEL_SOURCES: tuple[LabelSource, ...] = get_args(LabelSource)
+"""Every label source, in the order above."""
 
 
 def _check_relative_path(value: str) -> str:
@@ -363,9 +376,8 @@ class Label(_Model):
     value: LabelValue
     """``PASS`` if the task was accomplished, else ``FAIL``."""
 
-    source: Literal["human", "verifier", "vote", "ground-truth"]
-    """Who decided: a person, a rule-based verifier, a vote of several judges, or a check of
-    each claim against the ground truth the data was generated from (a suite's world)."""
+    source: LabelSource = "unknown"
+    """Who decided (``LabelSource``); ``unknown`` when the source does not say."""
 
     verifier_output: str | None = None
     """The verifier's own output at labelling time; explains a label that later disagrees."""

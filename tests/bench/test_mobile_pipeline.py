@@ -68,7 +68,7 @@ def imported(tmp_path: Path) -> Path:
     )
     assert result.exit_code == 0, result.output
     assert "imported 10 trajectory(ies) of 2 task(s)" in result.output
-    assert "1 labelled by vote" in result.output
+    assert "labels: verifier 9, vote 1" in result.output
     return tmp_path / "ds"
 
 
@@ -78,7 +78,7 @@ def test_import_mobile_refuses_an_unknown_format_and_a_missing_source(tmp_path: 
         app, ["datasets", "import-mobile", "--format", "droid", str(tmp_path), str(tmp_path / "o")]
     )
     assert result.exit_code == 2
-    assert "use one of androidworld, spa-bench, a3, agentrewardbench" in result.output
+    assert "use one of androidworld, spa-bench, a3, aitk, agentrewardbench" in result.output
     result = runner.invoke(
         app,
         [

@@ -19,21 +19,33 @@ import io
 import json
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import JsonValue, ValidationError
 
 from dataset.actions import Action
 from dataset.frames import INITIAL_OBSERVATION_KEY
 from dataset.importers.mobile.labels import Votes, vote_label
-from dataset.models import ExternalState, Label, Observation, Provenance, Step, Task, Trajectory
+from dataset.models import (
+    AgentStopReason,
+    ExternalState,
+    Label,
+    LabelSource,
+    Observation,
+    Provenance,
+    Step,
+    Task,
+    Trajectory,
+)
 from dataset.problems import Problem, ProblemLog
 from dataset.screenshots import image_mime_type
 from dataset.store import (
     MANIFEST_FILE,
+    TASK_FILE,
+    TASKS_DIR,
     TRAJECTORIES_DIR,
     Manifest,
     write_manifest,
@@ -59,8 +71,9 @@ BENCHMARK_KEY = "benchmark"
 class Screen:
     """One recorded screen: its image and what the agent could read of it."""
 
-    image: Path | bytes | list[JsonValue] | None = None
-    """A file, encoded image bytes, or a pixel array (rows of [r, g, b]); None: not recorded."""
+    image: Path | bytes | list[JsonValue] | Any | None = None
+    """A file, encoded image bytes, or a pixel array (rows of [r, g, b], or a numpy array of
+    rows x columns x 3 or 4); None: not recorded."""
     ui_elements: str | None = None
     """The UI element list (or accessibility tree) as text."""
     url: str | None = None
@@ -93,7 +106,7 @@ class SourceRun:
     """The screen before each action, in order; one more is the screen after the last."""
     label: Literal["PASS", "FAIL"] | None = None
     """The source's own outcome, if it records one."""
-    label_source: Literal["human", "verifier"] = "verifier"
+    label_source: LabelSource = "verifier"
     """Who decided the source's outcome."""
     domain: Literal["mobile", "gui"] = "mobile"
     """``mobile`` for device runs, ``gui`` for web runs."""
@@ -103,6 +116,10 @@ class SourceRun:
     """The agent's last message, if any."""
     details: dict[str, JsonValue] = field(default_factory=dict)
     """Source facts with no field of their own."""
+    stop_reason: AgentStopReason | None = None
+    """How the run ended, when the source says (else from its last action)."""
+    error: str | None = None
+    """The error that ended the run, for a run that crashed."""
 
 
 @dataclass
@@ -114,6 +131,7 @@ class ImportSummary:
     problems: list[Problem] = field(default_factory=list)
     by_benchmark: dict[str, int] = field(default_factory=dict)
     labelled_by_vote: int = 0
+    by_label_source: dict[str, int] = field(default_factory=dict)
 
 
 def safe_id(raw: str, limit: int = 120) -> str:
@@ -125,9 +143,11 @@ def safe_id(raw: str, limit: int = 120) -> str:
     return cleaned
 
 
-def _image_bytes(image: Path | bytes | list[JsonValue]) -> tuple[bytes, str]:
+def _image_bytes(image: Path | bytes | list[JsonValue] | Any) -> tuple[bytes, str]:
     """The image as file bytes and an extension (pixel arrays become PNG)."""
     if isinstance(image, Path):
+        if image.is_symlink() or not image.is_file():
+            raise ValueError(f"screenshot {image} is not a regular file (links are not copied)")
         data = image.read_bytes()
         return data, image.suffix.lower() or ".png"
     if isinstance(image, bytes):
@@ -163,14 +183,39 @@ def _observation(
     return Observation(screenshot=shot, accessibility_tree=screen.ui_elements, url=screen.url)
 
 
-def _task_id(run: SourceRun) -> str:
-    return safe_id(f"{run.benchmark}--{run.task_name}")
+class _TaskIds:
+    """Task ids by (benchmark, task name), one per instruction: a second instruction under the
+    same name (another instance of a task template, with another goal) gets its own task, never
+    the first one's. Tasks already in the destination count."""
+
+    def __init__(self, destination: Path) -> None:
+        self.instructions: dict[str, str] = {}
+        for path in (destination / TASKS_DIR).glob(f"*/{TASK_FILE}"):
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+                self.instructions[path.parent.name] = str(record.get("instruction"))
+            except (OSError, ValueError, AttributeError):
+                continue
+
+    def resolve(self, run: SourceRun) -> str:
+        base = safe_id(f"{run.benchmark}--{run.task_name}")
+        known = self.instructions.get(base)
+        if known is None or known == run.instruction:
+            return base
+        digest = hashlib.sha256(run.instruction.encode()).hexdigest()[:8]
+        return safe_id(f"{base}--{digest}")
+
+    def claim(self, task_id: str, instruction: str) -> None:
+        self.instructions[task_id] = instruction
 
 
-def _trajectory_id(run: SourceRun, taken: set[str], earlier: dict[str, tuple[str, str]]) -> str:
+def _trajectory_id(
+    run: SourceRun, task_id: str, taken: set[str], earlier: dict[str, tuple[str, str]]
+) -> str:
     """A fresh id; an id an earlier import gave to another run is taken, while the same run
     imported again keeps its id (and is overwritten)."""
-    base = safe_id(f"{_task_id(run)}--{run.agent}" + (f"--{run.model}" if run.model else ""), 170)
+    model = f"--{run.model}" if run.model and run.model != run.agent else ""
+    base = safe_id(f"{task_id}--{run.agent}{model}", 170)
     candidate, number = base, 2
     mine = (run.source_format, run.source_key)
     while candidate in taken or earlier.get(candidate, mine) != mine:
@@ -192,8 +237,16 @@ def _earlier_runs(destination: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _stop_reason(run: SourceRun) -> AgentStopReason:
+    if run.stop_reason is not None:
+        return run.stop_reason
+    last = run.actions[-1][0] if run.actions else None
+    finished = last is not None and getattr(last, "action_type", None) in ("status", "answer")
+    return "completed" if finished else "unknown"
+
+
 def _convert(
-    run: SourceRun, trajectory_id: str, root: Path, votes: Votes | None
+    run: SourceRun, task_id: str, trajectory_id: str, root: Path, votes: Votes | None
 ) -> tuple[Task, Trajectory]:
     folder = root / TRAJECTORIES_DIR / trajectory_id
     if folder.exists():
@@ -201,6 +254,8 @@ def _convert(
     base = root / TRAJECTORIES_DIR
     screens = run.screens
     metadata: dict[str, JsonValue] = {BENCHMARK_KEY: run.benchmark}
+    if run.error:
+        metadata["error"] = run.error
     initial = _observation(screens[0] if screens else None, folder, "frame_0", base)
     if initial is not None:
         metadata[INITIAL_OBSERVATION_KEY] = initial.model_dump(mode="json", exclude_none=True)
@@ -220,17 +275,15 @@ def _convert(
         label = vote_label(votes)
     elif run.label is not None:
         label = Label(value=run.label, source=run.label_source)
-    last = run.actions[-1][0] if run.actions else None
-    finished = last is not None and getattr(last, "action_type", None) in ("status", "answer")
     trajectory = Trajectory(
         id=trajectory_id,
-        task_id=_task_id(run),
+        task_id=task_id,
         agent=run.agent,
         model=run.model,
         steps=steps,
         final_response=run.final_response,
         label=label,
-        stop_reason="completed" if finished else "unknown",
+        stop_reason=_stop_reason(run),
         turn_count=len(steps),
         provenance=Provenance(
             source_format=run.source_format,
@@ -240,7 +293,7 @@ def _convert(
         metadata=metadata,
     )
     task = Task(
-        id=_task_id(run),
+        id=task_id,
         domain=run.domain,
         subdomain=run.subdomain,
         instruction=run.instruction,
@@ -277,48 +330,61 @@ def write_runs(
         )
     matched: set[str] = set()
     earlier = _earlier_runs(destination)
+    task_ids = _TaskIds(destination)
     for run in runs:
-        trajectory_id = _trajectory_id(run, used, earlier)
+        task_id = task_ids.resolve(run)
+        trajectory_id = _trajectory_id(run, task_id, used, earlier)
         key = run.source_key if run.source_key in votes else trajectory_id
         run_votes = votes.get(key)
         if run_votes is not None:
             matched.add(key)
         try:
-            task, trajectory = _convert(run, trajectory_id, destination, run_votes)
+            task, trajectory = _convert(run, task_id, trajectory_id, destination, run_votes)
         except (ValidationError, ValueError, OSError) as error:
             log.add(run.source_path, f"not imported: {error}")
             continue
-        known = tasks.get(task.id)
-        if known is not None and known.instruction != task.instruction:
+        if task_id != safe_id(f"{run.benchmark}--{run.task_name}"):
             log.add(
                 run.source_path,
                 f"task {run.task_name!r} of {run.benchmark} has another instruction in an "
-                "earlier run; kept the first",
+                f"earlier run; this run's goal is its own task {task_id}",
                 severity="warning",
             )
-        else:
+        if task.id not in tasks:
             tasks[task.id] = task
+            task_ids.claim(task.id, task.instruction)
             write_task(destination, task)
-        if run_votes and trajectory.label is None:
+        if run_votes is not None and trajectory.label is None:
             log.add(
                 run.source_path,
-                f"the annotators' votes on {key!r} are tied; the trajectory is left unlabelled",
+                f"the annotators' votes on {key!r} are split (or all unsure); the trajectory "
+                "is left unlabelled",
                 severity="warning",
             )
         used.add(trajectory_id)
         write_trajectory(destination, trajectory)
         summary.trajectories.append(trajectory_id)
         summary.by_benchmark[run.benchmark] = summary.by_benchmark.get(run.benchmark, 0) + 1
-        if trajectory.label is not None and trajectory.label.source == "vote":
-            summary.labelled_by_vote += 1
-    for key in sorted(set(votes) - matched):
-        log.add(Path("labels"), f"votes for {key!r} match no imported run", severity="warning")
+        if trajectory.label is not None:
+            source = trajectory.label.source
+            summary.by_label_source[source] = summary.by_label_source.get(source, 0) + 1
+            if source == "vote":
+                summary.labelled_by_vote += 1
+    unmatched = sorted(set(votes) - matched)
+    if unmatched:
+        shown = ", ".join(repr(key) for key in unmatched[:3])
+        more = f" and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+        log.add(
+            Path("labels"),
+            f"votes for {len(unmatched)} trajectory(ies) match no imported run: {shown}{more}",
+            severity="warning",
+        )
     summary.tasks = sorted(tasks)
     summary.problems = list(log.problems)
     return summary
 
 
-def first_text(record: dict[str, JsonValue], keys: Sequence[str]) -> str | None:
+def first_text(record: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     """The first of ``keys`` that holds a non-empty string."""
     for key in keys:
         value = record.get(key)

@@ -2,9 +2,13 @@
 
 Owns the labels file formats: CSV with a header naming ``trajectory``, ``annotator`` and
 ``label`` columns (one vote per row), or JSON lines with the same fields, or with
-``{"trajectory": ..., "votes": {annotator: label}}``. A label is ``1``/``0``, ``success``/
-``failure``, ``pass``/``fail``, ``true``/``false`` or ``yes``/``no`` (any case). The majority
-decides (``label.source = vote``, every vote kept); a tie gives no label, reported by the caller.
+``{"trajectory": ..., "votes": {annotator: label}}``; and AgentRewardBench's own
+``annotations.csv`` (``annotator_name, benchmark, task_id, model_name, exp_name,
+trajectory_success, ...``), keyed ``<benchmark>/<model_name>/<exp_name>/<task_id>``. A label is
+``1``/``0``, ``success``/``failure``, ``successful``/``unsuccessful``, ``pass``/``fail``,
+``true``/``false`` or ``yes``/``no`` (any case); ``unsure`` is no vote. The majority decides
+(``label.source = vote``, every vote kept); a split (or only unsure votes) gives no label,
+reported by the caller.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ Votes = dict[str, Literal["PASS", "FAIL"]]
 """Each annotator's verdict on one trajectory."""
 
 _POSITIVE = {"1", "1.0", "success", "successful", "pass", "true", "yes", "y"}
-_NEGATIVE = {"0", "0.0", "failure", "fail", "failed", "false", "no", "n"}
+_NEGATIVE = {"0", "0.0", "failure", "fail", "failed", "false", "no", "n", "unsuccessful"}
+_ABSTAIN = {"unsure", "unknown", "not sure", "n/a", "na", ""}
+"""Answers that are no vote either way: the annotator is counted as having looked, not voted."""
+
+_ARB_COLUMNS = ("annotator_name", "benchmark", "task_id", "model_name", "exp_name")
+_ARB_LABEL = "trajectory_success"
 
 
 def parse_vote(value: object) -> Literal["PASS", "FAIL"] | None:
@@ -59,6 +68,8 @@ def _add(
         log.add(path, "no trajectory named", field=where)
     elif not isinstance(annotator, str | int) or not str(annotator).strip():
         log.add(path, "no annotator named", field=where)
+    elif vote is None and str(label).strip().lower() in _ABSTAIN:
+        found.setdefault(run.strip(), {})
     elif vote is None:
         log.add(
             path,
@@ -66,12 +77,11 @@ def _add(
             field=where,
         )
     else:
+        name = str(annotator).strip()
         votes = found.setdefault(run.strip(), {})
-        if str(annotator) in votes and votes[str(annotator)] != vote:
-            log.add(
-                path, f"annotator {annotator!r} voted twice on {run!r}, differently", field=where
-            )
-        votes[str(annotator)] = vote
+        if name in votes and votes[name] != vote:
+            log.add(path, f"annotator {name!r} voted twice on {run!r}, differently", field=where)
+        votes[name] = vote
 
 
 def read_votes(path: Path, log: ProblemLog) -> dict[str, Votes]:
@@ -84,9 +94,16 @@ def read_votes(path: Path, log: ProblemLog) -> dict[str, Votes]:
         return found
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
-        missing = {"trajectory", "annotator", "label"} - set(reader.fieldnames or [])
+        header = [name.strip() for name in reader.fieldnames or []]
+        if {*_ARB_COLUMNS, _ARB_LABEL} <= set(header):
+            return _agentrewardbench_votes(reader, path, log, found)
+        missing = {"trajectory", "annotator", "label"} - set(header)
         if missing:
-            log.add(path, f"the header lacks column(s) {', '.join(sorted(missing))}")
+            log.add(
+                path,
+                f"the header lacks column(s) {', '.join(sorted(missing))} (or AgentRewardBench's "
+                f"{', '.join(_ARB_COLUMNS)}, {_ARB_LABEL})",
+            )
             return found
         for line, row in enumerate(reader, start=2):
             _add(
@@ -117,4 +134,20 @@ def read_votes(path: Path, log: ProblemLog) -> dict[str, Votes]:
                 record.get("annotator"),
                 record.get("label"),
             )
+    return found
+
+
+def _agentrewardbench_votes(
+    reader: csv.DictReader[str], path: Path, log: ProblemLog, found: dict[str, Votes]
+) -> dict[str, Votes]:
+    """AgentRewardBench's ``annotations.csv``: one row per annotator and trajectory."""
+    for line, raw in enumerate(reader, start=2):
+        row = {str(key).strip(): (value or "").strip() for key, value in raw.items() if key}
+        parts = [row.get(column, "") for column in ("benchmark", "model_name", "exp_name")]
+        if not all(parts) or not row.get("task_id"):
+            message = "benchmark, model_name, exp_name or task_id is empty"
+            log.add(path, message, field=f"line {line}")
+            continue
+        key = "/".join([*parts, row["task_id"]])
+        _add(found, log, path, f"line {line}", key, row.get("annotator_name"), row[_ARB_LABEL])
     return found

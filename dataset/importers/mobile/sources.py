@@ -13,16 +13,29 @@ import binascii
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import JsonValue
 
 from dataset.problems import ProblemLog
 
-__all__ = ["SourceError", "image_reference", "read_json_file", "ui_elements_text"]
+__all__ = [
+    "SourceError",
+    "as_object",
+    "image_reference",
+    "read_json_file",
+    "regular_file",
+    "ui_elements_text",
+]
 
 
 class SourceError(ValueError):
     """A record of a source that cannot be read; the message names the field."""
+
+
+def as_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for optional nested records)."""
+    return value if isinstance(value, dict) else {}
 
 
 def read_json_file(path: Path, log: ProblemLog) -> object | None:
@@ -55,12 +68,26 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")
 
 
 def _file(text: str, value: str, folder: Path, root: Path, where: str) -> Path:
-    path = (folder / text).resolve()
-    if not path.is_relative_to(root.resolve()):
-        raise SourceError(f"{where}: screenshot {value!r} is outside the source folder")
-    if not path.is_file():
-        raise SourceError(f"{where}: screenshot file {value!r} is missing")
-    return path
+    return regular_file(folder / text, root, where, shown=value)
+
+
+def regular_file(path: Path, root: Path, where: str, *, shown: str | None = None) -> Path:
+    """``path`` when it is a regular file inside ``root``; a link (wherever it points), a path
+    that leaves ``root`` or a missing file is a ``SourceError`` naming ``where``. Importers copy
+    only such files: no link is ever followed out of the source folder."""
+    name = shown if shown is not None else path.name
+    resolved = root.resolve()
+    try:
+        inside = path.absolute().parent.resolve() / path.name
+    except OSError as error:
+        raise SourceError(f"{where}: screenshot {name!r} cannot be read: {error}") from None
+    if not inside.is_relative_to(resolved):
+        raise SourceError(f"{where}: screenshot {name!r} is outside the source folder")
+    if inside.is_symlink():
+        raise SourceError(f"{where}: screenshot {name!r} is a link; only regular files are copied")
+    if not inside.is_file():
+        raise SourceError(f"{where}: screenshot file {name!r} is missing")
+    return inside
 
 
 def _decoded(text: str, where: str) -> bytes:

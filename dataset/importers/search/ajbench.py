@@ -19,7 +19,8 @@ files use, in this order:
 Rows of one (task, agent, answer) become the claims of one trajectory, in file order; its label
 is PASS when every row is. A record without a row is a whole answer (a trajectory without
 claims). The subdomain comes from the file name (``deep``/``wide``); wide labels are marked as
-a vote (AJ-Bench labelled WideSearch rows by a majority of six models), deep ones as human.
+an ``evaluator``'s (AJ-Bench labelled WideSearch rows by a majority of six models: automatic,
+not human votes), deep ones as human.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def import_ajbench_search(sources: Sequence[Path], destination: Path) -> ImportR
             label=(
                 Label(
                     value="PASS" if overall == "PASS" else "FAIL",
-                    source="vote" if entry.task.subdomain == "wide" else "human",
+                    source="evaluator" if entry.task.subdomain == "wide" else "human",
                 )
                 if overall is not None
                 else None

@@ -4,6 +4,7 @@ dataset with the list of pages a judge will need (``urls.txt``)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping
@@ -21,6 +22,7 @@ __all__ = [
     "URLS_FILE",
     "ImportReport",
     "archive_name",
+    "copy_regular_files",
     "first_of",
     "label_value",
     "read_records",
@@ -128,6 +130,30 @@ def archive_name(archive: Path) -> str:
     return "archive" if archive.is_dir() else archive.name
 
 
+def copy_regular_files(source: Path, target: Path) -> list[Path]:
+    """Copy ``source`` (a file, or a folder tree) to ``target``, regular files only: links,
+    wherever they point, are never followed or copied; they are returned for reporting."""
+    if source.is_symlink():
+        return [source]
+    if source.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target, follow_symlinks=False)
+        return []
+    skipped: list[Path] = []
+    for folder, folders, files in os.walk(source, followlinks=False):
+        here = Path(folder)
+        into = target / here.relative_to(source)
+        into.mkdir(parents=True, exist_ok=True)
+        for name in [*folders, *files]:
+            path = here / name
+            if path.is_symlink():
+                skipped.append(path)
+            elif path.is_file():
+                shutil.copyfile(path, into / name, follow_symlinks=False)
+        folders[:] = [name for name in folders if not (here / name).is_symlink()]
+    return skipped
+
+
 def write_search_dataset(
     destination: Path,
     report: ImportReport,
@@ -145,14 +171,13 @@ def write_search_dataset(
         write_manifest(
             destination, Manifest(name=name, description=description, generator=generator)
         )
+    links: set[Path] = set()
     for task in report.tasks.values():
         folder = write_task(destination, task)
         if archive is not None:
-            target = folder / archive_name(archive)
-            if archive.is_dir():
-                shutil.copytree(archive, target, dirs_exist_ok=True)
-            else:
-                shutil.copyfile(archive, target)
+            links.update(copy_regular_files(archive, folder / archive_name(archive)))
+    for link in sorted(links):
+        report.problem(str(link), "a link in the archive: not copied (regular files only)")
     for trajectory in report.trajectories.values():
         write_trajectory(destination, trajectory)
     report.urls = needed_urls(report.trajectories.values(), report.tasks.values())

@@ -9,12 +9,16 @@ One run is a JSON object (a ``.json`` file holds one or a list, a ``.jsonl`` fil
   ``function.name`` and JSON ``function.arguments``, answered by ``tool`` messages with the same
   ``tool_call_id``) or as ``steps`` (``{"tool", "arguments", "output", "url"}``);
 - ``final_answer`` (or ``answer``, ``response``; else the last assistant text after the last call);
-- ``label`` (PASS/FAIL, 1/0, true/false; optional) and ``items`` (single-item claims:
-  ``{"id"?, "text", "label"?, "sources"?}``; optional).
+- ``label`` (PASS/FAIL, 1/0, true/false; optional) with ``label_source`` (who decided it:
+  ``human``, ``vote``, ``verifier``, ``evaluator``; ``unknown`` when not given) and ``items``
+  (single-item claims: ``{"id"?, "text", "label"?, "sources"?}``; optional).
 
-The address a step looked at is taken from a ``url`` argument, else from a ``Page URL:`` line of
-the tool's output (what Playwright MCP's browser tools print). A run that cannot be read is
-reported with its file (and line) and the field at fault; the other runs still import.
+MCPMark's own run folders (``messages.json``, the Agents SDK's item list, with ``meta.json``) are
+read by ``dataset.importers.search.sdk_runs``; ``messages`` given as such an item list is read
+the same way. The address a step looked at is taken from a ``url`` argument, else from a ``Page
+URL:`` line of the tool's output (what Playwright MCP's browser tools print). A run that cannot
+be read is reported with its file (and line) and the field at fault; a run whose calls yield no
+step is such an error, never an empty trajectory; the other runs still import.
 """
 
 from __future__ import annotations
@@ -38,10 +42,13 @@ from dataset.importers.search.common import (
     safe_id,
     write_search_dataset,
 )
+from dataset.importers.search.sdk_runs import MESSAGES_FILE, is_sdk_item_list, read_sdk_run
 from dataset.models import (
+    LABEL_SOURCES,
     ClaimItem,
     EmptyState,
     Label,
+    LabelSource,
     Observation,
     PageArchiveState,
     Provenance,
@@ -49,6 +56,7 @@ from dataset.models import (
     Task,
     Trajectory,
 )
+from dataset.problems import Problem, ProblemLog
 from dataset.urls import normalise_url
 
 __all__ = ["import_search_runs", "read_search_run"]
@@ -162,6 +170,17 @@ def _steps_from_list(raw_steps: Sequence[Any]) -> list[Step]:
     return steps
 
 
+def _steps_from_sdk_items(items: list[Any], where: str) -> tuple[list[Step], str | None]:
+    log = ProblemLog(Path.cwd())
+    result = read_sdk_run(Path(where.split("[", maxsplit=1)[0]), items, log, _step)
+    errors = [problem for problem in log.problems if problem.severity == "error"]
+    if result is None or errors:
+        reasons = "; ".join(problem.message for problem in errors) or "unreadable items"
+        raise RunError(f"messages: {reasons}")
+    trajectory = result[1]
+    return trajectory.steps, trajectory.final_response
+
+
 def _items(raw: object) -> list[ClaimItem]:
     if raw is None:
         return []
@@ -184,6 +203,13 @@ def _items(raw: object) -> list[ClaimItem]:
     return items
 
 
+def _label_source(record: Mapping[str, Any]) -> LabelSource:
+    given = record.get("label_source", "unknown")
+    if given not in LABEL_SOURCES:
+        raise RunError(f"label_source: {given!r} is not one of {', '.join(LABEL_SOURCES)}")
+    return given  # type: ignore[no-any-return]
+
+
 def read_search_run(
     record: Mapping[str, Any], where: str, *, archive: str | None = None
 ) -> tuple[Task, Trajectory]:
@@ -198,8 +224,14 @@ def read_search_run(
         str(record.get("task_id") or "search-" + hashlib.sha256(question.encode()).hexdigest()[:12])
     )
     subdomain = str(record.get("subdomain") or "deep")
-    if isinstance(record.get("messages"), list):
+    if is_sdk_item_list(record.get("messages")):
+        steps, last_text = _steps_from_sdk_items(record["messages"], where)
+    elif isinstance(record.get("messages"), list):
         steps, last_text = _steps_from_messages(record["messages"])
+        if not steps and any(
+            isinstance(m, dict) and m.get("tool_calls") for m in record["messages"]
+        ):
+            raise RunError("messages: tool calls are recorded but no step could be read")
     elif isinstance(record.get("steps"), list):
         steps, last_text = _steps_from_list(record["steps"]), None
     else:
@@ -231,12 +263,35 @@ def read_search_run(
         model=record.get("model") if isinstance(record.get("model"), str) else None,
         steps=steps,
         final_response=final_response,
-        label=Label(value=label, source="human") if label else None,
+        label=Label(value=label, source=_label_source(record)) if label else None,
         items=_items(record.get("items")),
         stop_reason="completed" if final_response else "unknown",
         provenance=Provenance(source_format="search-run", source_path=where),
     )
     return task, trajectory
+
+
+def _read_sdk_file(path: Path, report: ImportReport, archive: Path | None) -> bool:
+    """Import ``path`` as an MCPMark run when it holds an Agents SDK item list; whether it did
+    (a file holding anything else is left to the other readers)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False  # read_records reports it
+    if not is_sdk_item_list(value):
+        return False
+    log = ProblemLog(Path.cwd())
+    name = archive_name(archive) if archive else None
+    result = read_sdk_run(path, value, log, _step, archive=name)
+    report.problems.extend(Problem.model_validate(p.model_dump()) for p in log.problems)
+    if result is not None:
+        task, trajectory = result
+        if trajectory.id in report.trajectories:
+            report.problem(str(path), f"a second run with id {trajectory.id}", "id")
+        else:
+            report.tasks.setdefault(task.id, task)
+            report.trajectories[trajectory.id] = trajectory
+    return True
 
 
 def import_search_runs(
@@ -251,10 +306,23 @@ def import_search_runs(
     files: list[Path] = []
     for source in sources:
         if source.is_dir():
-            files.extend(sorted(p for p in source.rglob("*") if p.suffix in (".json", ".jsonl")))
+            run_folders = {p.parent for p in source.rglob(MESSAGES_FILE) if p.is_file()}
+            files.extend(p / MESSAGES_FILE for p in sorted(run_folders))
+            files.extend(
+                sorted(
+                    p
+                    for p in source.rglob("*")
+                    if p.suffix in (".json", ".jsonl") and p.parent not in run_folders
+                )
+            )
         else:
             files.append(source)
     for path in files:
+        if path.is_symlink():
+            report.problem(str(path), "a link; only regular files are read")
+            continue
+        if path.suffix == ".json" and _read_sdk_file(path, report, archive):
+            continue
         for where, record in read_records(path, report):
             try:
                 task, trajectory = read_search_run(

@@ -193,78 +193,95 @@ def test_votes_majority_ties_and_unmatched(tmp_path: Path) -> None:
     assert label_a.votes == {"ann1": "FAIL", "ann2": "FAIL", "ann3": "PASS"}
     assert by_key["b"].label is None  # a tie: no label, not the source's own outcome
     text = "\n".join(str(p) for p in summary.problems)
-    assert "tied" in text
-    assert "'zzz' match no imported run" in text
+    assert "split" in text
+    assert "match no imported run: 'zzz'" in text
     assert "line 8" in text
     assert "'maybe' is not a vote" in text
     assert summary.labelled_by_vote == 1
 
 
-def test_spa_bench_log_with_numbered_screenshots_and_call_strings(tmp_path: Path) -> None:
-    run = tmp_path / "spa" / "AppAgent" / "contacts_01"
+def test_spa_bench_session_with_another_agents_step_keys(tmp_path: Path) -> None:
+    """AutoUI's log (``response``, upper-case types, float coordinates, sentences) in a
+    session, with the task text and the evaluator's outcome only in results.csv."""
+    session = tmp_path / "session-s1"
+    run = session / "contacts_01" / "AutoUI"
     run.mkdir(parents=True)
     for number in range(4):
         (run / f"{number}.png").write_bytes(png((number * 40, 0, 0)))
-    (run / "1.xml").write_text(
+    (run / "0.xml").write_text(
         '<hierarchy><node text="Save" bounds="[100,200][300,260]" clickable="true"/></hierarchy>',
         encoding="utf-8",
     )
+    (session / "results.csv").write_text(
+        "task_identifier,task_description,AutoUI_exit_code,"
+        "result_only_no_action_AutoUI_evaluation,result_only_no_action_AutoUI_details\n"
+        'contacts_01,Add contact Bob,0,F,"{}"\n',
+        encoding="utf-8",
+    )
+    pair = [
+        ["TAP", {"detail_type": "coordinates", "detail": [540.4, 1199.6]}],
+        [
+            "SWIPE",
+            {
+                "detail_type": "string",
+                "detail": "The swipe action has been performed starting from coordinates "
+                "(500.0,1500.0) to (500.0,400.0).",
+            },
+        ],
+        ["TYPE", {"detail_type": "string", "detail": "Bob"}],
+    ]
     write(
         run / "log.json",
-        {
-            "task": "Add contact Bob",
-            "task_id": "contacts_01",
-            "success": True,
-            "steps": [
-                {"action": "tap(540, 1200)", "thought": "open"},
-                {"action": "swipe(500, 1500, 500, 400)"},
-                {"action": 'type("Bob")'},
-            ],
-        },
+        [
+            {"step": n + 1, "response": f"Action Decision: {n}", "action": action}
+            for n, action in enumerate(pair)
+        ]
+        + [{"total_steps": 3, "finish_signal": 0}],
     )
-    summary = import_mobile("spa-bench", [tmp_path / "spa"], tmp_path / "out")
+    summary = import_mobile("spa-bench", [session], tmp_path / "out")
     assert summary.problems == []
     (trajectory,) = load_dataset(tmp_path / "out").trajectories.values()
-    assert trajectory.agent == "AppAgent"
-    assert trajectory.metadata["benchmark"] == "spa-bench"
+    assert trajectory.agent == "AutoUI"
+    assert trajectory.label is not None
+    assert (trajectory.label.value, trajectory.label.source) == ("FAIL", "evaluator")
     tap, swipe, typed = (step.action for step in trajectory.steps)
     assert isinstance(tap, AndroidAction)
-    assert (tap.x, tap.y) == (540, 1200)
+    assert (tap.action_type, tap.x, tap.y) == ("click", 540, 1200)
     assert isinstance(swipe, AndroidAction)
-    assert swipe.direction == "up"
-    assert swipe.extra == {"end_x": 500, "end_y": 400}
+    assert (swipe.x, swipe.y, swipe.direction) == (500, 1500, "up")
+    assert (swipe.extra["end_x"], swipe.extra["end_y"]) == (500, 400)
     assert isinstance(typed, AndroidAction)
     assert typed.text == "Bob"
-    obs = trajectory.steps[0].observation
-    assert obs is not None
-    assert obs.accessibility_tree is not None
-    (save,) = parse_ui_elements(obs.accessibility_tree)
+    assert trajectory.steps[0].reasoning == "Action Decision: 0"
+    initial = trajectory.metadata[INITIAL_OBSERVATION_KEY]
+    assert isinstance(initial, dict)
+    (save,) = parse_ui_elements(str(initial["accessibility_tree"]))
     assert save.bounds == (100, 200, 300, 260)
     assert trajectory.steps[2].observation is not None  # 3.png is the screen after the last action
 
 
 def test_a3_history(tmp_path: Path) -> None:
-    (tmp_path / "h").mkdir()
-    (tmp_path / "h" / "s0.png").write_bytes(png((9, 9, 9)))
+    run = tmp_path / "save_dir" / "some-model" / "task_3"
+    (run / "states" / "screenshots").mkdir(parents=True)
+    (run / "states" / "screenshots" / "s0.png").write_bytes(png((9, 9, 9)))
+    write(run / "results" / "func_eval_results.json", {"task": "Turn on wifi", "eval_results": 0})
+    step = {"task": "Turn on wifi", "xml": "", "screenshot": "s0.png", "agent_messages": "tap"}
     write(
-        tmp_path / "h" / "histories" / "run1.json",
-        {
-            "task": "Turn on wifi",
-            "task_id": "wifi_on",
-            "agent": "a3-agent",
-            "success": 0,
-            "history": [{"screenshot": "../s0.png", "action": "CLICK(10, 20)", "thought": "tap"}],
-        },
+        run / "histories" / "task_3_history.json",
+        [{**step, "actions": {"action": "long_press", "x": 10, "y": 20}}],
     )
-    summary = import_mobile("a3", [tmp_path / "h"], tmp_path / "out")
-    assert summary.problems == []
+    summary = import_mobile("a3", [tmp_path / "save_dir"], tmp_path / "out")
+    assert [str(p) for p in summary.problems] == [
+        "warning: "
+        + str(run / "results" / "func_eval_results.json")
+        + ": eval_results is not true/false; left unlabelled"
+    ]
     (trajectory,) = load_dataset(tmp_path / "out").trajectories.values()
-    step = trajectory.steps[0].action
-    assert isinstance(step, AndroidAction)
-    assert (step.x, step.y) == (10, 20)
+    action = trajectory.steps[0].action
+    assert isinstance(action, AndroidAction)
+    assert (action.action_type, action.x, action.y) == ("long_press", 10, 20)
     assert trajectory.metadata["benchmark"] == "a3"
-    assert trajectory.label is not None
-    assert trajectory.label.value == "FAIL"
+    assert trajectory.label is None
     assert INITIAL_OBSERVATION_KEY in trajectory.metadata
 
 
