@@ -46,6 +46,7 @@ from sandboxes.desktop.observations import (
     observe,
 )
 from sandboxes.desktop.screens import wait_for_still_screen
+from sandboxes.desktop.setup_steps import carry_out_setup, setup_steps
 from sandboxes.runs import current_run
 
 logger = logging.getLogger(__name__)
@@ -373,9 +374,16 @@ class DesktopProvider(SandboxProvider):
             raise SandboxError(
                 f"task {task.id}: initial_state.path: cannot read {source}: {error}"
             ) from error
-        return await self.start_desktop(
+        sandbox = await self.start_desktop(
             DocumentFile(document_location(state), data), task=task, task_dir=task_dir
         )
+        if setup_steps(task):
+            try:
+                await carry_out_setup(sandbox.client, task)
+            except BaseException:
+                await sandbox.destroy()
+                raise
+        return sandbox
 
     async def start_desktop(
         self,
