@@ -257,8 +257,9 @@ def explain(
     )
     if crash is not None:
         check.explanation = (
-            f"recorded {label.value}, but the recorded verification crashed ({crash}), so the "
-            f"label says nothing about the run; the verifier says {replayed_value} on the replay"
+            f"recorded {label.value}, but the recorded verification crashed ({crash}): a likely "
+            "label error, since the label then says nothing about the run; the verifier says "
+            f"{replayed_value} on the replay"
         )
         return check
     if replayed.errored:
