@@ -109,6 +109,7 @@ class SandboxRoles:
         """One drop pass at a time. Dropping a creator leaves the roles it created behind, so a
         pass drops only roles whose creations it has looked up (see ``_drop_doomed``)."""
         self._lineage: dict[str, tuple[str, ...]] = {}
+        self._making_server_roles = asyncio.Lock()
 
     @property
     def doomed(self) -> bool:
@@ -186,6 +187,27 @@ class SandboxRoles:
         return self._admin.cluster.admin.model_copy(
             update={"user": name, "password": password, "database": database}
         )
+
+    async def ensure_server_roles(self, names: Iterable[str]) -> list[str]:
+        """Make the named roles where the cluster lacks them: roles the recording's server had
+        before any task began (Supabase's ``anon``, ``authenticated``, ``service_role``), so that
+        replayed grants and policies naming them work. Each is made as such a server makes it,
+        without login or privileges; they are the server's, not a database's, so they stay (a
+        runtime's own cluster goes with its run). Returns the names made."""
+        made: list[str] = []
+        async with self._making_server_roles, self._admin.connection() as conn:
+            for name in names:
+                if await conn.fetchval("SELECT 1 FROM pg_roles WHERE rolname = $1", name):
+                    continue
+                try:
+                    await conn.execute(
+                        f"CREATE ROLE {admin.quote_ident(name)} NOLOGIN NOSUPERUSER NOCREATEDB"
+                        " NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+                    )
+                except asyncpg.DuplicateObjectError:
+                    continue  # made meanwhile by another provider on the same server
+                made.append(name)
+        return made
 
     async def retire(self, role: str) -> None:
         """Stop ``role`` from logging in (its database is sealed); it keeps its objects."""
