@@ -82,6 +82,29 @@ def may_touch_roles(statement: str) -> bool:
     return ROLE_STATEMENT.search(statement) is not None
 
 
+SUPERUSER_SWITCH = re.compile(
+    r"\bSET\s+(?:SESSION\s+|LOCAL\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\s+"
+    r"\"?(?:postgres|supabase_admin)\"?(?![\w$])",
+    re.IGNORECASE,
+)
+"""SQL that makes its session act as the recording server's superuser (MCPMark's ``postgres``,
+Supabase's ``supabase_admin``)."""
+
+SUPERUSER_REFUSED = (
+    "refused on replay: the recorded SQL acts as the recording server's superuser ({switch}); "
+    "a superuser session could run programs and read files on the server's machine and reach "
+    "every other database of the runtime's server, and this replay's Postgres is not a "
+    "throwaway server of its own without a network, so the statement was not run"
+)
+"""The answer replay gives instead of running a recorded superuser step."""
+
+
+def superuser_switch(statement: str) -> str | None:
+    """The clause by which ``statement`` switches to a superuser role, None when it does not."""
+    found = SUPERUSER_SWITCH.search(statement)
+    return None if found is None else " ".join(found.group(0).split())
+
+
 def explain_role_error(message: str, version: int) -> str:
     """``message`` with the reason role management is refused, when that is why it failed."""
     if version and version < CREATEROLE_VERSION and "permission denied to create role" in message:
