@@ -37,6 +37,7 @@ from sandboxes.desktop.sandbox import (
     RestoreMethod,
     wait_for_window,
 )
+from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL
 from sandboxes.runs import current_run
 
 OSWORLD_HOME = PurePosixPath("/home/user")
@@ -134,6 +135,10 @@ class OsworldDesktopProvider(DesktopProvider):
     """Sandboxes on existing desktops given by URL, one sandbox per URL at a time."""
 
     backend = "osworld"
+
+    still_sampling = (1, STILL_CHECKS * STILL_INTERVAL)
+    """One check over the same still time: a screenshot is a slow round trip to a VM, and each
+    one leaks an X connection in OSWorld's server (about 250 before X refuses clients)."""
 
     def __init__(
         self,

@@ -45,7 +45,7 @@ from sandboxes.desktop.observations import (
     ObservationKind,
     observe,
 )
-from sandboxes.desktop.screens import wait_for_still_screen
+from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL, wait_for_still_screen
 from sandboxes.desktop.setup_steps import carry_out_setup, setup_steps
 from sandboxes.runs import current_run
 
@@ -187,7 +187,8 @@ class DesktopSandbox(Sandbox):
             )
         outcome = await self.perform(action, wait_seconds=pause)
         await asyncio.sleep(pause)
-        return outcome, await wait_for_still_screen(self.client)
+        checks, interval = self.provider.still_sampling
+        return outcome, await wait_for_still_screen(self.client, interval=interval, checks=checks)
 
     async def observe(
         self,
@@ -333,6 +334,10 @@ class DesktopProvider(SandboxProvider):
     """Starts desktops on one backend; ``aclose`` stops every desktop still running."""
 
     kind: ClassVar[str] = "desktop"
+
+    still_sampling: ClassVar[tuple[int, float]] = (STILL_CHECKS, STILL_INTERVAL)
+    """How a settling screen is sampled after each action: unchanged screenshots needed in a
+    row, and seconds between them (the screen must stay still for their product)."""
 
     def __init__(
         self,

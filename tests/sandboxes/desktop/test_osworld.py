@@ -10,9 +10,11 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import PurePosixPath
+from typing import Any
 
 import pytest
 
+from dataset.actions import Computer13Action
 from sandboxes.base import SandboxError
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.osworld import OsworldDesktopProvider, parse_urls
@@ -108,3 +110,30 @@ def test_bad_urls_are_refused(text: str, message: str) -> None:
 
 def test_urls_are_split_and_normalised() -> None:
     assert parse_urls("http://a:5000/, https://b") == ("http://a:5000", "https://b")
+
+
+@pytest.mark.docker
+@pytest.mark.desktop
+async def test_a_settled_action_takes_three_round_trips(
+    provider: OsworldDesktopProvider,
+) -> None:
+    """The action's request and two screenshots 0.8 s apart (the same still time as local
+    desktops' three 0.4 s apart): each screenshot is a slow round trip to a VM, and OSWorld's
+    server leaks an X connection per screenshot."""
+    desktop = await start(provider, "quiet.docx", word_document("Nothing moves here"))
+    try:
+        await wait_for_node(desktop, tag="paragraph", text_contains="Nothing moves")
+        shift = Computer13Action(action_type="PRESS", parameters={"key": "shift"})
+        await desktop.perform_settled(shift)  # the first also waits for the window to be drawn
+        endpoints: list[str] = []
+        send = desktop.client._request
+
+        async def counted(method: str, endpoint: str, **options: Any) -> Any:
+            endpoints.append(endpoint)
+            return await send(method, endpoint, **options)
+
+        desktop.client._request = counted  # type: ignore[method-assign]
+        await desktop.perform_settled(shift)
+        assert endpoints == ["/execute", "/screenshot", "/screenshot"]
+    finally:
+        await desktop.destroy()
