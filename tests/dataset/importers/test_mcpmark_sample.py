@@ -223,3 +223,32 @@ def test_supabase_runs_start_where_supabases_standard_roles_exist(imported: Impo
             assert state.preparation == getattr(task.initial_state, "preparation", None)
         else:
             assert not state.server_roles
+
+
+def test_a_task_folders_link_to_a_file_elsewhere_is_not_copied(tmp_path: Path) -> None:
+    import shutil
+
+    from dataset.importers.mcpmark import import_mcpmark
+
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TASKS, tasks)
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("not the task's", "utf-8")
+    folder = tasks / "postgres" / "standard" / "chinook" / "customer_data_migration"
+    (folder / "notes.txt").symlink_to(secret)
+    (folder / "inside.txt").write_text("the task's own", "utf-8")
+    (folder / "alias.txt").symlink_to(folder / "inside.txt")  # a link inside is fine
+    out = tmp_path / "dataset"
+    report = import_mcpmark(
+        [RUNS / "crystaldba", RUNS / "supabase"],
+        out,
+        tasks_root=tasks,
+        environments_root=ENVIRONMENTS,
+    )
+    warned = [p for p in report.problems if "link leading out of the task folder" in p.message]
+    assert len(warned) == 1
+    assert warned[0].file.endswith("notes.txt")
+    copied = {path.name: path for path in out.rglob("*.txt")}
+    assert "notes.txt" not in copied
+    assert copied["alias.txt"].read_text("utf-8") == "the task's own"
+    assert all(path.read_text("utf-8") != "not the task's" for path in copied.values())
