@@ -189,8 +189,9 @@ def import_osworld(
     """
     existing = _existing_files(destination)
     if existing and not merge:
+        records = len(existing - {MANIFEST_FILE})
         raise ExistingDatasetError(
-            f"{destination} already holds a dataset ({len(existing)} task and trajectory "
+            f"{destination} already holds a dataset ({records} task and trajectory "
             "file(s)); nothing was imported. Pass --merge to add to it (runs and tasks with the "
             "same ids are replaced, and listed), or choose another folder"
         )
