@@ -48,9 +48,12 @@ $(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install $(PIP_FLAGS) -e '.[all]'
 	touch $@
 
-# The development install includes the runtime: it stamps both.
+# The development install includes the runtime: it stamps both. OSWorld's client package (for the
+# control server's conformance test) goes in without its requirements: see pyproject's dev extra.
+OSWORLD_CLIENT := desktop-env==1.0.2
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install $(PIP_FLAGS) -e '.[all,dev]'
+	$(BIN)/python -m pip install $(PIP_FLAGS) --no-deps '$(OSWORLD_CLIENT)'
 	touch $@ $(RUNTIME_STAMP)
 
 install: $(DEV_STAMP)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
@@ -410,6 +410,13 @@ def import_osworld_command(
         int,
         typer.Option(help="The agents' step cap when a task file sets none (OSWorld's 15)."),
     ] = 15,
+    merge: Annotated[
+        bool,
+        typer.Option(
+            help="Add to a dataset that already exists at the destination (without it, the "
+            "import refuses one); tasks and runs with the same ids are replaced, and listed."
+        ),
+    ] = False,
 ) -> None:
     """Convert OSWorld result folders (traj.jsonl, step screenshots, result.txt) and their task
     JSON into the unified dataset format, for LibreOffice Impress, Writer and Calc tasks.
@@ -421,7 +428,7 @@ def import_osworld_command(
     the import or the written dataset has errors, 2 if a path it is given is missing.
     """
     from dataset.importers.osworld import import_osworld, read_label_file
-    from dataset.importers.osworld.importer import DuplicateIdError
+    from dataset.importers.osworld.importer import ExistingDatasetError
     from dataset.importers.osworld.labels import LabelFileError
 
     for source in sources:
@@ -451,8 +458,9 @@ def import_osworld_command(
             files_dir=files_dir,
             pass_threshold=pass_threshold,
             max_steps=max_steps,
+            merge=merge,
         )
-    except DuplicateIdError as error:
+    except ExistingDatasetError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(1) from None
     seconds = time.perf_counter() - started
@@ -475,9 +483,18 @@ def import_osworld_command(
         )
         for needed in report.needed_files:
             console.print(
-                f"  {needed.task_id}: {needed.url} -> {needed.path}  ({needed.how_to_supply()})",
+                f"  {needed.task_id}: cannot replay: supply {needed.file_option()}  "
+                f"(saved at {needed.path}; or a --files-dir folder holding "
+                f"{PurePosixPath(needed.path).name})",
                 markup=False,
             )
+    if report.replaced:
+        console.print(
+            f"--merge replaced {len(report.replaced)} file(s) of the existing dataset:",
+            markup=False,
+        )
+        for relative in report.replaced:
+            console.print(f"  {relative}", markup=False)
     end_import(destination, imported=bool(report.trajectories), import_errors=import_errors)
 
 

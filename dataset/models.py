@@ -169,6 +169,13 @@ class SqlSeedState(_State):
     ``C.UTF-8``, ``en_US.utf8``) or an ICU one (``en-US-x-icu``, ``und-x-icu``). None: the
     server's default. Text sorts differently under each, so it is recorded with the run."""
 
+    server_roles: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")]] | None = (
+        None
+    )
+    """Roles the recording's server had before the task began, made (without login or
+    privileges) where the replaying server lacks them: Supabase's ``anon``, ``authenticated``
+    and ``service_role``, which its migrations and policies name."""
+
     @model_serializer(mode="wrap")
     def _keep_missing_seed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Written datasets leave out None fields, and an absent path means "seed.sql".
@@ -179,7 +186,12 @@ class SqlSeedState(_State):
 
     @model_validator(mode="after")
     def _something_to_build(self) -> SqlSeedState:
-        if self.path is None and self.preparation is None and self.collation is None:
+        if (
+            self.path is None
+            and self.preparation is None
+            and self.collation is None
+            and not self.server_roles
+        ):
             raise ValueError(
                 "a sql_seed state without a seed, a preparation or a collation is"
                 " an empty state: use kind 'empty'"

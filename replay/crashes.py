@@ -3,8 +3,11 @@
 MCPMark's contract reads only the exit code, so a ``verify.py`` that dies on an uncaught exception
 (a missing module, a lost connection, a bug) looks like a FAIL. Replay keeps the two apart: a run
 that ended non-zero *and* left a Python traceback or a bare exception line in its output, or that
-a signal ended, or that ran out of time, reached no verdict. These helpers find such an ending
-and name it in one line, for the replayed run and for the verification stored with a label.
+a signal ended, or that ran out of time, reached no verdict. So did one that caught the
+database's refusal of its own queries and printed it as a failure (``❌ Database error:
+permission denied for function dblink_connect_u``): a privilege or connection error of the
+verifier's session says nothing about what the agent did. These helpers find such an ending and
+name it in one line, for the replayed run and for the verification stored with a label.
 """
 
 from __future__ import annotations
@@ -20,13 +23,23 @@ _EXCEPTION_LINE = re.compile(
 """A line as Python ends a traceback with: an exception class, maybe dotted (``ValueError: x``,
 ``psycopg2.errors.InsufficientPrivilege: permission denied ...``)."""
 
+_BLOCKED_VERIFIER = re.compile(
+    r"permission denied for function \S+|must be superuser|could not connect to server"
+    r"|connection to server .* failed|server closed the connection unexpectedly"
+    r"|password authentication failed",
+    re.IGNORECASE,
+)
+"""Database errors that stop a verifier's own queries, whatever the agent did: a function it
+needs is not granted to it, it is no superuser, it cannot connect."""
+
 _SIGNAL_EXIT = 128
 """The box reports a process that signal n ended as 128 + n."""
 
 
 def crash_line(text: str | None) -> str | None:
     """The exception line of the last traceback in ``text``, else its last bare exception line
-    (``ModuleNotFoundError: ...`` printed without a traceback); None when it shows neither."""
+    (``ModuleNotFoundError: ...`` printed without a traceback), else its last line reporting a
+    database error that blocked the verifier itself; None when it shows none of them."""
     if not text:
         return None
     lines = text.splitlines()
@@ -39,7 +52,10 @@ def crash_line(text: str | None) -> str | None:
                 return line.strip()
         return after[-1].strip() if after else _TRACEBACK
     bare = [line.strip() for line in lines if _EXCEPTION_LINE.match(line.strip())]
-    return bare[-1] if bare else None
+    if bare:
+        return bare[-1]
+    blocked = [line.strip() for line in lines if _BLOCKED_VERIFIER.search(line)]
+    return blocked[-1] if blocked else None
 
 
 def verifier_error(

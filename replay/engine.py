@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dataset.models import Task, Trajectory
+from dataset.models import ExternalState, Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR
 from environments.backends import BackendChoice, ProviderSet
 from environments.kind import EnvironmentKind
@@ -107,8 +107,9 @@ def explain(
     )
     if crash is not None:
         check.explanation = (
-            f"recorded {label.value}, but the recorded verification crashed ({crash}), so the "
-            f"label says nothing about the run; the verifier says {replayed_value} on the replay"
+            f"recorded {label.value}, but the recorded verification crashed ({crash}): a likely "
+            "label error, since the label then says nothing about the run; the verifier says "
+            f"{replayed_value} on the replay"
         )
         return check
     if replayed.errored:
@@ -171,6 +172,17 @@ def starting_point(
     return task, task_dir
 
 
+def cannot_replay(start: Task) -> str | None:
+    """Why a task cannot be replayed at all, as ``cannot replay: ...``: it starts from an
+    external state (e.g. a download that was not supplied at import), which nothing builds."""
+    state = start.initial_state
+    if not isinstance(state, ExternalState):
+        return None
+    if state.reference.startswith("cannot replay"):
+        return state.reference
+    return f"cannot replay: it starts from an external state ({state.reference})"
+
+
 async def replay_trajectory(
     trajectory: Trajectory,
     task: Task,
@@ -213,6 +225,10 @@ async def replay_trajectory(
 
     try:
         start, start_dir = starting_point(kind, task, task_dir, trajectory, providers.choice)
+        unbuildable = cannot_replay(start)
+        if unbuildable is not None:  # counted as "not replayable", as above
+            report.problems.append(f"tasks/{task.id}: {unbuildable}")
+            return ReplayResult(report)
         if start.initial_state.kind not in kind.initial_states:  # no provider started for nothing
             raise SandboxError(
                 f"a {kind.name} sandbox cannot start from a {start.initial_state.kind} state"

@@ -271,10 +271,15 @@ class PostgresKind(EnvironmentKind):
     ) -> ToolResult:
         """The call on a fresh connection of its own as the sandbox role, committed on its own.
         Where the answer names the runtime's roles that own what the recorded administrator
-        owned, it shows the administrator's name instead."""
+        owned, it shows the administrator's name instead. A call acting as the recording's
+        superuser (``SET ROLE postgres``) is refused with the reason, never run."""
         from mcp_servers.sql.agent_tools import call_sql_tool
+        from sandboxes.postgres.roles import SUPERUSER_REFUSED, superuser_switch
 
         database = as_postgres_sandbox(sandbox)
+        switch = superuser_switch(sql_text(arguments))
+        if switch is not None:
+            return ToolResult(text=SUPERUSER_REFUSED.format(switch=switch), is_error=True)
         async with database.connect(sql_text(arguments) or None) as connection:
             result = await call_sql_tool(connection, name, arguments)
         return _as_administrator(result, database)

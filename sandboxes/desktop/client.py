@@ -4,6 +4,13 @@ Speaks to the project's own control server (``sandboxes.desktop.control_server``
 socket (``local`` desktops) or TCP (``docker`` desktops, published on 127.0.0.1), and to an
 OSWorld VM's server by URL (``osworld``). Every failure raises ``DesktopControlError`` naming the
 endpoint and the server's reason.
+
+OSWorld's own server differs from ours in ways the client evens out or names: its accessibility
+tree places LibreOffice's widgets a native menu bar's height (25 px) above where they are drawn,
+which the client corrects (``tree_geometry``) for every server that is not this project's; it
+has no ``/run_python`` or ``/run_bash_script`` and answers ``/cursor_position`` with a 500, which
+raise errors saying so; and the fork users run fails ``/execute`` on Linux (a Windows-only
+``subprocess`` flag), which is reported as that server's fault rather than the command's.
 """
 
 from __future__ import annotations
@@ -17,9 +24,24 @@ import httpx2
 from pydantic import BaseModel, ConfigDict
 
 from sandboxes.base import SandboxError
+from sandboxes.desktop.control_server.tree_geometry import corrected_tree
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds one request may take unless the call names another limit."""
+
+OWN_SERVER = "agentjudge-desktop/"
+"""How this project's control server names itself in its ``Server`` header."""
+
+_MISSING_ON_OSWORLD = {
+    "/run_python": "OSWorld's own server has no /run_python (run code through /execute)",
+    "/run_bash_script": "OSWorld's own server has no /run_bash_script (use /execute)",
+    "/windows": "only this project's control server lists windows",
+    "/health": "only this project's control server has /health",
+}
+"""Endpoints some servers lack, with what to know about it."""
+
+_WINDOWS_ONLY_FLAG = ("CREATE_NO_WINDOW", "creationflags", "STARTUPINFO")
+"""Words in the error of a server that passes a Windows-only flag to ``subprocess`` on Linux."""
 
 
 class DesktopControlError(SandboxError):
@@ -50,7 +72,8 @@ class DesktopClient:
     """A connection to one desktop's control server.
 
     ``base_url`` is the server's URL (``http://127.0.0.1:5000``); ``socket_path`` makes the
-    client reach it through a Unix socket instead (the URL's host is then ignored).
+    client reach it through a Unix socket instead (the URL's host is then ignored); ``transport``
+    replaces the HTTP transport altogether.
     """
 
     def __init__(
@@ -59,13 +82,18 @@ class DesktopClient:
         *,
         socket_path: Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/") if socket_path is None else "http://desktop"
         self.socket_path = socket_path
-        transport = httpx2.AsyncHTTPTransport(uds=str(socket_path) if socket_path else None)
+        if transport is None:
+            transport = httpx2.AsyncHTTPTransport(uds=str(socket_path) if socket_path else None)
         self._client = httpx2.AsyncClient(
             base_url=self.base_url, transport=transport, timeout=timeout, trust_env=False
         )
+        self.own_server = False
+        """Whether the last answer came from this project's control server (its ``Server``
+        header), which needs no client-side corrections."""
 
     def __repr__(self) -> str:
         where = self.socket_path or self.base_url
@@ -94,10 +122,25 @@ class DesktopClient:
             raise DesktopControlError(
                 f"desktop {self!r}: {method} {endpoint} failed: {type(error).__name__}: {error}"
             ) from error
+        self.own_server = response.headers.get("server", "").startswith(OWN_SERVER)
         if response.status_code >= 400:
+            reason = _reason(response)
+            note = ""
+            if response.status_code in (404, 405) and endpoint in _MISSING_ON_OSWORLD:
+                note = f" (the server has no {endpoint}: {_MISSING_ON_OSWORLD[endpoint]})"
+            elif endpoint == "/cursor_position":
+                note = " (OSWorld's own server cannot tell the pointer's position: it answers 500)"
+            elif endpoint in ("/execute", "/setup/execute") and any(
+                word in reason for word in _WINDOWS_ONLY_FLAG
+            ):
+                note = (
+                    " (this OSWorld server's /execute passes a Windows-only subprocess flag and "
+                    "fails on Linux, whatever the command: run the upstream OSWorld server or "
+                    "this project's control server in the VM)"
+                )
             raise DesktopControlError(
                 f"desktop {self!r}: {method} {endpoint} answered {response.status_code}: "
-                f"{_reason(response)}"
+                f"{reason}{note}"
             )
         return response
 
@@ -143,7 +186,9 @@ class DesktopClient:
         data = await self._json("GET", "/accessibility")
         if not isinstance(data, dict) or not isinstance(data.get("AT"), str):
             raise DesktopControlError(f"desktop {self!r}: /accessibility answered no 'AT' text")
-        return str(data["AT"])
+        if self.own_server:  # ours corrects LibreOffice's positions itself
+            return str(data["AT"])
+        return await asyncio.to_thread(corrected_tree, str(data["AT"]))
 
     async def screen_size(self) -> tuple[int, int]:
         """The screen's width and height in pixels."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -122,10 +123,21 @@ def _keeps(element: ElementTree.Element) -> bool:
     )
 
 
+def normalised_number(text: str) -> str:
+    """A numeric value as this project's control server writes it (``%g``), whatever server
+    wrote it: OSWorld's writes Python's ``str(float)`` (``0.0``, ``12.5``, ``1234567.0``), ours
+    ``0``, ``12.5``, ``1.23457e+06``; text that is no number is returned as it is."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return f"{value:g}" if math.isfinite(value) else text
+
+
 def _text(element: ElementTree.Element) -> str:
     text = element.text or ""
     if not text and element.tag in _VALUE_ROLES:
-        text = element.get(f"{{{VALUE_NS}}}value", "")
+        text = normalised_number(element.get(f"{{{VALUE_NS}}}value", ""))
     return text.strip("\n")
 
 

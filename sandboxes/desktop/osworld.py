@@ -9,7 +9,8 @@ Each URL is one desktop and serves one sandbox at a time: ``start_desktop`` leas
 (waiting while all are busy), uploads the task's document into the desktop user's home
 (``/home/user`` on OSWorld's VM) through ``/setup/upload`` and opens it through
 ``/setup/open_file``; stopping the sandbox closes LibreOffice, deletes the uploaded document and
-its lock file, and hands the URL back. That is all the reset this backend can do over HTTP:
+its lock file, and hands the URL back (what it could not undo is logged and listed in the
+provider's ``not_undone``). That is all the reset this backend can do over HTTP:
 other changes a replay or a judge made (files saved elsewhere, settings) stay on that machine.
 OSWorld itself reverts its VM to a snapshot between tasks; do the same between runs when
 exactness matters. Nothing here is collected by ``gc``: the desktops are not the runtime's.
@@ -18,7 +19,7 @@ exactness matters. Nothing here is collected by ``gc``: the desktops are not the
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -36,6 +37,7 @@ from sandboxes.desktop.sandbox import (
     RestoreMethod,
     wait_for_window,
 )
+from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL
 from sandboxes.runs import current_run
 
 OSWORLD_HOME = PurePosixPath("/home/user")
@@ -43,6 +45,8 @@ OSWORLD_HOME = PurePosixPath("/home/user")
 
 OFFICE_PROCESS = "soffice"
 """What stopping a sandbox ends (LibreOffice's processes all carry it in their command line)."""
+
+logger = logging.getLogger(__name__)
 
 CLEANUP_TIMEOUT = 15.0
 """Seconds each cleanup command may take on the remote desktop."""
@@ -83,29 +87,58 @@ class OsworldDesktopHandle(DesktopHandle):
 
     async def stop(self) -> None:
         """Close LibreOffice, delete the uploaded files and their lock files, hand the URL
-        back. The sandbox closes the client; these commands use a client of their own."""
+        back. The sandbox closes the client; these commands use a client of their own. What
+        could not be undone is logged as a warning and kept in the provider's ``not_undone``."""
         if self._stopped:
             return
         self._stopped = True
+        failures: list[str] = []
         try:
             async with DesktopClient(self.url, timeout=CLEANUP_TIMEOUT + 5) as client:
-                with contextlib.suppress(DesktopControlError):
-                    await client.execute(["pkill", "-f", OFFICE_PROCESS], timeout=CLEANUP_TIMEOUT)
+                closing = await _undo(client, ["pkill", "-f", OFFICE_PROCESS])
+                if closing is not None:
+                    failures.append(f"LibreOffice may still run ({closing})")
                 doomed: list[str] = []
                 for path in self.uploaded:
                     posix = PurePosixPath(path)
                     doomed += [path, str(posix.parent / f".~lock.{posix.name}#")]
                 if doomed:
-                    with contextlib.suppress(DesktopControlError):
-                        await client.execute(["rm", "-f", "--", *doomed], timeout=CLEANUP_TIMEOUT)
+                    removing = await _undo(client, ["rm", "-f", "--", *doomed])
+                    if removing is not None:
+                        failures.append(f"{', '.join(self.uploaded)} still there ({removing})")
         finally:
+            if failures:
+                note = (
+                    f"the desktop at {self.url} was not put back: {'; '.join(failures)}; "
+                    "undo this by hand or revert the VM to its snapshot before reusing it"
+                )
+                logger.warning("%s", note)
+                self.provider.not_undone.append(note)
             self.provider.give_back(self.url)
+
+
+async def _undo(client: DesktopClient, command: list[str]) -> str | None:
+    """Run a cleanup command; None when it worked, else why not. ``pkill`` exiting 1 (nothing
+    to end) counts as worked."""
+    try:
+        result = await client.execute(command, timeout=CLEANUP_TIMEOUT)
+    except DesktopControlError as error:
+        return str(error)
+    worked = (0, None, 1) if command[0] == "pkill" else (0, None)
+    if result.status == "success" and result.returncode in worked:
+        return None
+    said = (result.error or result.output)[-200:]
+    return f"{' '.join(command[:2])} exited {result.returncode}: {said}"
 
 
 class OsworldDesktopProvider(DesktopProvider):
     """Sandboxes on existing desktops given by URL, one sandbox per URL at a time."""
 
     backend = "osworld"
+
+    still_sampling = (1, STILL_CHECKS * STILL_INTERVAL)
+    """One check over the same still time: a screenshot is a slow round trip to a VM, and each
+    one leaks an X connection in OSWorld's server (about 250 before X refuses clients)."""
 
     def __init__(
         self,
@@ -123,6 +156,8 @@ class OsworldDesktopProvider(DesktopProvider):
         self.home = home
         self._free: asyncio.Queue[str] | None = None
         self._leased: set[str] = set()
+        self.not_undone: list[str] = []
+        """What stopping its sandboxes could not undo on the desktops, one line per sandbox."""
 
     def _pool(self) -> asyncio.Queue[str]:
         if self._free is None:  # made on first use, inside the event loop that uses it

@@ -45,7 +45,8 @@ from sandboxes.desktop.observations import (
     ObservationKind,
     observe,
 )
-from sandboxes.desktop.screens import wait_for_still_screen
+from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL, wait_for_still_screen
+from sandboxes.desktop.setup_steps import carry_out_setup, setup_steps
 from sandboxes.runs import current_run
 
 logger = logging.getLogger(__name__)
@@ -186,7 +187,8 @@ class DesktopSandbox(Sandbox):
             )
         outcome = await self.perform(action, wait_seconds=pause)
         await asyncio.sleep(pause)
-        return outcome, await wait_for_still_screen(self.client)
+        checks, interval = self.provider.still_sampling
+        return outcome, await wait_for_still_screen(self.client, interval=interval, checks=checks)
 
     async def observe(
         self,
@@ -333,6 +335,10 @@ class DesktopProvider(SandboxProvider):
 
     kind: ClassVar[str] = "desktop"
 
+    still_sampling: ClassVar[tuple[int, float]] = (STILL_CHECKS, STILL_INTERVAL)
+    """How a settling screen is sampled after each action: unchanged screenshots needed in a
+    row, and seconds between them (the screen must stay still for their product)."""
+
     def __init__(
         self,
         *,
@@ -373,9 +379,16 @@ class DesktopProvider(SandboxProvider):
             raise SandboxError(
                 f"task {task.id}: initial_state.path: cannot read {source}: {error}"
             ) from error
-        return await self.start_desktop(
+        sandbox = await self.start_desktop(
             DocumentFile(document_location(state), data), task=task, task_dir=task_dir
         )
+        if setup_steps(task):
+            try:
+                await carry_out_setup(sandbox.client, task)
+            except BaseException:
+                await sandbox.destroy()
+                raise
+        return sandbox
 
     async def start_desktop(
         self,

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import asyncpg
 
-from dataset.models import Task
+from dataset.models import SqlSeedState, Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.admin import CLOSE_TIMEOUT, as_sandbox_error
@@ -326,6 +326,9 @@ class ClusterPostgresProvider(PostgresProvider):
         if self._closed:
             raise SandboxError("the postgres provider is closed")
         with as_sandbox_error(f"task {task.id}: cannot create a postgres sandbox"):
+            state = task.initial_state
+            if isinstance(state, SqlSeedState) and state.server_roles:
+                await self.roles.ensure_server_roles(state.server_roles)
             return await self.new_sandbox(await self.templates.for_task(task, task_dir))
 
     async def new_sandbox(self, template: str) -> ClusterPostgresSandbox:

@@ -82,6 +82,29 @@ def may_touch_roles(statement: str) -> bool:
     return ROLE_STATEMENT.search(statement) is not None
 
 
+SUPERUSER_SWITCH = re.compile(
+    r"\bSET\s+(?:SESSION\s+|LOCAL\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\s+"
+    r"\"?(?:postgres|supabase_admin)\"?(?![\w$])",
+    re.IGNORECASE,
+)
+"""SQL that makes its session act as the recording server's superuser (MCPMark's ``postgres``,
+Supabase's ``supabase_admin``)."""
+
+SUPERUSER_REFUSED = (
+    "refused on replay: the recorded SQL acts as the recording server's superuser ({switch}); "
+    "a superuser session could run programs and read files on the server's machine and reach "
+    "every other database of the runtime's server, and this replay's Postgres is not a "
+    "throwaway server of its own without a network, so the statement was not run"
+)
+"""The answer replay gives instead of running a recorded superuser step."""
+
+
+def superuser_switch(statement: str) -> str | None:
+    """The clause by which ``statement`` switches to a superuser role, None when it does not."""
+    found = SUPERUSER_SWITCH.search(statement)
+    return None if found is None else " ".join(found.group(0).split())
+
+
 def explain_role_error(message: str, version: int) -> str:
     """``message`` with the reason role management is refused, when that is why it failed."""
     if version and version < CREATEROLE_VERSION and "permission denied to create role" in message:
@@ -109,6 +132,7 @@ class SandboxRoles:
         """One drop pass at a time. Dropping a creator leaves the roles it created behind, so a
         pass drops only roles whose creations it has looked up (see ``_drop_doomed``)."""
         self._lineage: dict[str, tuple[str, ...]] = {}
+        self._making_server_roles = asyncio.Lock()
 
     @property
     def doomed(self) -> bool:
@@ -186,6 +210,27 @@ class SandboxRoles:
         return self._admin.cluster.admin.model_copy(
             update={"user": name, "password": password, "database": database}
         )
+
+    async def ensure_server_roles(self, names: Iterable[str]) -> list[str]:
+        """Make the named roles where the cluster lacks them: roles the recording's server had
+        before any task began (Supabase's ``anon``, ``authenticated``, ``service_role``), so that
+        replayed grants and policies naming them work. Each is made as such a server makes it,
+        without login or privileges; they are the server's, not a database's, so they stay (a
+        runtime's own cluster goes with its run). Returns the names made."""
+        made: list[str] = []
+        async with self._making_server_roles, self._admin.connection() as conn:
+            for name in names:
+                if await conn.fetchval("SELECT 1 FROM pg_roles WHERE rolname = $1", name):
+                    continue
+                try:
+                    await conn.execute(
+                        f"CREATE ROLE {admin.quote_ident(name)} NOLOGIN NOSUPERUSER NOCREATEDB"
+                        " NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+                    )
+                except asyncpg.DuplicateObjectError:
+                    continue  # made meanwhile by another provider on the same server
+                made.append(name)
+        return made
 
     async def retire(self, role: str) -> None:
         """Stop ``role`` from logging in (its database is sealed); it keeps its objects."""

@@ -8,6 +8,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from dataset.models import Provenance
 from dataset.store import load_dataset
 from environments.backends import BackendChoice, ProviderSet
@@ -131,6 +133,28 @@ def test_the_explanation_names_a_recorded_verification_that_crashed() -> None:
     # In the verifier output of the label too.
     other = trajectory("u", PG_TASK, [], "FAIL", verifier_output="start\n" + TRACEBACK)
     assert explain(other, run, []).recorded_crash is not None
+
+
+@pytest.mark.parametrize(
+    "printed",
+    [
+        "❌ Database error: permission denied for function dblink_connect_u\n",
+        "checking roles\nFAIL: Error during verification: permission denied for function "
+        "dblink_connect_u\n\n",
+        '❌ Verification error: connection to server at "localhost" (127.0.0.1), port 5432 '
+        'failed: FATAL:  password authentication failed for user "postgres"',
+    ],
+)
+def test_a_caught_database_refusal_of_the_verifier_is_a_crash(printed: str) -> None:
+    """MCPMark's verifiers catch psycopg2's errors and print them as a failure; when the database
+    refused the verifier's own query the label is a likely label error, counted as crashed."""
+    item = trajectory("t", PG_TASK, [], "FAIL", verifier_output=printed)
+    check = explain(item, VerifierRun(passed=True, exit_code=0, output="PASS"), [])
+    assert check.recorded_crash is not None
+    assert check.recorded_crash in printed
+    assert check.agrees is None
+    assert "the recorded verification crashed" in check.explanation
+    assert "likely label error" in check.explanation
 
 
 def test_mcpmarks_plain_failure_texts_are_not_crashes() -> None:

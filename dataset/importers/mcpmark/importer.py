@@ -33,7 +33,7 @@ from dataset.importers.mcpmark.meta import (
     stop_reason,
 )
 from dataset.importers.mcpmark.paths import PathRewriter, backup_folders
-from dataset.importers.mcpmark.services import SERVER_COLLATIONS, SERVICES
+from dataset.importers.mcpmark.services import SERVER_COLLATIONS, SERVER_ROLES, SERVICES
 from dataset.importers.mcpmark.task_files import (
     Environments,
     TaskFiles,
@@ -272,7 +272,9 @@ class _Batch:
                 field="[0].content",
                 severity="warning",
             )
-        trajectory = self.with_collation(trajectory, self.tasks[task.id], run)
+        trajectory = with_server_roles(
+            self.with_collation(trajectory, self.tasks[task.id], run), self.tasks[task.id]
+        )
         write_trajectory(self.destination, trajectory)
         self.report.trajectories.append(trajectory.id)
         self.report.by_server[trajectory.tool_server or run.key.mcp] += 1
@@ -308,6 +310,22 @@ class _Batch:
             return trajectory  # an empty database under the server's default is the task's kind
         own = SqlSeedState(path=state.path, collation=collation)
         return trajectory.model_copy(update={"initial_state": own})
+
+
+def with_server_roles(trajectory: Trajectory, task: Task) -> Trajectory:
+    """``trajectory`` starting where its server's standard roles exist (``SERVER_ROLES``): its
+    own initial state, else its task's, with the roles added."""
+    roles = SERVER_ROLES.get(trajectory.tool_server or "")
+    state = trajectory.initial_state or task.initial_state
+    if not roles:
+        return trajectory
+    if isinstance(state, EmptyState):
+        own: InitialState = SqlSeedState(path=None, server_roles=list(roles))
+    elif isinstance(state, SqlSeedState):
+        own = state.model_copy(update={"server_roles": list(roles)})
+    else:
+        return trajectory
+    return trajectory.model_copy(update={"initial_state": own})
 
 
 def _read_run(folder: Path, log: ProblemLog) -> _Run | None:

@@ -49,6 +49,13 @@ before "A Cor Do Sol" (glibc's ``en_US`` ignores spaces and punctuation at first
 ``en-US`` would not), Supabase's put it after, as ``C`` does. Replay starts each run's database
 under its server's collation (``--collation`` overrides)."""
 
+SERVER_ROLES: dict[str, tuple[str, ...]] = {
+    "supabase": ("anon", "authenticated", "service_role"),
+}
+"""Roles every database of a server has before a task begins, which agents' SQL names: a run
+recorded on Supabase may grant to ``anon`` or write a policy for ``authenticated``, so its replay
+starts where these roles exist (``SqlSeedState.server_roles``)."""
+
 SERVICE_ALIASES = {"crystaldba": "postgres", "postgres-mcp": "postgres"}
 """Folder names of the community results that name a server rather than an ``mcp`` value."""
 

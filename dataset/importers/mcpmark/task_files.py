@@ -82,6 +82,7 @@ class TaskFolders:
         self.tasks_root = tasks_root
         self.log = log
         self._found: dict[tuple[str, str, str, str], Path | None] = {}
+        self._refused: set[Path] = set()
 
     def files_for(self, key: RunKey) -> TaskFiles:
         """The description, verifier and other files of the run's task, where they exist."""
@@ -96,13 +97,22 @@ class TaskFolders:
         if folder is None:
             return files
         files.folder = folder
-        if (folder / "description.md").is_file():
+        if _regular_inside(folder / "description.md", folder):
             files.description = folder / "description.md"
-        if (folder / "verify.py").is_file():
+        if _regular_inside(folder / "verify.py", folder):
             files.verifier = folder / "verify.py"
         for path in sorted(folder.rglob("*")):
             relative = path.relative_to(folder)
             if not path.is_file() or _SKIPPED_PARTS.intersection(relative.parts):
+                continue
+            if not _regular_inside(path, folder):
+                if path not in self._refused:  # said once, not for every run of the task
+                    self._refused.add(path)
+                    self.log.add(
+                        path,
+                        "not copied: a link leading out of the task folder",
+                        severity="warning",
+                    )
                 continue
             if path.suffix == ".pyc" or relative.as_posix() in _NOT_EXTRA:
                 continue
@@ -111,6 +121,16 @@ class TaskFolders:
             else:
                 files.extras.append(relative)
         return files
+
+
+def _regular_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is a regular file that lies inside ``folder`` once links are followed
+    (a task folder's link to a file elsewhere is never copied into a dataset)."""
+    try:
+        resolved = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return resolved.is_file() and resolved.is_relative_to(folder.resolve())
 
 
 def _find_task_folder(tasks_root: Path, key: RunKey, family: str, log: ProblemLog) -> Path | None:

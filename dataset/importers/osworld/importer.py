@@ -1,8 +1,10 @@
 """Converting OSWorld runs into tasks and trajectories, and writing them as a dataset.
 
 Owns the import as a whole: which runs are taken (LibreOffice Impress, Writer and Calc tasks; a
-bad run never stops the others), the ids of tasks and trajectories and their uniqueness (an
-import that would write one trajectory id twice stops before writing anything), the label
+bad run never stops the others), the ids of tasks and trajectories and their uniqueness (a
+Windows variant gets ids of its own; two runs that would still share an id get distinct ones,
+with a warning), whether an existing dataset may be added to (refused unless merging, and a
+merge lists what it replaced), the label
 (a human label file first, then AJ-Bench's ``true``/``false`` folder, then the recorded score),
 the files a task's setup downloads (bundled when supplied locally, else reported as needed with
 the way to supply them), and copying screenshots next to the trajectory.
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 import shutil
+import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,10 +34,12 @@ from dataset.importers.osworld.labels import RecordedScore, read_score
 from dataset.importers.osworld.steps import RecordedSteps, read_steps
 from dataset.importers.osworld.task_config import (
     OSWORLD_DOMAINS,
+    OTHER_OSWORLD_DOMAINS,
     SetupFile,
     TaskConfig,
     application_for,
     find_task_file,
+    names_windows,
     read_task_config,
 )
 from dataset.models import (
@@ -63,7 +69,7 @@ from dataset.store import (
 __all__ = [
     "DEFAULT_MAX_STEPS",
     "OSWORLD_DOMAINS",
-    "DuplicateIdError",
+    "ExistingDatasetError",
     "ImportReport",
     "NeededFile",
     "import_osworld",
@@ -78,16 +84,13 @@ TASK_FILES_DIR = "files"
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class DuplicateIdError(Exception):
-    """Raised, before anything is written, when two runs would be written under one id."""
+WINDOWS_SUFFIX = "__windows"
+"""Added to the ids of a Windows variant, whose OSWorld ``id`` is its Linux task's."""
 
-    def __init__(self, clashes: list[tuple[str, str, str]]) -> None:
-        self.clashes = clashes
-        lines = [f"  {tid}: {first} and {second}" for tid, first, second in clashes]
-        super().__init__(
-            f"{len(clashes)} trajectory id(s) would be written twice; nothing was imported:\n"
-            + "\n".join(lines)
-        )
+
+class ExistingDatasetError(Exception):
+    """Raised, before anything is written, when the destination already holds a dataset and the
+    import was not asked to merge into it."""
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,15 @@ class NeededFile:
     path: str
     """Where it lay on the agent's desktop."""
 
+    def file_option(self) -> str:
+        """The exact ``--file`` option that supplies it, quoted for a shell."""
+        value = f"{self.url}=LOCAL_PATH"
+        return f"--file '{value}'" if "'" not in value else f"--file {shlex.quote(value)}"
+
     def how_to_supply(self) -> str:
         """The command-line options that would supply it."""
         name = PurePosixPath(self.path).name
-        return f"--file '{self.url}=LOCAL_PATH', or put {name} in a --files-dir folder"
+        return f"{self.file_option()}, or put {name} in a --files-dir folder"
 
 
 @dataclass
@@ -123,6 +131,10 @@ class ImportReport:
     """Trajectories written per label source (``human``, ``verifier``, ``none``)."""
     needed_files: list[NeededFile] = field(default_factory=list)
     """Downloaded files that were not supplied (their tasks start from an external state)."""
+    replaced: list[str] = field(default_factory=list)
+    """Files of an existing dataset this (merging) import wrote over, relative to it."""
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    """``(id it would have had, id given)`` for runs whose id another run already took."""
     unused_labels: list[str] = field(default_factory=list)
     """Entries of the human label file that named no imported run."""
 
@@ -144,6 +156,7 @@ class _Options:
     files_dir: Path | None
     pass_threshold: float
     max_steps: int
+    existing: set[str] = field(default_factory=set)
     used_labels: set[str] = field(default_factory=set)
 
 
@@ -157,6 +170,7 @@ def import_osworld(
     files_dir: Path | None = None,
     pass_threshold: float = 1.0,
     max_steps: int = DEFAULT_MAX_STEPS,
+    merge: bool = False,
 ) -> ImportReport:
     """Convert every OSWorld run folder (one holding ``traj.jsonl``) under ``sources`` into the
     dataset at ``destination``.
@@ -167,11 +181,20 @@ def import_osworld(
     AJ-Bench's ``true``/``false`` folders, which win over ``result.txt`` (a score of at least
     ``pass_threshold`` is PASS, labelled by OSWorld's evaluator). ``files`` supplies downloaded
     files by URL, desktop path or file name; ``files_dir`` is a folder searched by file name.
-    ``max_steps`` is the agents' step cap when the task file sets none.
+    ``max_steps`` is the agents' step cap when the task file sets none. ``merge`` allows adding
+    to a dataset that already exists at ``destination``; the report lists the files replaced.
 
-    Raises ``DuplicateIdError``, having written nothing, when two runs would get one trajectory
-    id. Otherwise each record is written as soon as it is converted.
+    Raises ``ExistingDatasetError``, having written nothing, when ``destination`` holds a
+    dataset and ``merge`` is false. Otherwise each record is written as soon as it is converted.
     """
+    existing = _existing_files(destination)
+    if existing and not merge:
+        records = len(existing - {MANIFEST_FILE})
+        raise ExistingDatasetError(
+            f"{destination} already holds a dataset ({records} task and trajectory "
+            "file(s)); nothing was imported. Pass --merge to add to it (runs and tasks with the "
+            "same ids are replaced, and listed), or choose another folder"
+        )
     log = ProblemLog(Path.cwd())
     options = _Options(
         log=log,
@@ -180,15 +203,15 @@ def import_osworld(
         files_dir=files_dir,
         pass_threshold=pass_threshold,
         max_steps=max_steps,
+        existing=existing,
     )
     found = find_run_folders(*sources)
     if not found:
         for source in sources:
             log.add(source, f"no OSWorld run folders (holding {TRAJECTORY_FILE}) found")
     runs = [run for run in (_read_run(s, f, tasks_root, log) for s, f in found) if run]
-    _refuse_duplicate_ids(runs)
-
     report = ImportReport()
+    _make_ids_distinct(runs, log, report)
     written: dict[str, Task] = {}
     for run in runs:
         try:
@@ -204,12 +227,39 @@ def import_osworld(
     return report
 
 
+def _existing_files(destination: Path) -> set[str]:
+    """The task and trajectory files already in ``destination``, relative to it."""
+    if not destination.is_dir():
+        return set()
+    found = {
+        path.relative_to(destination).as_posix()
+        for pattern in (f"{TASKS_DIR}/*/task.json", f"{TRAJECTORIES_DIR}/*.json")
+        for path in destination.glob(pattern)
+    }
+    if (destination / MANIFEST_FILE).is_file():
+        found.add(MANIFEST_FILE)
+    return found
+
+
 def _read_run(source: Path, folder: Path, tasks_root: Path | None, log: ProblemLog) -> _Run | None:
     place = run_place(source, folder)
-    task_file = find_task_file(place.example_id, place.domain, tasks_root, folder)
+    domain = (place.domain or "").lower()
+    if domain in OTHER_OSWORLD_DOMAINS:
+        reason = (
+            "multi_apps tasks use several applications at once, and this runtime's desktops "
+            "replay one LibreOffice application per task"
+            if domain == "multi_apps"
+            else f"domain {place.domain!r} is not a LibreOffice domain this runtime replays "
+            f"({', '.join(OSWORLD_DOMAINS)})"
+        )
+        log.add(folder, f"{reason}; skipped", severity="warning")
+        return None
+    windows = names_windows(place.relative + "/x") or names_windows(source.name + "/x")
+    task_file = find_task_file(place.example_id, place.domain, tasks_root, folder, windows=windows)
     if task_file is None:
+        variant = "Windows variant's " if windows else ""
         hint = (
-            f"no {place.example_id}.json under {tasks_root}"
+            f"no {variant}{place.example_id}.json under {tasks_root}"
             if tasks_root is not None
             else "pass --tasks-root (OSWorld's evaluation_examples folder)"
         )
@@ -218,6 +268,9 @@ def _read_run(source: Path, folder: Path, tasks_root: Path | None, log: ProblemL
     config = read_task_config(task_file, place.example_id, log)
     if config is None:
         return None
+    if tasks_root is not None and task_file.is_relative_to(tasks_root):
+        config.windows = config.windows or names_windows(task_file.relative_to(tasks_root))
+    config.windows = config.windows or windows
     subdomain = (
         place.ajbench_app or OSWORLD_DOMAINS.get((place.domain or "").lower()) or config.subdomain
     )
@@ -229,7 +282,7 @@ def _read_run(source: Path, folder: Path, tasks_root: Path | None, log: ProblemL
             "skipped",
         )
         return None
-    task_id = _safe_id(config.example_id)
+    task_id = _safe_id(config.example_id + (WINDOWS_SUFFIX if config.windows else ""))
     return _Run(place, config, subdomain, task_id, _trajectory_id(task_id, place))
 
 
@@ -244,15 +297,24 @@ def _trajectory_id(task_id: str, place: RunPlace) -> str:
     return _safe_id("__".join(part for part in parts if part))
 
 
-def _refuse_duplicate_ids(runs: list[_Run]) -> None:
+def _make_ids_distinct(runs: list[_Run], log: ProblemLog, report: ImportReport) -> None:
+    """Give a run whose trajectory id another run already took an id of its own (the first
+    keeps it), with a warning naming both folders: a clash never stops the other runs."""
     first: dict[str, Path] = {}
-    clashes: list[tuple[str, str, str]] = []
     for run in runs:
         seen = first.setdefault(run.trajectory_id, run.place.folder)
-        if seen != run.place.folder:
-            clashes.append((run.trajectory_id, str(seen), str(run.place.folder)))
-    if clashes:
-        raise DuplicateIdError(clashes)
+        if seen == run.place.folder:
+            continue
+        digest = hashlib.sha256(str(run.place.folder).encode()).hexdigest()[:8]
+        wanted, run.trajectory_id = run.trajectory_id, _safe_id(f"{run.trajectory_id}__{digest}")
+        first[run.trajectory_id] = run.place.folder
+        report.renamed.append((wanted, run.trajectory_id))
+        log.add(
+            run.place.folder,
+            f"trajectory id {wanted!r} is already taken by the run in {seen}; this run is "
+            f"imported as {run.trajectory_id!r}",
+            severity="warning",
+        )
 
 
 def _import_run(
@@ -307,6 +369,7 @@ def _import_run(
     except ValidationError as error:
         log.add_validation_error(traj_file, error)
         return
+    _note_replaced(f"{TRAJECTORIES_DIR}/{trajectory.id}.json", options, report)
     write_trajectory(destination, trajectory)
     report.trajectories.append(trajectory.id)
     report.by_subdomain[run.subdomain] += 1
@@ -341,8 +404,8 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
     for key in (item.url, item.path, item.name):
         given = options.files.get(key)
         if given is not None:
-            if not given.is_file():
-                options.log.add(given, f"--file for {key!r}: no such file", field="--file")
+            if not _regular_file(given):
+                options.log.add(given, f"--file for {key!r}: no such regular file", field="--file")
                 return None
             return given
     folders = [options.files_dir] if options.files_dir is not None else []
@@ -350,9 +413,21 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
     url_name = PurePosixPath(item.url.split("?", 1)[0]).name
     for folder in folders:
         for name in dict.fromkeys((url_name, item.name)):
-            if name and (folder / name).is_file():
+            if name and "/" not in name and _regular_file(folder / name, inside=folder):
                 return folder / name
     return None
+
+
+def _regular_file(path: Path, *, inside: Path | None = None) -> bool:
+    """Whether ``path`` is a regular file (not a device or a pipe) and, when ``inside`` is
+    given, lies inside that folder once links are followed (a link leaving it is never read)."""
+    try:
+        resolved = path.resolve(strict=True)
+        if inside is not None and not resolved.is_relative_to(inside.resolve()):
+            return False
+        return stat.S_ISREG(resolved.stat().st_mode)
+    except (OSError, RuntimeError):
+        return False
 
 
 def _write_task(
@@ -373,29 +448,22 @@ def _write_task(
         shutil.copyfile(local, folder / TASK_FILES_DIR / name)
         local_name[item.path] = name
         bundled.append({"file": f"{TASK_FILES_DIR}/{name}", "open_at": item.path, "url": item.url})
-    document = config.document
-    initial: InitialState
-    if document is not None and document in local_name:
-        initial = DocumentState(
-            path=f"{TASK_FILES_DIR}/{local_name[document]}",
-            application=application_for(document, run.subdomain),
-            open_at=document,
-        )
-    else:
-        wanted = ", ".join(f"{item.url} (at {item.path})" for item in needed) or "none named"
-        reason = (
-            f"the document {document} it opens"
-            if document is not None
-            else "no office document among its setup files"
-        )
-        initial = ExternalState(
-            reference=f"OSWorld task {config.example_id}: {reason}; files not supplied: {wanted}"
-        )
+    initial = _initial_state(run, needed, local_name)
     for missing in needed:
         options.log.add(
             config.file,
-            f"task {run.task_id}: its setup downloads {missing.url} to {missing.path}; supply "
-            f"it with {missing.how_to_supply()} (until then the task cannot be replayed)",
+            f"task {run.task_id}: cannot replay: supply {missing.file_option()} (its setup "
+            f"downloads that URL to {missing.path}; or put {PurePosixPath(missing.path).name} "
+            "in a --files-dir folder)",
+            field="config",
+            severity="warning",
+        )
+    if config.unsupported_setup and not config.windows:
+        options.log.add(
+            config.file,
+            f"task {run.task_id}: setup step(s) {', '.join(config.unsupported_setup)} are not "
+            "supported by this runtime's desktops and are not carried out on replay, which may "
+            "start from another state than the recorded run",
             field="config",
             severity="warning",
         )
@@ -412,6 +480,10 @@ def _write_task(
             metadata[f"osworld_{key}"] = config.raw[key]
     if needed:
         metadata["osworld_needed_files"] = [{"url": n.url, "path": n.path} for n in needed]
+    if config.windows:
+        metadata["osworld_platform"] = "windows"
+    if config.unsupported_setup:
+        metadata["osworld_setup_not_replayed"] = list(config.unsupported_setup)
     try:
         task = Task(
             id=run.task_id,
@@ -424,9 +496,44 @@ def _write_task(
     except ValidationError as error:
         options.log.add_validation_error(config.file, error)
         return None
+    _note_replaced(f"{TASKS_DIR}/{task.id}/task.json", options, report)
     write_task(destination, task)
     report.tasks.append(task.id)
     return task
+
+
+def _initial_state(run: _Run, needed: list[NeededFile], local_name: dict[str, str]) -> InitialState:
+    """The task's document when it was supplied; else an external state saying why the task
+    cannot be replayed and, for missing downloads, the exact ``--file`` options."""
+    config = run.config
+    document = config.document
+    if config.windows:
+        return ExternalState(
+            reference=f"cannot replay: OSWorld task {config.example_id} is a Windows variant "
+            "(from OSWorld's Windows VM), and this runtime's desktops run Linux"
+        )
+    if needed:
+        supply = " ".join(missing.file_option() for missing in needed)
+        return ExternalState(
+            reference=f"cannot replay: supply {supply} (OSWorld task {config.example_id} "
+            f"downloads {len(needed)} file(s) that were not given to the import)"
+        )
+    if document is not None and document in local_name:
+        return DocumentState(
+            path=f"{TASK_FILES_DIR}/{local_name[document]}",
+            application=application_for(document, run.subdomain),
+            open_at=document,
+        )
+    return ExternalState(
+        reference=f"cannot replay: OSWorld task {config.example_id} opens no office "
+        "document among its setup files"
+    )
+
+
+def _note_replaced(relative: str, options: _Options, report: ImportReport) -> None:
+    if relative in options.existing:
+        options.existing.discard(relative)  # replaced once, by this import
+        report.replaced.append(relative)
 
 
 def _unique_name(name: str, taken: set[str]) -> str:

@@ -24,6 +24,7 @@ from dataset.problems import ProblemLog
 
 __all__ = [
     "CONTROL_SIGNALS",
+    "OSWORLD_SCREEN",
     "RecordedStep",
     "RecordedSteps",
     "parse_action_timestamp",
@@ -34,6 +35,12 @@ CONTROL_SIGNALS = frozenset({"WAIT", "FAIL", "DONE"})
 """The bare signals both action spaces share."""
 
 ActionSpace = Literal["computer_13", "pyautogui"]
+
+OSWORLD_SCREEN = (1920, 1080)
+"""The screen of OSWorld's VM (width, height): a recorded point outside it is reported."""
+
+_POINTED = frozenset({"CLICK", "DOUBLE_CLICK", "RIGHT_CLICK", "MOUSE_DOWN", "MOUSE_UP"})
+_BUTTONS = frozenset({"left", "right", "middle"})
 
 _TIMESTAMP = re.compile(r"^(\d{8})@(\d{6})(\d{0,6})$")
 
@@ -113,11 +120,79 @@ def _convert_action(action: object, space: ActionSpace) -> Computer13Action | Py
     if not isinstance(parameters, dict):
         return "parameters must be an object"
     try:
-        return Computer13Action(action_type=action.get("action_type"), parameters=parameters)
+        converted = Computer13Action(action_type=action.get("action_type"), parameters=parameters)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "action"
         return f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    problem = computer13_argument_error(converted)
+    return converted if problem is None else problem
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number_fault(parameters: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    for name in names:
+        if name in parameters and not _is_number(parameters[name]):
+            return f"parameters.{name}: must be a number, not {parameters[name]!r}"
+    return None
+
+
+def _point_fault(kind: str, parameters: dict[str, Any]) -> str | None:
+    if kind not in _POINTED and kind not in ("MOVE_TO", "DRAG_TO"):
+        return None
+    has_x, has_y = "x" in parameters, "y" in parameters
+    if has_x != has_y:
+        given, absent = ("x", "y") if has_x else ("y", "x")
+        return f"parameters.{absent}: {kind} has {given} without {absent}"
+    return _number_fault(parameters, ("x", "y"))
+
+
+def _mouse_fault(kind: str, parameters: dict[str, Any]) -> str | None:
+    if "button" in parameters and parameters["button"] not in _BUTTONS:
+        return f"parameters.button: must be left, right or middle, not {parameters['button']!r}"
+    clicks = parameters.get("num_clicks", 1)
+    if not (isinstance(clicks, int) and not isinstance(clicks, bool) and 1 <= clicks <= 3):
+        return f"parameters.num_clicks: must be 1, 2 or 3, not {clicks!r}"
+    return _number_fault(parameters, ("dx", "dy")) if kind == "SCROLL" else None
+
+
+def _keyboard_fault(kind: str, parameters: dict[str, Any]) -> str | None:
+    if kind == "TYPING" and not isinstance(parameters["text"], str):
+        return f"parameters.text: must be text, not {parameters['text']!r}"
+    key = parameters.get("key", "")
+    if kind in ("PRESS", "KEY_DOWN", "KEY_UP") and not (isinstance(key, str) and key):
+        return f"parameters.key: must be a key name, not {key!r}"
+    keys = parameters.get("keys", [])
+    if kind == "HOTKEY" and not all(isinstance(k, str) and k for k in keys):
+        return "parameters.keys: must be a list of key names"
+    return None
+
+
+def computer13_argument_error(action: Computer13Action) -> str | None:
+    """Why a ``computer_13`` action's arguments could not have run, as ``parameters.<name>:
+    reason`` (OSWorld's controller raised for them, so the step did nothing); None when they
+    could. A point off the screen is not such an error (see ``off_screen``)."""
+    parameters: dict[str, Any] = dict(action.parameters)
+    for check in (_point_fault, _mouse_fault, _keyboard_fault):
+        fault = check(action.action_type, parameters)
+        if fault is not None:
+            return fault
+    return None
+
+
+def off_screen(action: Computer13Action, screen: tuple[int, int] = OSWORLD_SCREEN) -> str | None:
+    """``parameters.x: 5000 is off the 1920x1080 screen`` for a point outside ``screen``."""
+    for name, size in zip(("x", "y"), screen, strict=True):
+        value = action.parameters.get(name)
+        if _is_number(value) and not 0 <= value < size:  # type: ignore[operator]
+            return (
+                f"parameters.{name}: {value} is off OSWorld's {screen[0]}x{screen[1]} screen "
+                "(a pointer sent there stops at the edge)"
+            )
+    return None
 
 
 def _convert_string(action: str, space: ActionSpace) -> Computer13Action | PyAutoGuiAction | str:
@@ -182,8 +257,11 @@ def read_steps(
         space = _space_of(record["action"], default_space) or default_space
         action = _convert_action(record["action"], space)
         if isinstance(action, str):
-            log.add(path, f"line {number}: {action}", field="action")
+            log.add(path, f"line {number}: {action} (the step is left out)", field="action")
             continue
+        outside = off_screen(action) if isinstance(action, Computer13Action) else None
+        if outside is not None:
+            log.add(path, f"line {number}: {outside}", field="action", severity="warning")
         screenshot = _screenshot(folder, record.get("screenshot_file"))
         if record.get("screenshot_file") and screenshot is None:
             recorded.missing_screenshots.append(number)

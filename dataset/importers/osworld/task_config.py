@@ -4,12 +4,16 @@ Owns locating an example's task file (under ``--tasks-root`` as ``examples/<doma
 ``<domain>/<id>.json`` or anywhere below by name; else a task JSON beside the run, as AJ-Bench
 keeps it), the OSWorld domains this runtime replays (LibreOffice Impress, Writer and Calc) and
 their subdomains, and reading the setup steps: which files ``download`` steps fetch (url and
-place on the agent's desktop) and which document an ``open`` step opens.
+place on the agent's desktop), which document an ``open`` step opens, and the other setup steps
+(``execute``, ``launch``, ``sleep``, ...), which the desktop carries out on replay or names as
+not supported. Windows variants of a task (OSWorld keeps them under ``examples_windows`` with the
+Linux task's ``id``) are told apart by where their file lies and by Windows paths in their setup.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -19,6 +23,8 @@ from dataset.problems import ProblemLog
 __all__ = [
     "APPLICATION_BY_EXTENSION",
     "OSWORLD_DOMAINS",
+    "OTHER_OSWORLD_DOMAINS",
+    "REPLAYED_SETUP_STEPS",
     "SetupFile",
     "TaskConfig",
     "application_for",
@@ -32,6 +38,18 @@ OSWORLD_DOMAINS: dict[str, str] = {
     "libreoffice_calc": "excel",
 }
 """OSWorld domains this importer takes, with the ``gui`` subdomain each becomes."""
+
+OTHER_OSWORLD_DOMAINS = frozenset(
+    {"chrome", "gimp", "multi_apps", "os", "thunderbird", "vlc", "vs_code"}
+)
+"""OSWorld's other domains: reported and skipped (``multi_apps`` tasks span several
+applications, and this runtime's desktops replay one LibreOffice application per task)."""
+
+REPLAYED_SETUP_STEPS = frozenset({"download", "open", "sleep", "execute", "command", "launch"})
+"""Setup step types a desktop carries out when it starts a task: ``download`` and ``open`` as
+the task's document, ``sleep``, ``execute``/``command`` and ``launch`` inside the desktop, in
+their recorded order after the document is open. Others are reported per task as not
+supported."""
 
 Application = Literal["impress", "writer", "calc"]
 
@@ -92,6 +110,11 @@ class TaskConfig:
     """The paths its ``open`` setup steps open, in order."""
     max_steps: int | None = None
     """The task's own step cap, when it sets one."""
+    windows: bool = False
+    """Whether this is a Windows variant (its file lies under a folder naming Windows, or its
+    setup names Windows paths)."""
+    unsupported_setup: list[str] = field(default_factory=list)
+    """Setup steps a desktop does not carry out, each as ``config[i] (type)``."""
     raw: dict[str, Any] = field(default_factory=dict)
     """The whole file, kept as task metadata."""
 
@@ -105,22 +128,43 @@ class TaskConfig:
         return None
 
 
+def names_windows(path: Path | str) -> bool:
+    """Whether a folder of ``path`` names Windows (``examples_windows``, ``results_windows``)."""
+    return any("windows" in part.lower() for part in Path(path).parts[:-1])
+
+
+def _windows_path(path: str) -> bool:
+    return bool(re.match(r"^[A-Za-z]:[\\/]", path)) or "\\" in path
+
+
 def find_task_file(
-    example_id: str, domain: str | None, tasks_root: Path | None, run_folder: Path
+    example_id: str,
+    domain: str | None,
+    tasks_root: Path | None,
+    run_folder: Path,
+    *,
+    windows: bool = False,
 ) -> Path | None:
-    """The task JSON of ``example_id``: under ``tasks_root`` first, then beside the run."""
+    """The task JSON of ``example_id``: under ``tasks_root`` first, then beside the run.
+    ``windows`` asks for the Windows variant (``examples_windows/<domain>/<id>.json``), which
+    otherwise is never taken for the Linux task of the same id."""
     if tasks_root is not None:
         candidates = []
+        examples = "examples_windows" if windows else "examples"
         if domain:
             candidates += [
-                tasks_root / "examples" / domain / f"{example_id}.json",
+                tasks_root / examples / domain / f"{example_id}.json",
                 tasks_root / domain / f"{example_id}.json",
             ]
         candidates.append(tasks_root / f"{example_id}.json")
         for candidate in candidates:
-            if candidate.is_file():
+            if candidate.is_file() and names_windows(candidate.relative_to(tasks_root)) == windows:
                 return candidate
-        found = sorted(tasks_root.rglob(f"{example_id}.json"))
+        found = [
+            path
+            for path in sorted(tasks_root.rglob(f"{example_id}.json"))
+            if names_windows(path.relative_to(tasks_root)) == windows
+        ]
         if found:
             return found[0]
     for folder in (run_folder, run_folder.parent):
@@ -172,6 +216,9 @@ def read_task_config(path: Path, example_id: str, log: ProblemLog) -> TaskConfig
         return config
     for position, step in enumerate(setup):
         _read_setup_step(path, position, step, config, log)
+    config.windows = config.windows or any(
+        _windows_path(item) for item in [*config.opened, *(f.path for f in config.downloads)]
+    )
     return config
 
 
@@ -190,6 +237,25 @@ def _subdomain(raw: dict[str, Any]) -> str | None:
     return None
 
 
+def _runnable_step_fault(kind: str, parameters: dict[str, Any]) -> tuple[str, str, str] | None:
+    """``(parameter, message, short form)`` when a sleep/execute/launch step cannot be run."""
+    if kind in ("execute", "command", "launch"):
+        command = parameters.get("command")
+        if (isinstance(command, str) and command) or (
+            isinstance(command, list) and command and all(isinstance(p, str) for p in command)
+        ):
+            return None
+        message = f"a {kind} step needs a 'command' (a string or a list of strings)"
+        return "command", message, f"{kind} without a command"
+    if kind == "sleep":
+        seconds = parameters.get("seconds")
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds >= 0:
+            return None
+        message = "a sleep step needs a number of 'seconds' (0 or more)"
+        return "seconds", message, "sleep without seconds"
+    return None
+
+
 def _read_setup_step(
     path: Path, position: int, step: object, config: TaskConfig, log: ProblemLog
 ) -> None:
@@ -201,6 +267,14 @@ def _read_setup_step(
     parameters = step.get("parameters")
     if not isinstance(parameters, dict):
         parameters = {}
+    if kind not in REPLAYED_SETUP_STEPS:
+        config.unsupported_setup.append(f"{where} ({kind})")
+    else:
+        fault = _runnable_step_fault(str(kind), parameters)
+        if fault is not None:
+            name, message, short = fault
+            log.add(path, message, field=f"{where}.parameters.{name}")
+            config.unsupported_setup.append(f"{where} ({short})")
     if kind == "download":
         files = parameters.get("files")
         if not isinstance(files, list):

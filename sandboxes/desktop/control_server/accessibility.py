@@ -27,21 +27,10 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi  # noqa: E402 - gi needs the version chosen first
 
+from .tree_geometry import NAMESPACES, correct_native_menu_offset  # noqa: E402
+
 # libatspi 2.46 marks its interface getters deprecated without a replacement in PyGObject.
 warnings.filterwarnings("ignore", category=DeprecationWarning, module=__name__)
-
-NAMESPACES = {
-    "st": "https://accessibility.ubuntu.example.org/ns/state",
-    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
-    "cp": "https://accessibility.ubuntu.example.org/ns/component",
-    "doc": "https://accessibility.ubuntu.example.org/ns/document",
-    "txt": "https://accessibility.ubuntu.example.org/ns/text",
-    "val": "https://accessibility.ubuntu.example.org/ns/value",
-}
-"""The XML namespaces of OSWorld's Linux tree, by the prefix it uses."""
-
-for _prefix, _uri in NAMESPACES.items():
-    ElementTree.register_namespace(_prefix, _uri)
 
 MAX_DEPTH = 50
 """Nodes deeper than this are left out."""
@@ -253,48 +242,6 @@ def _safe(call: Any, default: Any = None) -> Any:
         return call()
     except Exception:  # AT-SPI answers errors for nodes that went away: treat as missing
         return default
-
-
-def _pair(element: ElementTree.Element, name: str) -> tuple[int, int] | None:
-    text = element.get(_q("cp", name))
-    if not text:
-        return None
-    try:
-        first, second = text.strip("()").split(",")
-        return int(first), int(second)
-    except ValueError:
-        return None
-
-
-def correct_native_menu_offset(root: ElementTree.Element) -> None:
-    """Move LibreOffice's own widgets to where they are drawn.
-
-    With the GTK3 plugin, a LibreOffice window is a GTK frame holding a native menu bar and a
-    GTK panel that shows LibreOffice's own widgets (its ``root-pane``: toolbars, the document,
-    cells). Those widgets report positions as if the native menu bar were not there: the root
-    pane claims the menu bar's top, while the GTK panel of the same size, which draws it, sits
-    a menu bar's height lower. Each root pane's subtree is shifted by the difference.
-    """
-    for frame in root.iter("frame"):
-        native = [
-            (size, position)
-            for element in frame.iter("panel")
-            if element.get(_q("attr", "toolkit")) == "gtk"
-            and (size := _pair(element, "size")) is not None
-            and (position := _pair(element, "screencoord")) is not None
-        ]
-        for pane in frame.iter("root-pane"):
-            if pane.get(_q("attr", "toolkit")) == "gtk":
-                continue
-            size, position = _pair(pane, "size"), _pair(pane, "screencoord")
-            drawn = next((where for extent, where in native if extent == size), None)
-            if size is None or position is None or drawn is None or drawn == position:
-                continue
-            dx, dy = drawn[0] - position[0], drawn[1] - position[1]
-            for element in pane.iter():
-                place = _pair(element, "screencoord")
-                if place is not None:
-                    element.set(_q("cp", "screencoord"), f"({place[0] + dx}, {place[1] + dy})")
 
 
 def accessibility_tree_xml(screen: tuple[int, int]) -> str:

@@ -186,8 +186,14 @@ def test_runs_start_under_their_servers_collation_where_the_task_allows(
         task = imported.dataset.tasks[trajectory.task_id]
         server = str(trajectory.provenance.details["server_folder"])
         state = trajectory.initial_state
+        # Supabase's runs also name its standard roles (see the test below); set them aside.
+        if state is not None and server == "supabase":
+            assert isinstance(state, SqlSeedState)
+            state = state.model_copy(update={"server_roles": None})
         if task.metadata["mcpmark_category"] == "chinook":
             assert state == SqlSeedState(path="seed.sql", collation=recorded[server])
+        elif server == "supabase":
+            assert state == task.initial_state
         else:  # one database build at a time for a preparation: the task's, with a warning
             assert state is None
     warned = [line for line in imported.output.splitlines() if "builds one database" in line]
@@ -200,3 +206,49 @@ def test_the_imported_sample_validates(imported: Imported) -> None:
     payload = json.loads(result.output)
     assert payload["valid"] is True
     assert payload["trajectories"] == 15
+
+
+def test_supabase_runs_start_where_supabases_standard_roles_exist(imported: Imported) -> None:
+    """Runs recorded on Supabase name its built-in roles; their replays must have them. The
+    server of each run is read from its meta.json."""
+    for trajectory in imported.dataset.trajectories.values():
+        folder = Path(trajectory.provenance.source_path or "")
+        server = json.loads((folder / "meta.json").read_text("utf-8")).get("mcp")
+        task = imported.dataset.tasks[trajectory.task_id]
+        state = trajectory.initial_state or task.initial_state
+        assert isinstance(state, SqlSeedState)
+        if server == "supabase":
+            assert state.server_roles == ["anon", "authenticated", "service_role"]
+            # Everything else of the start is the task's (or the server's collation).
+            assert state.preparation == getattr(task.initial_state, "preparation", None)
+        else:
+            assert not state.server_roles
+
+
+def test_a_task_folders_link_to_a_file_elsewhere_is_not_copied(tmp_path: Path) -> None:
+    import shutil
+
+    from dataset.importers.mcpmark import import_mcpmark
+
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TASKS, tasks)
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("not the task's", "utf-8")
+    folder = tasks / "postgres" / "standard" / "chinook" / "customer_data_migration"
+    (folder / "notes.txt").symlink_to(secret)
+    (folder / "inside.txt").write_text("the task's own", "utf-8")
+    (folder / "alias.txt").symlink_to(folder / "inside.txt")  # a link inside is fine
+    out = tmp_path / "dataset"
+    report = import_mcpmark(
+        [RUNS / "crystaldba", RUNS / "supabase"],
+        out,
+        tasks_root=tasks,
+        environments_root=ENVIRONMENTS,
+    )
+    warned = [p for p in report.problems if "link leading out of the task folder" in p.message]
+    assert len(warned) == 1
+    assert warned[0].file.endswith("notes.txt")
+    copied = {path.name: path for path in out.rglob("*.txt")}
+    assert "notes.txt" not in copied
+    assert copied["alias.txt"].read_text("utf-8") == "the task's own"
+    assert all(path.read_text("utf-8") != "not the task's" for path in copied.values())

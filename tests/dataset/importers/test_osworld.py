@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from agentjudge.cli import app
 from dataset.actions import Computer13Action, PyAutoGuiAction
 from dataset.importers.osworld import import_osworld, read_label_file
-from dataset.importers.osworld.importer import DuplicateIdError
+from dataset.importers.osworld.importer import ExistingDatasetError
 from dataset.importers.osworld.labels import LabelFileError
 from dataset.importers.osworld.steps import parse_action_timestamp
 from dataset.models import DocumentState, ExternalState
@@ -352,14 +352,244 @@ def test_screenshot_links_leaving_the_run_folder_are_not_copied(tmp_path: Path) 
     assert all(path.read_bytes() != b"host file" for path in copied)
 
 
-def test_duplicate_ids_stop_before_writing(tmp_path: Path) -> None:
+def test_a_clashing_id_is_made_distinct_and_the_others_still_import(tmp_path: Path) -> None:
     results, tasks = _osworld_tree(tmp_path)
     twin = tmp_path / "other" / "pyautogui/screenshot/gpt-4o/libreoffice_writer" / WRITER_ID
     _write_run(twin, ["DONE"])
     out = tmp_path / "dataset"
-    with pytest.raises(DuplicateIdError, match=WRITER_ID):
-        import_osworld([results, tmp_path / "other"], out, tasks_root=tasks)
-    assert not out.exists()
+    report = import_osworld([results, tmp_path / "other"], out, tasks_root=tasks)
+    assert len(report.trajectories) == 3
+    assert len(set(report.trajectories)) == 3
+    ((wanted, given),) = report.renamed
+    assert wanted == f"{WRITER_ID}__gpt-4o__pyautogui__screenshot"
+    assert given.startswith(wanted + "__")
+    assert any(
+        "already taken" in str(problem) and str(twin) in str(problem) for problem in report.problems
+    )
+    assert len(load_dataset(out, partial=True).trajectories) == 3
+
+
+def test_an_existing_dataset_is_refused_unless_merging(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    out = tmp_path / "dataset"
+    first = import_osworld([results], out, tasks_root=tasks)
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    with pytest.raises(ExistingDatasetError, match="--merge"):
+        import_osworld([results], out, tasks_root=tasks)
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+
+    merged = import_osworld([results / "pyautogui"], out, tasks_root=tasks, merge=True)
+    writer_run = next(tid for tid in first.trajectories if tid.startswith(WRITER_ID))
+    assert sorted(merged.replaced) == [
+        f"tasks/{WRITER_ID}/task.json",
+        f"trajectories/{writer_run}.json",
+    ]
+    assert len(load_dataset(out, partial=True).trajectories) == 2
+
+    runner = CliRunner()
+    refused = runner.invoke(
+        app, ["datasets", "import-osworld", str(results), str(out), "--tasks-root", str(tasks)]
+    )
+    assert refused.exit_code == 1
+    assert "already holds a dataset" in refused.output
+    assert "--merge" in refused.output
+    accepted = runner.invoke(
+        app,
+        [
+            "datasets",
+            "import-osworld",
+            str(results),
+            str(out),
+            "--tasks-root",
+            str(tasks),
+            "--merge",
+        ],
+    )
+    assert accepted.exit_code == 0, accepted.output
+    assert "--merge replaced 4 file(s)" in accepted.output
+
+
+def test_windows_variants_get_their_own_ids(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    windows_task = _task_json(
+        WRITER_ID, "libreoffice_writer", "C:\\Users\\User\\memo.docx", DOCX_URL
+    )
+    windows_task["instruction"] = "The Windows wording of the task."
+    path = tasks / "examples_windows/libreoffice_writer" / f"{WRITER_ID}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(windows_task), "utf-8")
+    _write_run(
+        tmp_path / "results_windows/pyautogui/screenshot/gpt-4o/libreoffice_writer" / WRITER_ID,
+        ["DONE"],
+    )
+    out = tmp_path / "dataset"
+    report = import_osworld([results, tmp_path / "results_windows"], out, tasks_root=tasks)
+    assert report.renamed == []
+    dataset = load_dataset(out, partial=True)
+    assert sorted(dataset.tasks) == sorted([WRITER_ID, CALC_ID, f"{WRITER_ID}__windows"])
+    linux, windows = dataset.tasks[WRITER_ID], dataset.tasks[f"{WRITER_ID}__windows"]
+    assert linux.instruction == "Edit Quarterly_Memo.docx as asked and save it."
+    assert windows.instruction == "The Windows wording of the task."
+    assert windows.metadata["osworld_platform"] == "windows"
+    assert isinstance(windows.initial_state, ExternalState)
+    assert windows.initial_state.reference.startswith("cannot replay")
+    (run,) = [t for t in dataset.trajectories.values() if t.task_id == windows.id]
+    assert run.id == f"{WRITER_ID}__windows__gpt-4o__pyautogui__screenshot"
+
+
+def test_multi_apps_and_other_domains_are_reported_and_skipped(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    multi = _task_json("m-1", "libreoffice_calc", "/home/user/a.xlsx", "https://e.org/a.xlsx")
+    multi["related_apps"] = ["libreoffice_calc", "chrome"]
+    (tasks / "examples/multi_apps").mkdir(parents=True)
+    (tasks / "examples/multi_apps/m-1.json").write_text(json.dumps(multi), "utf-8")
+    _write_run(results / "pyautogui/screenshot/gpt-4o/multi_apps/m-1", ["DONE"])
+    out = tmp_path / "dataset"
+    report = import_osworld([results], out, tasks_root=tasks)
+    assert not any(tid.startswith("m-1") for tid in report.trajectories)
+    assert any(
+        "m-1" in str(p) and "multi_apps tasks use several applications" in str(p)
+        for p in report.problems
+    )
+    assert len(report.trajectories) == 2
+
+
+def test_setup_steps_are_kept_for_the_desktop_or_reported(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    path = tasks / "examples/libreoffice_writer" / f"{WRITER_ID}.json"
+    task = json.loads(path.read_text("utf-8"))
+    task["config"] += [
+        {"type": "sleep", "parameters": {"seconds": 2}},
+        {"type": "execute", "parameters": {"command": ["python", "-c", "print(1)"]}},
+        {"type": "launch", "parameters": {"command": "libreoffice --writer"}},
+        {"type": "chrome_open_tabs", "parameters": {"urls_to_open": ["https://e.org"]}},
+        {"type": "execute", "parameters": {}},
+    ]
+    path.write_text(json.dumps(task), "utf-8")
+    out = tmp_path / "dataset"
+    report = import_osworld([results], out, tasks_root=tasks)
+    messages = [str(problem) for problem in report.problems]
+    assert any(
+        "config[6].parameters.command" in m and "needs a 'command'" in m for m in messages
+    ), messages
+    assert any(
+        "config[5] (chrome_open_tabs), config[6] (execute without a command)" in m
+        and "not carried out on replay" in m
+        for m in messages
+    ), messages
+    written = load_dataset(out, partial=True).tasks[WRITER_ID]
+    assert written.metadata["osworld_setup_not_replayed"] == [
+        "config[5] (chrome_open_tabs)",
+        "config[6] (execute without a command)",
+    ]
+    config = written.metadata["osworld_config"]
+    assert isinstance(config, list)
+    assert [step["type"] for step in config if isinstance(step, dict)] == [
+        "download",
+        "open",
+        "sleep",
+        "execute",
+        "launch",
+        "chrome_open_tabs",
+        "execute",
+    ]
+
+
+def test_missing_downloads_say_cannot_replay_with_the_file_option(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    out = tmp_path / "dataset"
+    report = import_osworld([results / "pyautogui"], out, tasks_root=tasks)
+    hint = f"--file '{DOCX_URL}=LOCAL_PATH'"
+    assert any("cannot replay: supply " + hint in str(p) for p in report.problems)
+    task = load_dataset(out, partial=True).tasks[WRITER_ID]
+    assert isinstance(task.initial_state, ExternalState)
+    assert task.initial_state.reference.startswith("cannot replay: supply " + hint)
+
+
+@pytest.mark.parametrize(
+    ("action", "severity", "message"),
+    [
+        (
+            {"action_type": "CLICK", "parameters": {"x": 300}},
+            "error",
+            "parameters.y: CLICK has x without y",
+        ),
+        (
+            {"action_type": "RIGHT_CLICK", "parameters": {"y": 300}},
+            "error",
+            "parameters.x: RIGHT_CLICK has y without x",
+        ),
+        (
+            {"action_type": "CLICK", "parameters": {"x": "300", "y": 2}},
+            "error",
+            "parameters.x: must be a number",
+        ),
+        (
+            {"action_type": "CLICK", "parameters": {"button": "back"}},
+            "error",
+            "parameters.button: must be left, right or middle",
+        ),
+        (
+            {"action_type": "CLICK", "parameters": {"num_clicks": 7}},
+            "error",
+            "parameters.num_clicks: must be 1, 2 or 3",
+        ),
+        (
+            {"action_type": "SCROLL", "parameters": {"dx": 0, "dy": "up"}},
+            "error",
+            "parameters.dy: must be a number",
+        ),
+        (
+            {"action_type": "TYPING", "parameters": {"text": 5}},
+            "error",
+            "parameters.text: must be text",
+        ),
+        (
+            {"action_type": "MOVE_TO", "parameters": {"x": 5000, "y": 10}},
+            "warning",
+            "parameters.x: 5000 is off OSWorld's 1920x1080 screen",
+        ),
+        (
+            {"action_type": "DRAG_TO", "parameters": {"x": 10, "y": -4}},
+            "warning",
+            "parameters.y: -4 is off OSWorld's 1920x1080 screen",
+        ),
+    ],
+)
+def test_computer_13_arguments_are_checked(
+    tmp_path: Path, action: dict[str, Any], severity: str, message: str
+) -> None:
+    _, tasks = _osworld_tree(tmp_path)
+    results = tmp_path / "checked"
+    run = results / "computer_13/a11y_tree/m/libreoffice_calc" / CALC_ID
+    _write_run(run, [{"action_type": "PRESS", "parameters": {"key": "a"}}, action, "DONE"])
+    report = import_osworld([results], tmp_path / "dataset", tasks_root=tasks)
+    found = [p for p in report.problems if message in p.message]
+    assert found, [str(p) for p in report.problems]
+    assert found[0].severity == severity
+    assert found[0].field == "action"
+    assert found[0].file.endswith(f"{CALC_ID}/traj.jsonl")
+    assert "line 2" in found[0].message
+    (trajectory,) = load_dataset(tmp_path / "dataset", partial=True).trajectories.values()
+    # An action OSWorld could not have run is left out; one off the screen ran and is kept.
+    assert len(trajectory.steps) == (2 if severity == "error" else 3)
+
+
+def test_downloads_are_taken_only_from_regular_files_inside_their_folder(tmp_path: Path) -> None:
+    results, tasks = _osworld_tree(tmp_path)
+    secret = tmp_path / "secret.docx"
+    secret.write_bytes(b"host document")
+    files = tmp_path / "downloads"
+    files.mkdir()
+    os.symlink(secret, files / "Quarterly_Memo.docx")
+    os.mkfifo(files / "sales.xlsx")
+    out = tmp_path / "dataset"
+    report = import_osworld([results], out, tasks_root=tasks, files_dir=files)
+    assert sorted(n.path.rsplit("/", 1)[1] for n in report.needed_files) == [
+        "Quarterly_Memo.docx",
+        "sales.xlsx",
+    ]
+    assert not any(p.read_bytes() == b"host document" for p in out.rglob("*.docx"))
 
 
 def test_action_timestamps() -> None:

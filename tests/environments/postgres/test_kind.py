@@ -213,3 +213,38 @@ async def test_judge_servers_per_access_mode(snapshot: Snapshot) -> None:
         assert set(writer.tools) == set(reader.tools)
         refused, text = await _execute(writer, "CREATE TABLE judge_note (x int)")
         assert not refused, text
+
+
+@module_loop
+async def test_a_recorded_superuser_step_is_refused_with_its_reason(snapshot: Snapshot) -> None:
+    """An agent that acted as the recording's superuser (``SET ROLE postgres``) is not replayed
+    on a server this replay shares; nothing of the call runs."""
+    clone = await snapshot.clone(writable=True)
+    async with clone:
+        refused = await KIND.execute_call(
+            clone,
+            "execute_sql",
+            {"query": "SET ROLE postgres;\nCREATE TABLE escalated (x int);"},
+        )
+        assert refused.is_error
+        assert refused.text.startswith("refused on replay")
+        assert "(SET ROLE postgres)" in refused.text
+        listed = await KIND.execute_call(
+            clone,
+            "execute_sql",
+            {"sql": "SELECT count(*) AS n FROM pg_tables WHERE tablename = 'escalated'"},
+        )
+        assert listed.text == "[{'n': 0}]"
+
+
+def test_superuser_switches_are_recognised() -> None:
+    from sandboxes.postgres.roles import superuser_switch
+
+    assert superuser_switch("set role postgres; select 1") == "set role postgres"
+    assert superuser_switch('SET SESSION ROLE "postgres"') == 'SET SESSION ROLE "postgres"'
+    assert superuser_switch("SET LOCAL ROLE supabase_admin") == "SET LOCAL ROLE supabase_admin"
+    assert superuser_switch("SET SESSION AUTHORIZATION postgres") is not None
+    assert superuser_switch("SET ROLE postgres_reader") is None
+    assert superuser_switch("SET ROLE analytics_user") is None
+    assert superuser_switch("RESET ROLE") is None
+    assert superuser_switch("SELECT 'set role' AS text") is None
