@@ -69,3 +69,13 @@ def test_the_judge_may_not_start_environments(tmp_path: Path) -> None:
     broken = _run(copy)
     assert broken.returncode != 0, broken.stdout
     assert "judge_agent.loop -> sandboxes.base" in broken.stdout, broken.stdout
+
+
+def test_installed_code_may_not_import_the_benchmarks(tmp_path: Path) -> None:
+    copy = _copy(tmp_path / "copy")
+    metrics = copy / "bench" / "metrics.py"
+    planted = "\nimport benchmarks.perf_judge  # noqa\n"
+    metrics.write_text(metrics.read_text(encoding="utf-8") + planted)
+    broken = _run(copy)
+    assert broken.returncode != 0, broken.stdout
+    assert "bench.metrics -> benchmarks.perf_judge" in broken.stdout, broken.stdout

@@ -31,7 +31,7 @@ from typing import Any
 import psutil
 from mcp import Client
 
-from bench.perf_sandboxes import percentile
+from benchmarks.perf_sandboxes import percentile
 from mcp_servers.browser.server import browser_server
 from sandboxes.browser.archive import FolderPage, PageArchive, load_archive, write_index
 from sandboxes.browser.sandbox import BrowserProvider

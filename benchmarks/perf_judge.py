@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from bench.grid_runner import GridSpec, judge_dataset
-from bench.perf_sandboxes import percentile
+from benchmarks.perf_sandboxes import percentile
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ToolInfo

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 from bench.grid_runner import GridSpec, JudgeArm, judge_dataset
-from bench.perf_judge import build_dataset
-from bench.perf_sandboxes import percentile
+from benchmarks.perf_judge import build_dataset
+from benchmarks.perf_sandboxes import percentile
 from bench.ray_cluster import loopback_cluster
 from bench.ray_executor import RayExecutor
 from judge_agent.conversation import JudgeLimits

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
-from bench.perf_sandboxes import percentile
+from benchmarks.perf_sandboxes import percentile
 from dataset.models import SqlSeedState, Task
 
 MINI = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "mini"
