@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from bench.grid_runner import GridSpec, JudgeArm, judge_dataset
-from benchmarks.perf_judge import build_dataset
-from benchmarks.perf_sandboxes import percentile
 from bench.ray_cluster import loopback_cluster
 from bench.ray_executor import RayExecutor
+from benchmarks.perf_judge import build_dataset
+from benchmarks.perf_sandboxes import percentile
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ToolInfo
 from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call

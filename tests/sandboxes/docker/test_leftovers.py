@@ -17,7 +17,7 @@ import docker
 import pytest
 
 from dataset.models import EmptyState, Task
-from sandboxes.docker.images import IMAGE_LABEL
+from sandboxes.docker.rootfs import IMAGE_LABEL
 from sandboxes.docker.leftovers import PID_LABEL, collect_docker_leftovers, run_labels
 from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
 from sandboxes.filesystem.local import collect_local_leftovers
