@@ -5,12 +5,14 @@ Layout of a dataset folder::
     dataset.json                 manifest (format version, name, description)
     tasks/<task_id>/task.json    one Task; its id equals the folder name
     tasks/<task_id>/...          the initial state and verifier the task names
+    assets/...                   optional files many tasks share (``dataset.assets``)
     trajectories/<id>.json       one Trajectory; its id equals the file name
     trajectories/<id>/...        optional per-trajectory files (screenshots)
 
 Loading checks every file and cross-reference and reports every problem it finds; it raises
 ``DatasetError`` unless the caller asks for the valid part only. A file a record names (an initial
-tree, a seed, a verifier, a screenshot) must stay inside its task's folder (or ``trajectories/``)
+tree, a seed, a verifier, a screenshot) must stay inside its task's folder (``assets/`` for a
+shared file, ``trajectories/`` for a screenshot)
 once symbolic links are followed: a link leaving it is an error naming the link and its target,
 so that no code or data from elsewhere on the machine is run or shown as the dataset's.
 ``check_dataset_folder`` tells a missing or unreadable dataset path apart from a broken dataset.
@@ -20,6 +22,7 @@ are not this module's.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from dataset.assets import state_file, state_file_folder
 from dataset.models import (
     AppSnapshotState,
     DirectoryTreeState,
@@ -251,20 +255,36 @@ def _check_state_files(
     field_name: str,
     log: ProblemLog,
 ) -> None:
-    """Check that the files an initial state names exist inside its task's folder."""
+    """Check that the files an initial state names exist inside its task's folder (or, for a
+    ``dataset:`` name, inside the dataset's ``assets/``)."""
     path_field = f"{field_name}.path"
+    check = functools.partial(_check_state_file, root, task_dir, named_in, log)
     match state:
         case DirectoryTreeState(path=path):
-            _check_exists(root, task_dir / path, "dir", named_in, path_field, log, task_dir)
+            check(path, "dir", path_field)
         case SqlSeedState(path=seed, preparation=preparation):
             for name, value in (("path", seed), ("preparation", preparation)):
                 if value is not None:
-                    where = f"{field_name}.{name}"
-                    _check_exists(root, task_dir / value, "file", named_in, where, log, task_dir)
+                    check(value, "file", f"{field_name}.{name}")
         case DocumentState(path=path):
-            _check_exists(root, task_dir / path, "file", named_in, path_field, log, task_dir)
+            check(path, "file", path_field)
         case PageArchiveState(path=path) | AppSnapshotState(path=str() as path):
-            _check_exists(root, task_dir / path, "any", named_in, path_field, log, task_dir)
+            check(path, "any", path_field)
+    if isinstance(state, AppSnapshotState) and state.apps is not None:
+        check(state.apps, "dir", f"{field_name}.apps")
+
+
+def _check_state_file(
+    root: Path,
+    task_dir: Path,
+    named_in: Path,
+    log: ProblemLog,
+    reference: str,
+    expected: Literal["dir", "file", "any"],
+    field_name: str,
+) -> None:
+    target, folder = state_file(task_dir, reference), state_file_folder(task_dir, reference)
+    _check_exists(root, target, expected, named_in, field_name, log, folder)
 
 
 def _check_exists(
@@ -277,7 +297,8 @@ def _check_exists(
     folder: Path,
 ) -> None:
     """Check that ``target`` (a path below the dataset ``root``) exists as ``expected`` and,
-    symbolic links followed, stays inside ``folder`` (its task's folder, or ``trajectories/``)."""
+    symbolic links followed, stays inside ``folder`` (its task's folder, ``assets/`` or
+    ``trajectories/``)."""
     shown = log.display(target)
     escape = _link_escape(root, target, folder)
     if escape is not None:
