@@ -80,24 +80,24 @@ judge: $(RUNTIME_STAMP)
 perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor
 
 perf-sandboxes: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_sandboxes --docker
+	$(BIN)/python -m benchmarks.perf_sandboxes --docker
 
 perf-mcp: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_mcp
+	$(BIN)/python -m benchmarks.perf_mcp
 
 perf-judge: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_judge
+	$(BIN)/python -m benchmarks.perf_judge
 
 perf-ranking: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_agent_ranking
+	$(BIN)/python -m benchmarks.perf_agent_ranking
 perf-browser: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_browser
+	$(BIN)/python -m benchmarks.perf_browser
 perf-desktop: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_desktop
+	$(BIN)/python -m benchmarks.perf_desktop
 perf-viewer: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_viewer
+	$(BIN)/python -m benchmarks.perf_viewer
 perf-executor: $(DEV_STAMP)
-	$(BIN)/python -m bench.perf_executor
+	$(BIN)/python -m benchmarks.perf_executor
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images $(if $(KINDS),$(foreach kind,$(KINDS),--kind $(kind)),--all)

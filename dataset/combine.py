@@ -2,10 +2,12 @@
 dataset whose tasks keep their domains, so one judge run reports every domain side by side.
 
 ``suite_folders`` finds the datasets directly inside a folder (sub-folders holding
-``dataset.json``). ``combine_datasets`` writes a new dataset folder holding every task folder
-and trajectory of them: files are hard links where the file system allows (no copy, no
-symbolic link leaving the folder, which a dataset may not have), copies otherwise. Two datasets
-naming the same task or trajectory id stop it with both named.
+``dataset.json``). ``combine_datasets`` writes a new dataset folder holding every task folder,
+trajectory and shared asset (``assets/``) of them: files are hard links where the file system
+allows (no copy, no symbolic link leaving the folder, which a dataset may not have), copies
+otherwise. Two datasets
+naming the same task or trajectory id, or the same entry of ``assets/``, stop it with both
+named.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
+from dataset.assets import ASSETS_DIR
 from dataset.problems import DatasetError, Problem
 from dataset.store import MANIFEST_FILE, TASKS_DIR, TRAJECTORIES_DIR, Manifest, write_manifest
 
@@ -41,13 +44,13 @@ def _link_tree(source: Path, target: Path) -> None:
 
 
 def combine_datasets(sources: list[Path], target: Path) -> Path:
-    """Write one dataset at ``target`` (replacing what is there) holding every task and
-    trajectory of ``sources``; returns ``target``."""
+    """Write one dataset at ``target`` (replacing what is there) holding every task,
+    trajectory and shared asset of ``sources``; returns ``target``."""
     owners: dict[str, Path] = {}
     clashes: list[Problem] = []
     plan: list[tuple[Path, Path]] = []
     for source in sources:
-        for kind in (TASKS_DIR, TRAJECTORIES_DIR):
+        for kind in (TASKS_DIR, TRAJECTORIES_DIR, ASSETS_DIR):
             folder = source / kind
             if not folder.is_dir():
                 continue
@@ -57,7 +60,7 @@ def combine_datasets(sources: list[Path], target: Path) -> Path:
                     clashes.append(
                         Problem(
                             file=str(source / key),
-                            message=f"cannot combine: {owners[key] / key} has the same id",
+                            message=f"cannot combine: {owners[key] / key} has the same name",
                         )
                     )
                     continue

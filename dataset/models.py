@@ -8,7 +8,6 @@ these models, so a new source format costs one importer and nothing else.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal, NamedTuple, get_args
 
@@ -26,6 +25,7 @@ from pydantic import (
 )
 
 from dataset.actions import Action
+from dataset.assets import check_relative_path, check_state_reference
 from dataset.domains import domain_names, domain_spec, home_domain
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "RelativePath",
     "SqlSeedState",
     "StateFile",
+    "StatePath",
     "Step",
     "Task",
     "Trajectory",
@@ -90,19 +91,12 @@ LABEL_SOURCES: tuple[LabelSource, ...] = get_args(LabelSource)
 """Every label source, in the order above."""
 
 
-def _check_relative_path(value: str) -> str:
-    # Dataset files name other files of the dataset; they must never point outside it.
-    if not value or "\x00" in value:
-        raise ValueError("must be a non-empty path without null bytes")
-    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
-        raise ValueError(f"must be relative to its folder, got absolute path {value!r}")
-    if any(part == ".." for part in re.split(r"[\\/]", value)):
-        raise ValueError(f"must stay inside its folder, got {value!r}")
-    return value
-
-
-RelativePath = Annotated[str, AfterValidator(_check_relative_path)]
+RelativePath = Annotated[str, AfterValidator(check_relative_path)]
 """A path relative to the folder of the file that names it, never escaping that folder."""
+
+StatePath = Annotated[str, AfterValidator(check_state_reference)]
+"""A file an initial state names: relative to its task's folder, or ``dataset:assets/...``
+for a file the whole dataset shares (``dataset.assets``)."""
 
 Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
 
@@ -120,7 +114,7 @@ class StateFile(NamedTuple):
     field: str
     """The state's field that names it (``path``, ``preparation``)."""
     path: str
-    """Where it is, relative to the task folder."""
+    """Where it is: relative to the task folder, or ``dataset:assets/...`` (``dataset.assets``)."""
     expected: Literal["dir", "file", "any"]
     """What it must be: a folder, a file, or either."""
 
@@ -137,7 +131,7 @@ class DirectoryTreeState(_State):
     kind: Literal["directory_tree"] = "directory_tree"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath = "initial"
+    path: StatePath = "initial"
     """The tree's folder, relative to the task folder."""
 
     def files(self) -> list[StateFile]:
@@ -155,14 +149,15 @@ class SqlSeedState(_State):
     kind: Literal["sql_seed"] = "sql_seed"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath | None = "seed.sql"
+    path: StatePath | None = "seed.sql"
     """The seed, relative to the task folder: plain SQL, or a ``pg_dump`` custom-format archive
     (recognised by its first bytes); None starts from an empty database."""
 
     preparation: RelativePath | None = None
     """A Python script run after the seed against the new database, as MCPMark runs a task's
     ``prepare_environment.py``: in the dataset-code box, with the ``POSTGRES_*`` variables of a
-    role that owns the database; relative to the task folder. Exit code 0 means it worked."""
+    role that owns the database; relative to the task folder (never shared: it runs in the task
+    folder, the only one its box shows). Exit code 0 means it worked."""
 
     collation: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.@-]+$")] | None = None
     """The database's default collation, as Postgres names collations: a libc locale (``C``,
@@ -209,7 +204,7 @@ class DocumentState(_State):
     kind: Literal["document"] = "document"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath
+    path: StatePath
     """The document file, relative to the task folder."""
 
     application: Literal["impress", "writer", "calc"] | None = None
@@ -228,8 +223,12 @@ class AppSnapshotState(_State):
     kind: Literal["app_snapshot"] = "app_snapshot"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath | None = None
+    path: StatePath | None = None
     """The snapshot file or folder inside the task folder, when it is bundled."""
+
+    apps: StatePath | None = None
+    """The apps folder of a web snapshot when it is not the snapshot folder's own ``apps/``:
+    typically ``dataset:assets/...``, one copy the dataset's tasks share."""
 
     snapshot_name: str | None = None
     """The name of an emulator snapshot to load, when the snapshot lives with the emulator."""
@@ -244,7 +243,10 @@ class AppSnapshotState(_State):
         return self
 
     def files(self) -> list[StateFile]:
-        return [] if self.path is None else [StateFile("path", self.path, "any")]
+        named = [] if self.path is None else [StateFile("path", self.path, "any")]
+        if self.apps is not None:
+            named.append(StateFile("apps", self.apps, "dir"))
+        return named
 
 
 class PageArchiveState(_State):
@@ -253,7 +255,7 @@ class PageArchiveState(_State):
     kind: Literal["page_archive"] = "page_archive"
     """Discriminator of the initial-state union."""
 
-    path: RelativePath
+    path: StatePath
     """The archive (a folder of pages or a single archive file), relative to the task folder."""
 
     start_url: str | None = None

@@ -5,12 +5,14 @@ Layout of a dataset folder::
     dataset.json                 manifest (format version, name, description)
     tasks/<task_id>/task.json    one Task; its id equals the folder name
     tasks/<task_id>/...          the initial state and verifier the task names
+    assets/...                   optional files many tasks share (``dataset.assets``)
     trajectories/<id>.json       one Trajectory; its id equals the file name
     trajectories/<id>/...        optional per-trajectory files (screenshots)
 
 Loading checks every file and cross-reference and reports every problem it finds; it raises
 ``DatasetError`` unless the caller asks for the valid part only. A file a record names (an initial
-tree, a seed, a verifier, a screenshot) must stay inside its task's folder (or ``trajectories/``)
+tree, a seed, a verifier, a screenshot) must stay inside its task's folder (``assets/`` for a
+shared file, ``trajectories/`` for a screenshot)
 once symbolic links are followed: a link leaving it is an error naming the link and its target,
 so that no code or data from elsewhere on the machine is run or shown as the dataset's.
 ``check_dataset_folder`` tells a missing or unreadable dataset path apart from a broken dataset.
@@ -28,6 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from dataset.assets import state_file, state_file_folder
 from dataset.models import InitialState, Task, Trajectory
 from dataset.problems import DatasetError, Problem, ProblemLog
 from storage.files import write_json_atomic
@@ -242,11 +245,13 @@ def _check_state_files(
     field_name: str,
     log: ProblemLog,
 ) -> None:
-    """Check that the files an initial state names exist inside its task's folder."""
+    """Check that the files an initial state names exist inside its task's folder (or, for a
+    ``dataset:`` name, inside the dataset's ``assets/``)."""
     for named in state.files():
         where = f"{field_name}.{named.field}"
-        target = task_dir / named.path
-        _check_exists(root, target, named.expected, named_in, where, log, task_dir)
+        target = state_file(task_dir, named.path)
+        folder = state_file_folder(task_dir, named.path)
+        _check_exists(root, target, named.expected, named_in, where, log, folder)
 
 
 def _check_exists(
@@ -259,7 +264,8 @@ def _check_exists(
     folder: Path,
 ) -> None:
     """Check that ``target`` (a path below the dataset ``root``) exists as ``expected`` and,
-    symbolic links followed, stays inside ``folder`` (its task's folder, or ``trajectories/``)."""
+    symbolic links followed, stays inside ``folder`` (its task's folder, ``assets/`` or
+    ``trajectories/``)."""
     shown = log.display(target)
     escape = _link_escape(root, target, folder)
     if escape is not None:

@@ -96,6 +96,10 @@ def test_every_kind_package_is_forbidden_to_the_shared_layers() -> None:
     assert set(forbidden) == kind_packages - SHARED_SUBPACKAGES
 
 
+def test_the_kind_contract_ignores_no_import() -> None:
+    assert "ignore_imports" not in _kind_contract()
+
+
 def test_replay_may_not_import_a_kind(tmp_path: Path) -> None:
     copy = _copy(tmp_path / "copy")
     engine = copy / "replay" / "engine.py"
@@ -105,3 +109,13 @@ def test_replay_may_not_import_a_kind(tmp_path: Path) -> None:
     broken = _run(copy)
     assert broken.returncode != 0, broken.stdout
     assert "replay.engine -> environments.desktop.kind" in broken.stdout, broken.stdout
+
+
+def test_installed_code_may_not_import_the_benchmarks(tmp_path: Path) -> None:
+    copy = _copy(tmp_path / "copy")
+    metrics = copy / "bench" / "metrics.py"
+    planted = "\nimport benchmarks.perf_judge  # noqa\n"
+    metrics.write_text(metrics.read_text(encoding="utf-8") + planted)
+    broken = _run(copy)
+    assert broken.returncode != 0, broken.stdout
+    assert "bench.metrics -> benchmarks.perf_judge" in broken.stdout, broken.stdout

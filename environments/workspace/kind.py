@@ -22,6 +22,7 @@ from dataset.models import DirectoryTreeState, InitialState, Task
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
+    JudgeServerOptions,
     LeftoverSource,
     ProviderFactory,
     VerifierInputs,
@@ -73,7 +74,7 @@ class WorkspaceKind(EnvironmentKind):
     backends: ClassVar[Mapping[str, ProviderFactory]] = {"local": _local}
     worker_resources: ClassVar[WorkerResources] = WorkerResources(cpus=0.5, memory_mb=512)
 
-    def backend_for(self, backend: CommandLineBackend, dsn: str | None) -> str:
+    def backend_for(self, backend: CommandLineBackend) -> str:
         """Always ``local``: the project is a host folder and its commands run in the
         dataset-code box (bubblewrap), which already isolates them; ``docker`` asks for nothing
         more here."""
@@ -113,12 +114,12 @@ class WorkspaceKind(EnvironmentKind):
 
     @asynccontextmanager
     async def judge_servers(
-        self, sandbox: Sandbox, *, writable: bool, observation: str | None = None
+        self, sandbox: Sandbox, options: JudgeServerOptions
     ) -> AsyncIterator[list[ToolServer[Any]]]:
         """The workspace judge server over the project folder."""
         from mcp_servers.workspace.server import workspace_judge_server
 
-        yield [workspace_judge_server(project_tree(sandbox), writable=writable)]
+        yield [workspace_judge_server(project_tree(sandbox), writable=options.writable)]
 
     def agent_server(self, sandbox: Sandbox) -> ToolServer[Any] | None:
         """The coding agents' four tools over a writable project folder."""
@@ -130,7 +131,7 @@ class WorkspaceKind(EnvironmentKind):
         """``prompts/subdomains/workspace.md``."""
         return "subdomains/workspace.md"
 
-    def leftover_collectors(self, dsn: str | None) -> Sequence[LeftoverSource]:
+    def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """The run directories of dead runs (project folders and command boxes live there)."""
         return (LeftoverSource("directories", _directories, order=900),)
 

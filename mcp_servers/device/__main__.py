@@ -1,7 +1,8 @@
 """``python -m mcp_servers.device``: serve one device over stdio.
 
 Usage: ``python -m mcp_servers.device --snapshot FOLDER`` (a web snapshot folder: ``apps/``,
-optional ``storage.json`` and ``screen.json``; a phone-sized headless Chromium shows it) or
+optional ``storage.json`` and ``screen.json``; a phone-sized headless Chromium shows it; ``--apps
+FOLDER`` when its apps live elsewhere, as in a dataset's shared assets) or
 ``--serial SERIAL`` (a device or emulator on the local adb server), with ``--observation
 screenshot|ui_elements|both`` and, to serve ``VIEW_TRAJECTORY_STEP`` too, ``--trajectory FILE``.
 Bad input is reported on stderr naming the file, with exit code 2. The Chromium phone and its
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--snapshot", type=Path, help="a web snapshot folder (Chromium backend)")
     where.add_argument("--serial", help="a device or emulator serial on the local adb server")
     parser.add_argument(
+        "--apps", type=Path, help="the snapshot's apps folder, when not the snapshot's apps/"
+    )
+    parser.add_argument(
         "--observation",
         choices=["screenshot", "ui_elements", "both"],
         default="both",
@@ -49,13 +53,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _serve_web(
-    snapshot: Path, observation: ObservationMode, recording: LoadedTrajectory | None
+    snapshot: Path,
+    apps_folder: Path | None,
+    observation: ObservationMode,
+    recording: LoadedTrajectory | None,
 ) -> None:
     from sandboxes.android.chromium import PhoneBrowser, chromium_executable
     from sandboxes.android.sandbox import read_web_snapshot
     from settings import get_settings
 
-    apps, state = read_web_snapshot(snapshot)
+    apps, state = read_web_snapshot(snapshot, apps_folder)
     browser = await PhoneBrowser.launch(chromium_executable(get_settings().chromium))
     try:
         device = await browser.new_device(apps, state)
@@ -106,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
     try:
         if arguments.snapshot is not None:
-            anyio.run(_serve_web, arguments.snapshot, arguments.observation, recording)
+            anyio.run(
+                _serve_web, arguments.snapshot, arguments.apps, arguments.observation, recording
+            )
         else:
             anyio.run(_serve_adb, arguments.serial, arguments.observation, recording)
     except SandboxError as error:

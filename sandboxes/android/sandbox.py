@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
+from dataset.assets import state_file
 from dataset.models import AppSnapshotState, Task
 from sandboxes.android.adb import AdbDevice, EmulatorConsole
 from sandboxes.android.chromium import PhoneBrowser, WebDevice, WebDeviceState
@@ -43,12 +44,13 @@ def _app_snapshot(task: Task) -> AppSnapshotState:
     return state
 
 
-def read_web_snapshot(folder: Path) -> tuple[Path, WebDeviceState]:
+def read_web_snapshot(folder: Path, apps: Path | None = None) -> tuple[Path, WebDeviceState]:
     """The apps folder and the starting state of a Chromium-backend snapshot folder; problems
-    raise ``SandboxError`` naming the file and field."""
-    apps = folder / "apps"
+    raise ``SandboxError`` naming the file and field. ``apps``: the snapshot's apps when they
+    live elsewhere (shared by a dataset's tasks); else its own ``apps/``."""
+    apps = apps if apps is not None else folder / "apps"
     if not apps.is_dir():
-        raise SandboxError(f"{folder}: a web snapshot needs an apps/ folder")
+        raise SandboxError(f"{folder}: a web snapshot needs an apps/ folder (not found: {apps})")
     state = WebDeviceState()
     storage_file = folder / "storage.json"
     if storage_file.is_file():
@@ -185,7 +187,8 @@ class ChromiumProvider(SandboxProvider):
                 "backend (a device or emulator named by ANDROID_SERIAL); the chromium backend "
                 "starts from a web snapshot folder (initial_state.path)"
             )
-        apps, state = read_web_snapshot(task_dir / snapshot.path)
+        shared = state_file(task_dir, snapshot.apps) if snapshot.apps is not None else None
+        apps, state = read_web_snapshot(state_file(task_dir, snapshot.path), shared)
         return await self.open(state, apps, read_only=False)
 
     async def open(self, state: WebDeviceState, apps: Path, *, read_only: bool) -> WebSandbox:

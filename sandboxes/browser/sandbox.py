@@ -17,6 +17,7 @@ import contextlib
 from pathlib import Path
 from typing import ClassVar
 
+from dataset.assets import state_file
 from dataset.models import PageArchiveState, Task
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider, Snapshot
 from sandboxes.browser.archive import ArchiveError, PageArchive, load_archive
@@ -199,7 +200,7 @@ class BrowserProvider(SandboxProvider):
                 f"tasks/{task.id}: a browser sandbox starts from a page_archive, not {state.kind}"
             )
         try:
-            archive = await self.archive(task_dir / state.path)
+            archive = await self.archive(state_file(task_dir, state.path))
         except ArchiveError as error:
             raise SandboxError(f"tasks/{task.id}: initial_state.path: {error}") from None
         return await self.open(archive, [state.start_url] if state.start_url else [])

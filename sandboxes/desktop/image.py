@@ -15,43 +15,36 @@ first start that creates it costs seconds.
 
 The session itself (which processes start, with which variables) is not baked in: the ``docker``
 backend starts it from the repository (``sandboxes.desktop.docker``), so changing it needs no
-rebuild. The build reuses the sandbox image's steps (root and debootstrap required; the minbase
-tarball, the downloaded packages and the packed root filesystem cached under
-``~/.cache/agentjudge``) and takes a few minutes once per machine: ``make images`` or
-``agentjudge sandboxes build-images --desktop``.
+rebuild. ``sandboxes.docker.rootfs`` builds it as it builds the sandbox image (root and
+debootstrap required; the minbase tarball and the packed root filesystem cached under
+``~/.cache/agentjudge``, the downloaded packages too) and takes a few minutes once per machine:
+``make images`` or ``agentjudge sandboxes build-images --desktop``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import logging
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import docker
 import docker.errors
 
 from sandboxes.base import SandboxError
 from sandboxes.desktop.control_server.session import PROFILE_SETTINGS
 from sandboxes.desktop.desktop_python import PACKAGES as PACKAGES_FROM_PYPI
-from sandboxes.docker.images import (
-    _hash,
-    _image_exists,
-    _image_id,
-    _remove_build_directory,
-    _run,
+from sandboxes.docker.rootfs import (
+    IMAGE_LABEL,
+    RootfsRecipe,
+    build_image,
     cache_directory,
     docker_client,
-    require_debootstrap,
+    recipe_digest,
+    run_in_root,
+    run_step,
 )
-from settings import get_settings
 
 logger = logging.getLogger(__name__)
 
@@ -60,9 +53,6 @@ BUILD_COMMAND = "make images (agentjudge sandboxes build-images --desktop)"
 
 REPOSITORY = "agentjudge/desktop"
 """The image repository; the tag is the recipe hash."""
-
-IMAGE_LABEL = "agentjudge.image"
-"""Label naming what an image is (``desktop`` here)."""
 
 USER = "user"
 """The desktop's unprivileged user, named as on OSWorld's VM."""
@@ -185,7 +175,7 @@ _RECIPE_VERSION = 3
 
 def recipe_hash() -> str:
     """A short hash of everything that determines the image's content."""
-    return _hash(
+    return recipe_digest(
         _RECIPE_VERSION, SUITE, PACKAGES, PYPI_PACKAGES, _PREPARE, _PROFILE, _FINISH, _CHANGES
     )
 
@@ -195,54 +185,17 @@ def desktop_image_tag() -> str:
     return f"{REPOSITORY}:{recipe_hash()}"
 
 
-def _rootfs_path(recipe: str) -> Path:
-    return cache_directory() / f"desktop-rootfs-{recipe}.tar"
-
-
-@contextlib.contextmanager
-def _build_lock() -> Iterator[None]:
-    # Its own lock: a desktop build (minutes) must not hold up a sandbox image build.
-    with (cache_directory() / "desktop-build.lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _download(mirror: str) -> Path:
-    """The tarball of a plain minbase root filesystem, downloaded once."""
-    tarball = cache_directory() / f"debootstrap-{SUITE}-minbase-plain.tgz"
-    if tarball.exists():
-        logger.info("using cached package tarball %s", tarball)
-        return tarball
-    logger.info("downloading Debian %s minbase from %s", SUITE, mirror)
-    scratch = Path(tempfile.mkdtemp(prefix="download-", dir=cache_directory()))
-    partial = scratch / "packages.tgz"
-    try:
-        _run(
-            "debootstrap --make-tarball (desktop)",
-            [
-                "debootstrap",
-                "--variant=minbase",
-                f"--make-tarball={partial}",
-                SUITE,
-                str(scratch / "target"),
-                mirror,
-            ],
-            timeout=1800,
-        )
-        partial.replace(tarball)
-    finally:
-        _remove_build_directory(scratch)
-    return tarball
+def _mount_proc(root: Path) -> None:
+    run_step(
+        "mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30
+    )
 
 
 def _apt_install(root: Path) -> None:
     """Install ``PACKAGES`` in the chroot with apt (its resolver handles the alternatives and
     virtual packages debootstrap's cannot), without recommendations, no service started; the
     downloaded packages are kept in the cache for the next build."""
-    debs = cache_directory() / f"desktop-debs-{_hash(SUITE, PACKAGES)}"
+    debs = cache_directory() / f"desktop-debs-{recipe_digest(SUITE, PACKAGES)}"
     debs.mkdir(exist_ok=True)
     archives = root / "var/cache/apt/archives"
     resolver = root / "etc/resolv.conf"
@@ -250,16 +203,16 @@ def _apt_install(root: Path) -> None:
     shutil.copyfile("/etc/resolv.conf", resolver)
     (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")
     (root / "usr/sbin/policy-rc.d").chmod(0o755)
-    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
-    _run("mount debs (desktop)", ["mount", "--bind", str(debs), str(archives)], timeout=30)
+    _mount_proc(root)
+    run_step("mount debs (desktop)", ["mount", "--bind", str(debs), str(archives)], timeout=30)
     try:
         environment = ["env", "DEBIAN_FRONTEND=noninteractive", "LANG=C.UTF-8"]
-        _run(
+        run_step(
             "apt-get update (desktop)",
             ["chroot", str(root), *environment, "apt-get", "update", "-qq"],
             timeout=600,
         )
-        _run(
+        run_step(
             "apt-get install (desktop)",
             [
                 "chroot",
@@ -288,7 +241,7 @@ def _apt_install(root: Path) -> None:
 def _add_pypi_packages(root: Path) -> None:
     """pyautogui and its dependencies, installed by the host's pip into the image's path
     (pure Python, so the host interpreter's version does not matter)."""
-    _run(
+    run_step(
         "pip install pyautogui (desktop)",
         [
             sys.executable,
@@ -308,10 +261,10 @@ def _add_pypi_packages(root: Path) -> None:
 
 
 def _make_profile(root: Path) -> None:
-    _run("profile settings (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PROFILE], timeout=60)
-    _run("mount /proc (desktop)", ["mount", "-t", "proc", "proc", str(root / "proc")], timeout=30)
+    run_in_root("profile settings (desktop)", root, _PROFILE, timeout=60)
+    _mount_proc(root)
     try:
-        _run(
+        run_step(
             "profile (desktop)",
             [
                 "chroot",
@@ -334,84 +287,29 @@ def _make_profile(root: Path) -> None:
         )
 
 
-def _build_rootfs(packages_tarball: Path, mirror: str, rootfs_tarball: Path) -> None:
-    scratch = Path(tempfile.mkdtemp(prefix="build-desktop-", dir=cache_directory()))
-    root = scratch / "root"
-    try:
-        logger.info("installing the desktop root filesystem with debootstrap")
-        _run(
-            "debootstrap (desktop)",
-            [
-                "debootstrap",
-                "--variant=minbase",
-                f"--unpack-tarball={packages_tarball}",
-                SUITE,
-                str(root),
-                mirror,
-            ],
-            timeout=3600,
-        )
-        logger.info("installing the desktop packages with apt (a few minutes)")
-        _apt_install(root)
-        _run("prepare (desktop)", ["chroot", str(root), "/bin/sh", "-c", _PREPARE], timeout=120)
-        _add_pypi_packages(root)
-        logger.info("creating the LibreOffice profile")
-        _make_profile(root)
-        _run("finish (desktop)", ["chroot", str(root), "/bin/sh", "-c", _FINISH], timeout=600)
-        logger.info("packing the desktop root filesystem")
-        partial = scratch / "rootfs.tar"
-        _run(
-            "pack (desktop)",
-            [
-                "tar",
-                "--create",
-                "--file",
-                str(partial),
-                "--numeric-owner",
-                "--directory",
-                str(root),
-                "--exclude=./proc/*",
-                "--exclude=./sys/*",
-                "--exclude=./dev/*",
-                ".",
-            ],
-            timeout=1800,
-        )
-        partial.replace(rootfs_tarball)
-    finally:
-        _remove_build_directory(scratch)
+def _configure(root: Path) -> None:
+    logger.info("installing the desktop packages with apt (a few minutes)")
+    _apt_install(root)
+    run_in_root("prepare (desktop)", root, _PREPARE, timeout=120)
+    _add_pypi_packages(root)
+    logger.info("creating the LibreOffice profile")
+    _make_profile(root)
+    run_in_root("finish (desktop)", root, _FINISH, timeout=600)
 
 
-def _import(client: docker.DockerClient, rootfs_tarball: Path, tag: str) -> None:
-    repository, _, version = tag.partition(":")
-    changes = [*_CHANGES, f"LABEL agentjudge.recipe={version}"]
-    logger.info("importing %s into Docker as %s", rootfs_tarball.name, tag)
-    try:
-        result = client.api.import_image_from_file(
-            str(rootfs_tarball), repository=repository, tag=version, changes=changes
-        )
-    except docker.errors.DockerException as error:
-        raise SandboxError(f"desktop image step 'docker import' failed: {error}") from error
-    if not _image_exists(client, tag):
-        raise SandboxError(f"desktop image step 'docker import' did not create {tag}: {result}")
-
-
-def _prune_other_recipes(client: docker.DockerClient, keep: str) -> list[str]:
-    """Remove desktop images of earlier recipes that no container uses (and their cached root
-    filesystems); return the removed tags."""
-    removed: list[str] = []
-    for image in client.images.list(name=REPOSITORY):
-        for tag in image.tags:
-            if tag == keep:
-                continue
-            try:
-                client.images.remove(tag)
-            except docker.errors.APIError:
-                continue  # a container still uses it
-            removed.append(tag)
-            _rootfs_path(tag.rsplit(":", 1)[-1]).unlink(missing_ok=True)
-            logger.info("removed the desktop image of an earlier recipe: %s", tag)
-    return removed
+def desktop_recipe() -> RootfsRecipe:
+    """The current recipe of the desktop image, for ``sandboxes.docker.rootfs``: plain minbase
+    from debootstrap, everything else from ``_configure``."""
+    return RootfsRecipe(
+        name="desktop",
+        repository=REPOSITORY,
+        digest=recipe_hash(),
+        suite=SUITE,
+        include=(),
+        changes=_CHANGES,
+        configure=_configure,
+        engine_timeout=900,
+    )
 
 
 def build_desktop_image(force: bool = False) -> str:
@@ -419,32 +317,7 @@ def build_desktop_image(force: bool = False) -> str:
 
     Needs root (debootstrap, chroot) and the Docker engine; a cached call costs one engine query.
     """
-    tag = desktop_image_tag()
-    client = docker_client(timeout=900)
-    try:
-        if not force and _image_exists(client, tag):
-            return tag
-        with _build_lock():
-            if not force and _image_exists(client, tag):
-                return tag
-            started = time.monotonic()
-            mirror = get_settings().debian_mirror
-            rootfs = _rootfs_path(recipe_hash())
-            if force or not rootfs.exists():
-                require_debootstrap()
-                _build_rootfs(_download(mirror), mirror, rootfs)
-            else:
-                logger.info("using cached root filesystem %s", rootfs)
-            previous = _image_id(client, tag)
-            _import(client, rootfs, tag)
-            if previous is not None and previous != _image_id(client, tag):
-                with contextlib.suppress(docker.errors.APIError):
-                    client.images.remove(previous)
-            _prune_other_recipes(client, tag)
-            logger.info("built %s in %.0f s", tag, time.monotonic() - started)
-            return tag
-    finally:
-        client.close()
+    return build_image(desktop_recipe(), force)
 
 
 def desktop_image_size(tag: str | None = None) -> int:

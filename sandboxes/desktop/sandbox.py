@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import ClassVar
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
+from dataset.assets import state_file
 from dataset.models import DocumentState, EmptyState, Task
 from sandboxes.base import (
     Sandbox,
@@ -372,7 +373,7 @@ class DesktopProvider(SandboxProvider):
             raise SandboxError(
                 f"task {task.id}: a desktop starts from a document, not from {state.kind!r}"
             )
-        source = task_dir / state.path
+        source = state_file(task_dir, state.path)
         try:
             data = await asyncio.to_thread(source.read_bytes)
         except OSError as error:

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from dataset.assets import state_file, state_file_folder
 from sandboxes.base import SandboxError
 
 
@@ -246,13 +247,15 @@ class FileTree(ABC):
 
 
 def initial_tree_source(task_id: str, task_dir: Path, relative: str) -> Path:
-    """The folder a task's initial tree is copied from: ``task_dir / relative``, which must be a
-    folder and, symlinks followed, inside ``task_dir``; raise ``SandboxError`` otherwise."""
-    source = task_dir / relative
-    real, folder = os.path.realpath(source), os.path.realpath(task_dir)
+    """The folder a task's initial tree is copied from: ``relative`` to ``task_dir`` (or, as
+    ``dataset:assets/...``, to the dataset), which must be a folder and, symlinks followed,
+    inside the task's folder (the dataset's ``assets/``); raise ``SandboxError`` otherwise."""
+    source, allowed = state_file(task_dir, relative), state_file_folder(task_dir, relative)
+    real, folder = os.path.realpath(source), os.path.realpath(allowed)
     if real != folder and not real.startswith(folder + os.sep):
+        where = "the task folder" if allowed == task_dir else "the dataset's assets/ folder"
         raise SandboxError(
-            f"task {task_id}: initial tree {source} leads outside the task folder (to {real})"
+            f"task {task_id}: initial tree {source} leads outside {where} (to {real})"
         )
     if not source.is_dir():
         raise SandboxError(f"task {task_id}: initial tree {source} is not a directory")

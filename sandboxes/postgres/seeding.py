@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from dataset.assets import state_file
 from dataset.models import EmptyState, SqlSeedState, Task
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
@@ -125,11 +126,8 @@ class TaskTemplates:
         try:
             inputs = await asyncio.to_thread(_StateFiles.read, state, task_dir)
         except OSError as error:
-            which = (
-                "seed"
-                if state.path is not None and error.filename == str(task_dir / state.path)
-                else "preparation"
-            )
+            seed = state_file(task_dir, state.path) if state.path is not None else None
+            which = "seed" if error.filename == str(seed) else "preparation"
             raise SandboxError(
                 f"task {task.id}: cannot read {which} {error.filename}: {error.strerror}"
             ) from error
@@ -210,7 +208,7 @@ class _StateFiles:
     @classmethod
     def read(cls, state: SqlSeedState, task_dir: Path) -> _StateFiles:
         """Read the state's seed and preparation (``OSError`` names a file that cannot be)."""
-        seed = task_dir / state.path if state.path is not None else None
+        seed = state_file(task_dir, state.path) if state.path is not None else None
         preparation = task_dir / state.preparation if state.preparation is not None else None
         script = seed.read_bytes() if seed is not None else b""
         digest = hashlib.sha256(script + b"\0")

@@ -1,7 +1,8 @@
 """Building the mobile suite: task folders with web snapshots, recorded runs, verifier labels.
 
-For every task: write ``task.json``, the web snapshot folder ``device/`` (the suite's four apps
-and each app's starting data) and ``verify.py`` (the task's check on the phone's state). For every
+For every task: write ``task.json``, the web snapshot folder ``device/`` (each app's starting
+data; the suite's four apps are one copy in the dataset's ``assets/``, shared by every task) and
+``verify.py`` (the task's check on the phone's state). For every
 scripted run: start a fresh phone from the snapshot in the Chromium backend, record the run
 through the device MCP server, keep the phone's final app data (``final_state.json``), then
 replay the recording into another fresh phone, require every step's element list to match, run
@@ -19,7 +20,8 @@ from pathlib import Path
 
 from mcp import Client
 
-from dataset.models import Trajectory, VerifierRef
+from dataset.assets import ASSETS_DIR, DATASET_PREFIX
+from dataset.models import AppSnapshotState, Task, Trajectory, VerifierRef
 from dataset.store import TRAJECTORIES_DIR, Manifest, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
 from environments.registry import environment_kind
@@ -33,6 +35,8 @@ from suites.mobile.spec import MobilePolicy, MobileTask
 SUITE_NAME = "mobile-suite"
 APPS = Path(__file__).parent / "apps"
 """The suite's web apps (every task's phone has all of them)."""
+APPS_ASSET = f"{ASSETS_DIR}/mobile-apps"
+"""Where the dataset keeps its one copy of ``APPS``, relative to its root."""
 SNAPSHOT_FOLDER = "device"
 """The web snapshot folder inside each task folder."""
 FINAL_STATE_FILE = "final_state.json"
@@ -52,12 +56,25 @@ def run_start(sequence: int) -> datetime:
     return datetime(2026, 4, 6, 10, 0, tzinfo=UTC) + timedelta(minutes=11 * sequence)
 
 
+def task_record(mobile_task: MobileTask) -> Task:
+    """The task as the dataset holds it: its verifier set, its phone's apps the shared ones."""
+    state = mobile_task.task.initial_state
+    assert isinstance(state, AppSnapshotState)
+    shared = state.model_copy(update={"apps": f"{DATASET_PREFIX}{APPS_ASSET}"})
+    return mobile_task.task.model_copy(
+        update={"verifier": VerifierRef(timeout_seconds=60), "initial_state": shared}
+    )
+
+
 def write_task_folder(output: Path, mobile_task: MobileTask) -> Path:
-    """``task.json``, ``device/`` (apps, ``storage.json``) and ``verify.py``."""
-    task = mobile_task.task.model_copy(update={"verifier": VerifierRef(timeout_seconds=60)})
+    """``task.json``, ``device/`` (``storage.json``) and ``verify.py``; the shared apps into
+    the dataset's assets (once)."""
+    task = task_record(mobile_task)
     folder = write_task(output, task)
+    if not (output / APPS_ASSET).exists():
+        shutil.copytree(APPS, output / APPS_ASSET)
     snapshot = folder / SNAPSHOT_FOLDER
-    shutil.copytree(APPS, snapshot / "apps")
+    snapshot.mkdir()
     storage = {app: {"state": json.dumps(state)} for app, state in mobile_task.storage.items()}
     (snapshot / "storage.json").write_text(json.dumps(storage, indent=1) + "\n", encoding="utf-8")
     script = verify_script(task.id, mobile_task.check, verify_main)
@@ -73,7 +90,7 @@ async def record_run(
     sequence: int,
 ) -> Trajectory:
     """Record one scripted run on a fresh phone; unlabelled."""
-    task = mobile_task.task
+    task = task_record(mobile_task)
     kind = environment_kind("android")
     provider = await providers.get(kind.name)
     folder = output / "tasks" / task.id
@@ -125,8 +142,7 @@ async def label_run(
 ) -> Trajectory:
     """Replay the run, require every step to match, label it with the verifier's verdict."""
     folder = output / "tasks" / mobile_task.task.id
-    task = mobile_task.task.model_copy(update={"verifier": VerifierRef(timeout_seconds=60)})
-    return await verifier_label(trajectory, task, folder, providers)
+    return await verifier_label(trajectory, task_record(mobile_task), folder, providers)
 
 
 async def build_suite(output: Path, tasks: list[MobileTask], *, description: str) -> BuildReport:

@@ -1,4 +1,4 @@
-"""Building the search suite: the archive in every task folder, the scripted runs recorded
+"""Building the search suite: one archive shared by every task, the scripted runs recorded
 through the browser MCP server on real Chromium, each claim labelled against the world.
 
 A claim is labelled PASS when every value it asserts equals the world's (``world.fact``) and
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mcp import Client
 
+from dataset.assets import ASSETS_DIR, DATASET_PREFIX
 from dataset.models import ClaimItem, Label, LabelValue, PageArchiveState, Task, Trajectory
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from mcp_servers.browser.server import browser_server
@@ -41,8 +42,8 @@ __all__ = [
 ]
 
 SUITE_NAME = "search-suite"
-ARCHIVE_DIR = "archive"
-"""Each task folder's page archive (the same pages in every task)."""
+ARCHIVE_DIR = f"{ASSETS_DIR}/search-archive"
+"""The page archive every task starts from, relative to the dataset's root."""
 
 
 class BuildError(Exception):
@@ -107,7 +108,7 @@ def suite_task_record(task: SearchTask) -> Task:
         domain="search",
         subdomain=task.subdomain,
         instruction=f"{task.question} {SITES_NOTE}",
-        initial_state=PageArchiveState(path=ARCHIVE_DIR),
+        initial_state=PageArchiveState(path=f"{DATASET_PREFIX}{ARCHIVE_DIR}"),
         metadata={"suite": SUITE_NAME, "live_web": False},
     )
 
@@ -178,14 +179,14 @@ async def build_suite(output: Path, tasks: list[SearchTask], *, description: str
     report = BuildReport()
     texts = page_texts()
     sequence = 0
+    report.pages = write_archive(output / ARCHIVE_DIR)
     async with BrowserProvider() as provider:
         for task in tasks:
-            folder = write_task(output, suite_task_record(task))
-            report.pages = write_archive(folder / ARCHIVE_DIR)
+            write_task(output, suite_task_record(task))
             for policy in task.policies:
                 try:
                     trajectory = await record_run(
-                        task, policy, provider, folder / ARCHIVE_DIR, sequence, texts
+                        task, policy, provider, output / ARCHIVE_DIR, sequence, texts
                     )
                 except Exception as error:
                     report.problems.append(
@@ -227,7 +228,7 @@ def readme_text(tasks: list[SearchTask], trajectories: Iterable[Trajectory], pag
     return (
         "# Search judging suite\n\n"
         "Built by `python -m suites.search --output datasets/search` (see `suites/search/`). "
-        f"Every task folder holds the same page archive (`{ARCHIVE_DIR}/`, {pages} pages of "
+        f"Every task starts from the same page archive (`{ARCHIVE_DIR}/`, {pages} pages of "
         "three invented sites: an encyclopedia, a shop and a news site), rendered from "
         "`suites/search/world.py`. Every run is a scripted agent browsing that archive "
         "through the browser MCP server on headless Chromium; every claim is labelled "

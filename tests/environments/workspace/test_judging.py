@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dataset.store import load_dataset
 from environments.backends import ProviderSet
+from environments.kind import JudgeServerOptions
 from environments.registry import environment_kind
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
@@ -64,7 +65,7 @@ async def _judge(trajectory_id: str, model: ScriptedModel) -> Verdict:
     ):
         view = await replays.environment(trajectory_id, writable=False)
         assert view is not None
-        async with kind.judge_servers(view, writable=False) as servers:
+        async with kind.judge_servers(view, JudgeServerOptions(writable=False)) as servers:
             recording = trajectory_server(trajectory, task=task, base_dir=WORKSPACE)
             box = await Toolbox.open([*servers, recording])
             try:
@@ -129,8 +130,8 @@ async def test_a_writable_judge_changes_its_clone_only() -> None:
         assert clone is not None
         assert view is not None
         async with (
-            kind.judge_servers(clone, writable=True) as [writer],
-            kind.judge_servers(view, writable=False) as [reader],
+            kind.judge_servers(clone, JudgeServerOptions(writable=True)) as [writer],
+            kind.judge_servers(view, JudgeServerOptions(writable=False)) as [reader],
         ):
             ran = await writer.call("run_command", {"command": "echo probe > probe.txt"})
             assert not ran.is_error

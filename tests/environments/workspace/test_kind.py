@@ -20,7 +20,7 @@ def test_registered_and_found_by_its_tasks() -> None:
     assert served_kinds()["workspace"] is kind
     task = next(iter(load_dataset(WORKSPACE).tasks.values()))
     assert kind_for_task(task) is kind
-    assert kind.backend_for("docker", None) == kind.backend_for("auto", None) == "local"
+    assert kind.backend_for("docker") == kind.backend_for("auto") == "local"
 
 
 def test_tools_that_write() -> None:

@@ -26,6 +26,8 @@ from sandboxes.android.sandbox import read_web_snapshot
 REPO = Path(__file__).resolve().parents[3]
 MOBILE = REPO / "datasets" / "mobile"
 SNAPSHOT = MOBILE / "tasks" / "notes-pin-trip" / "device"
+APPS = MOBILE / "assets" / "mobile-apps"
+"""The suite's apps: one copy its tasks' snapshots share."""
 RECORDED = MOBILE / "trajectories" / "notes-pin-trip--careful.json"
 ACTIONS = {
     "click",
@@ -52,7 +54,7 @@ async def connected(
 ) -> AsyncIterator[Client]:
     """A client session with a device server over a fresh phone from ``SNAPSHOT``."""
     if transport == "stdio":
-        arguments = ["-m", "mcp_servers.device", "--snapshot", str(SNAPSHOT)]
+        arguments = ["-m", "mcp_servers.device", "--snapshot", str(SNAPSHOT), "--apps", str(APPS)]
         arguments += ["--observation", observation]
         if trajectory is not None:
             arguments += ["--trajectory", str(trajectory)]
@@ -67,7 +69,7 @@ async def connected(
         return
     browser = await PhoneBrowser.launch(chromium_executable(None))
     try:
-        apps, state = read_web_snapshot(SNAPSHOT)
+        apps, state = read_web_snapshot(SNAPSHOT, APPS)
         device = await browser.new_device(apps, state)
         recording: dict[str, Any] = {}
         if trajectory is not None:

@@ -35,6 +35,8 @@ from sandboxes.base import Sandbox, SandboxError
 REPO = Path(__file__).resolve().parents[3]
 MOBILE = REPO / "datasets" / "mobile"
 SNAPSHOT = MOBILE / "tasks" / "notes-pin-trip" / "device"
+APPS = MOBILE / "assets" / "mobile-apps"
+"""The suite's apps: one copy its tasks' snapshots share."""
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def phone(sandbox: Sandbox) -> WebDevice:
 
 
 async def test_the_home_screen_lists_the_apps_and_a_tap_opens_one(browser: PhoneBrowser) -> None:
-    apps, state = read_web_snapshot(SNAPSHOT)
+    apps, state = read_web_snapshot(SNAPSHOT, APPS)
     device = await browser.new_device(apps, state)
     try:
         assert png_size(await device.screenshot()) == (720, 1480)
@@ -93,7 +95,7 @@ async def test_the_home_screen_lists_the_apps_and_a_tap_opens_one(browser: Phone
 
 
 async def test_typing_and_saving_change_the_apps_own_data(browser: PhoneBrowser) -> None:
-    apps, state = read_web_snapshot(SNAPSHOT)
+    apps, state = read_web_snapshot(SNAPSHOT, APPS)
     device = await browser.new_device(apps, state)
     try:
         await perform_action(device, AndroidAction(action_type="open_app", app_name="notes"))
@@ -122,7 +124,7 @@ async def test_typing_and_saving_change_the_apps_own_data(browser: PhoneBrowser)
 
 
 async def test_scrolling_moves_the_page_the_way_the_finger_says(browser: PhoneBrowser) -> None:
-    apps, state = read_web_snapshot(MOBILE / "tasks" / "shop-cart-honey-tray" / "device")
+    apps, state = read_web_snapshot(MOBILE / "tasks" / "shop-cart-honey-tray" / "device", APPS)
     device = await browser.new_device(
         apps, WebDeviceState(storage=state.storage, url=f"{app_origin('shop')}/")
     )
@@ -146,7 +148,7 @@ async def test_scrolling_moves_the_page_the_way_the_finger_says(browser: PhoneBr
 
 
 async def test_nothing_leaves_the_phone(browser: PhoneBrowser) -> None:
-    apps, state = read_web_snapshot(SNAPSHOT)
+    apps, state = read_web_snapshot(SNAPSHOT, APPS)
     device = await browser.new_device(apps, state)
     try:
         outcome = await device.page.evaluate(
@@ -172,7 +174,7 @@ async def test_nothing_leaves_the_phone(browser: PhoneBrowser) -> None:
 
 
 async def test_a_read_only_phone_refuses_to_change_app_data(browser: PhoneBrowser) -> None:
-    apps, state = read_web_snapshot(SNAPSHOT)
+    apps, state = read_web_snapshot(SNAPSHOT, APPS)
     state.url = f"{app_origin('notes')}/"
     device = await browser.new_device(apps, state, read_only=True)
     try:

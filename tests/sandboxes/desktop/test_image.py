@@ -13,6 +13,7 @@ import pytest
 from sandboxes.desktop import image
 from sandboxes.desktop.docker import _archive_of
 from sandboxes.desktop.sandbox import DocumentFile
+from sandboxes.docker.rootfs import IMAGE_LABEL
 
 
 def test_a_document_goes_into_the_home_folder_owned_by_the_desktop_user() -> None:
@@ -67,7 +68,7 @@ def test_the_image_is_labelled_and_holds_the_desktop(desktop_image: str) -> None
         labels = engine.images.get(desktop_image).labels
     finally:
         engine.close()
-    assert labels[image.IMAGE_LABEL] == "desktop"
+    assert labels[IMAGE_LABEL] == "desktop"
     assert labels["agentjudge.recipe"] == image.recipe_hash()
     assert image.desktop_image_size(desktop_image) < 1.5 * 2**30
     lines = _run(

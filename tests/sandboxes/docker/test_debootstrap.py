@@ -13,7 +13,7 @@ import pytest
 
 from agentjudge import cli
 from sandboxes.base import SandboxError
-from sandboxes.docker import images
+from sandboxes.docker import rootfs
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 MINI = REPOSITORY / "datasets" / "examples" / "mini"
@@ -67,7 +67,7 @@ def test_without_debootstrap_a_user_is_told_in_one_line_how_to_get_it(
 ) -> None:
     _as_user(monkeypatch, 1000)
     with pytest.raises(SandboxError) as raised:
-        images.require_debootstrap()
+        rootfs.require_debootstrap()
     message = str(raised.value)
     assert "\n" not in message
     assert "`apt-get install debootstrap`" in message
@@ -80,21 +80,21 @@ def test_with_debootstrap_but_without_root_the_user_is_told_to_build_as_root(
     _program(bare_path, "debootstrap", "exit 0")
     _as_user(monkeypatch, 1000)
     with pytest.raises(SandboxError, match=r"needs root: run `make images` as root once"):
-        images.require_debootstrap()
+        rootfs.require_debootstrap()
 
 
 def test_root_with_debootstrap_goes_ahead(bare_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _program(bare_path, "debootstrap", "exit 0")
     _program(bare_path, "apt-get", "exit 99")  # never needed
     _as_user(monkeypatch, 0)
-    images.require_debootstrap()
+    rootfs.require_debootstrap()
 
 
 def test_root_without_apt_gets_the_hint(bare_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _as_user(monkeypatch, 0)
     with pytest.raises(SandboxError) as raised:
-        images.require_debootstrap()
-    assert str(raised.value) == images.DEBOOTSTRAP_HINT
+        rootfs.require_debootstrap()
+    assert str(raised.value) == rootfs.DEBOOTSTRAP_HINT
 
 
 def test_root_with_apt_installs_debootstrap(
@@ -102,7 +102,7 @@ def test_root_with_apt_installs_debootstrap(
 ) -> None:
     log = _fake_apt(bare_path)
     _as_user(monkeypatch, 0)
-    images.require_debootstrap()
+    rootfs.require_debootstrap()
     assert log.read_text().splitlines() == ["install -y -qq debootstrap"]
     assert shutil.which("debootstrap") == str(bare_path / "debootstrap")
 
@@ -112,7 +112,7 @@ def test_stale_package_lists_are_refreshed_once(
 ) -> None:
     log = _fake_apt(bare_path, install_works_after_update=True)
     _as_user(monkeypatch, 0)
-    images.require_debootstrap()
+    rootfs.require_debootstrap()
     assert log.read_text().splitlines() == [
         "install -y -qq debootstrap",
         "update -qq",
@@ -126,10 +126,10 @@ def test_a_failed_install_says_why_with_the_hint(
     _program(bare_path, "apt-get", "echo 'E: Unable to locate package debootstrap' >&2; exit 100")
     _as_user(monkeypatch, 0)
     with pytest.raises(SandboxError) as raised:
-        images.require_debootstrap()
+        rootfs.require_debootstrap()
     message = str(raised.value)
     assert "\n" not in message
-    assert message.startswith(images.DEBOOTSTRAP_HINT)
+    assert message.startswith(rootfs.DEBOOTSTRAP_HINT)
     assert message.endswith(
         "(apt-get install debootstrap failed: E: Unable to locate package debootstrap)"
     )
@@ -154,12 +154,12 @@ def test_replay_on_docker_without_debootstrap_stops_with_one_line_before_any_rep
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no cached root filesystem
-    monkeypatch.setattr(images, "docker_client", lambda timeout=120: _NoImages())
+    monkeypatch.setattr(rootfs, "docker_client", lambda timeout=120: _NoImages())
 
-    def no_download(mirror: str) -> Path:
+    def no_download(recipe: rootfs.RootfsRecipe, mirror: str) -> Path:
         raise AssertionError("the build must not start")
 
-    monkeypatch.setattr(images, "_download", no_download)
+    monkeypatch.setattr(rootfs, "download_packages", no_download)
     _as_user(monkeypatch, 1000)
     output = tmp_path / "reports"
     monkeypatch.setattr(
@@ -173,6 +173,6 @@ def test_replay_on_docker_without_debootstrap_stops_with_one_line_before_any_rep
     printed = capsys.readouterr().out.strip().splitlines()
     assert printed[0].startswith("Replaying ")
     assert len(printed) == 2, printed
-    assert printed[1].startswith("error: the Docker sandbox image is built with debootstrap")
+    assert printed[1].startswith("error: the Docker images are built with debootstrap")
     assert "`apt-get install debootstrap`" in printed[1]
     assert not (output / "fidelity.jsonl").exists() or not (output / "fidelity.jsonl").read_text()

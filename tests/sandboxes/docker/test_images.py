@@ -10,7 +10,7 @@ import docker
 import pytest
 
 from sandboxes.base import SandboxError
-from sandboxes.docker import images
+from sandboxes.docker import images, rootfs
 
 pytestmark = pytest.mark.docker
 
@@ -27,7 +27,7 @@ def test_a_cached_image_is_returned_at_once_with_the_same_tag(sandbox_image: str
         labels = client.images.get(sandbox_image).labels
     finally:
         client.close()
-    assert labels[images.IMAGE_LABEL] == "sandbox"
+    assert labels[rootfs.IMAGE_LABEL] == "sandbox"
     assert labels["agentjudge.recipe"] == images.recipe_hash()
 
 
@@ -79,8 +79,8 @@ def test_a_removed_image_is_rebuilt_from_the_cached_root_filesystem(
     def no_download(*_: object) -> None:
         raise AssertionError("a cached root filesystem must not be rebuilt")
 
-    monkeypatch.setattr(images, "_build_rootfs", no_download)
-    monkeypatch.setattr(images, "_download", no_download)
+    monkeypatch.setattr(rootfs, "build_rootfs", no_download)
+    monkeypatch.setattr(rootfs, "download_packages", no_download)
     tag = images.build_sandbox_image()
     client = docker.from_env()
     try:
@@ -96,20 +96,20 @@ def test_force_rebuilds_and_drops_the_replaced_image(
     sandbox_image: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(images, "REPOSITORY", "agentjudge/sandbox-force-test")
-    cached = images.cache_directory() / f"sandbox-rootfs-{images.recipe_hash()}.tar"
+    cached = rootfs.cache_directory() / f"sandbox-rootfs-{images.recipe_hash()}.tar"
     assert cached.exists()
     steps: list[str] = []
 
-    def download(mirror: str) -> Path:
+    def download(recipe: rootfs.RootfsRecipe, mirror: str) -> Path:
         steps.append("download")
         return Path("/nonexistent/packages.tgz")
 
-    def build_rootfs(packages: Path, mirror: str, rootfs: Path) -> None:
+    def build_rootfs(recipe: rootfs.RootfsRecipe, packages: Path, mirror: str, tree: Path) -> None:
         steps.append("rootfs")
-        assert rootfs == cached  # rebuilt in place, from the (cached) packages
+        assert tree == cached  # rebuilt in place, from the (cached) packages
 
-    monkeypatch.setattr(images, "_download", download)
-    monkeypatch.setattr(images, "_build_rootfs", build_rootfs)
+    monkeypatch.setattr(rootfs, "download_packages", download)
+    monkeypatch.setattr(rootfs, "build_rootfs", build_rootfs)
     client = docker.from_env()
     tag = images.build_sandbox_image()
     try:
@@ -128,19 +128,19 @@ def test_force_rebuilds_and_drops_the_replaced_image(
 
 def test_a_failing_step_is_named_with_its_stderr() -> None:
     with pytest.raises(SandboxError, match=r"step 'initdb' failed \(exit 3\): disk on fire"):
-        images._run("initdb", ["sh", "-c", "echo disk on fire >&2; exit 3"], timeout=10)
+        rootfs.run_step("initdb", ["sh", "-c", "echo disk on fire >&2; exit 3"], timeout=10)
 
 
 def test_a_hanging_step_times_out() -> None:
     started = time.monotonic()
     with pytest.raises(SandboxError, match=r"step 'debootstrap' timed out"):
-        images._run("debootstrap", ["sleep", "30"], timeout=0.5)
+        rootfs.run_step("debootstrap", ["sleep", "30"], timeout=0.5)
     assert time.monotonic() - started < 10
 
 
 def test_the_cache_directory_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert images.cache_directory() == tmp_path / "agentjudge"
+    assert rootfs.cache_directory() == tmp_path / "agentjudge"
     assert (tmp_path / "agentjudge").is_dir()
 
 
@@ -151,11 +151,11 @@ def test_images_of_earlier_recipes_are_pruned_with_their_cache(
     client = docker.from_env()
     old_tag = f"{images.REPOSITORY}:0ldrecipe000"
     client.images.get(sandbox_image).tag(images.REPOSITORY, "0ldrecipe000")
-    cached = images.cache_directory() / "sandbox-rootfs-0ldrecipe000.tar"
+    cached = rootfs.cache_directory() / "sandbox-rootfs-0ldrecipe000.tar"
     cached.write_bytes(b"an old root filesystem")
     try:
         # Images of real earlier recipes on this machine go too; the planted one must.
-        assert old_tag in images._prune_other_recipes(client, sandbox_image)
+        assert old_tag in rootfs.prune_other_recipes(client, images.sandbox_recipe())
         assert old_tag not in [tag for image in client.images.list() for tag in image.tags]
         assert not cached.exists()
         assert client.images.get(sandbox_image) is not None  # the current one stays

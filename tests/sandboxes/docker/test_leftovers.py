@@ -17,8 +17,8 @@ import docker
 import pytest
 
 from dataset.models import EmptyState, Task
-from sandboxes.docker.images import IMAGE_LABEL
 from sandboxes.docker.leftovers import PID_LABEL, collect_docker_leftovers, run_labels
+from sandboxes.docker.rootfs import IMAGE_LABEL
 from sandboxes.filesystem.docker import DockerFilesystemProvider, DockerFilesystemSnapshot
 from sandboxes.filesystem.local import collect_local_leftovers
 from sandboxes.runs import RUN_LABEL, current_run, scratch_roots

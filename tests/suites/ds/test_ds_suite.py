@@ -96,11 +96,10 @@ def test_labels_are_balanced_and_the_surface_does_not_predict_them(suite: Datase
 
 
 def test_the_task_folders_are_what_the_builder_writes(suite: Dataset, tmp_path: Path) -> None:
-    """Initial states, verifiers and task records are regenerated and compared byte for byte
-    (the runs are checked by replay below); the README table matches the labels."""
+    """Initial states (shared seeds too), verifiers and task records are regenerated and compared
+    byte for byte (the runs are checked by replay below); the README table matches the labels."""
     for suite_task in all_tasks():
         write_task_folder(tmp_path, suite_task)
-    comparison = filecmp.dircmp(tmp_path / "tasks", SUITE / "tasks")
     problems: list[str] = []
 
     def walk(node: filecmp.dircmp[str], prefix: str) -> None:
@@ -110,12 +109,13 @@ def test_the_task_folders_are_what_the_builder_writes(suite: Dataset, tmp_path: 
         for name, child in node.subdirs.items():
             walk(child, f"{prefix}{name}/")
 
-    walk(comparison, "tasks/")
-    for left in (tmp_path / "tasks").rglob("*"):
-        if left.is_file():
-            right = SUITE / left.relative_to(tmp_path)
-            if right.is_file() and left.read_bytes() != right.read_bytes():
-                problems.append(f"{left.relative_to(tmp_path)}: differs")
+    for folder in ("tasks", "assets"):  # the task folders and the seeds they share
+        walk(filecmp.dircmp(tmp_path / folder, SUITE / folder), f"{folder}/")
+        for left in (tmp_path / folder).rglob("*"):
+            if left.is_file():
+                right = SUITE / left.relative_to(tmp_path)
+                if right.is_file() and left.read_bytes() != right.read_bytes():
+                    problems.append(f"{left.relative_to(tmp_path)}: differs")
     assert sorted(set(problems)) == []
     readme = (SUITE / "README.md").read_text(encoding="utf-8")
     assert readme == readme_text(all_tasks(), suite.trajectories.values())

@@ -9,7 +9,7 @@ import asyncpg
 from suites.ds.spec import AgentPolicy, SuiteTask
 from suites.ds.tasks.checks import report
 from suites.ds.tasks.postgres.checks import main, unchanged
-from suites.ds.tasks.postgres.clinic import UNCHANGED, make_task, seeder
+from suites.ds.tasks.postgres.clinic import UNCHANGED, make_task, write_seed
 from suites.ds.tasks.postgres.clinic_data import COLUMNS
 from suites.ds.tasks.postgres.common import details, list_objects, scripted, sql
 from suites.ds.tasks.postgres.roles import (
@@ -169,7 +169,7 @@ TASK = SuiteTask(
         ["roles", "grants", "column-privileges"],
     ),
     kind="roles-grants",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="role without login, schema usage, exact column privileges per table; rows kept",
     policies=[

@@ -9,7 +9,7 @@ import asyncpg
 from suites.ds.spec import AgentPolicy, SuiteTask
 from suites.ds.tasks.checks import report
 from suites.ds.tasks.postgres.checks import main, unchanged
-from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, seeder
+from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, write_seed
 from suites.ds.tasks.postgres.common import details, list_objects, list_schemas, scripted, sql
 from suites.ds.tasks.postgres.roles import (
     any_column_privilege,
@@ -187,7 +187,7 @@ TASK = SuiteTask(
         ["row-level-security", "roles", "policy"],
     ),
     kind="row-level-security",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="role, grants, RLS enabled, policy; rows seen as cl_doctor with and without setting",
     policies=[

@@ -12,7 +12,7 @@ import asyncpg
 from suites.ds.spec import AgentPolicy, SuiteTask
 from suites.ds.tasks.checks import report
 from suites.ds.tasks.postgres.checks import columns_of, index_definition, main, relkind, unchanged
-from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, seeder
+from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, write_seed
 from suites.ds.tasks.postgres.clinic_data import Clinic
 from suites.ds.tasks.postgres.common import details, list_objects, list_schemas, scripted, sql
 from suites.ds.verify_script import verify_script
@@ -179,7 +179,7 @@ TASK = SuiteTask(
         ["materialized-view", "reporting", "index"],
     ),
     kind="reporting-matview",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="materialized view, column order, every doctor's figures, unique index; tables kept",
     policies=[

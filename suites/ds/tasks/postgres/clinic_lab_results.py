@@ -17,7 +17,7 @@ from suites.ds.tasks.postgres.checks import (
     unchanged,
     violation,
 )
-from suites.ds.tasks.postgres.clinic import UNCHANGED, make_task, seeder
+from suites.ds.tasks.postgres.clinic import UNCHANGED, make_task, write_seed
 from suites.ds.tasks.postgres.common import details, list_objects, list_schemas, scripted, sql
 from suites.ds.verify_script import verify_script
 
@@ -192,7 +192,7 @@ TASK = SuiteTask(
         ["create-table", "constraints", "ddl"],
     ),
     kind="ddl-table",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="columns/types, identity, PK, cascading FK, named check/unique, index, empty, schema",
     policies=[

@@ -11,7 +11,7 @@ import asyncpg
 from suites.ds.spec import AgentPolicy, SuiteTask
 from suites.ds.tasks.checks import report
 from suites.ds.tasks.postgres.checks import columns_of, main, relkind, unchanged
-from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, seeder
+from suites.ds.tasks.postgres.clinic import CLINIC, UNCHANGED, make_task, write_seed
 from suites.ds.tasks.postgres.clinic_data import Clinic
 from suites.ds.tasks.postgres.common import details, list_objects, list_schemas, scripted, sql
 from suites.ds.verify_script import verify_script
@@ -178,7 +178,7 @@ TASK = SuiteTask(
         ["reporting", "aggregation", "create-table"],
     ),
     kind="reporting-table",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="table, column types, primary key, every department's counts and rate; tables kept",
     policies=[

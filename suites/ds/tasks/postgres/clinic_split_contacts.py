@@ -9,7 +9,7 @@ import asyncpg
 from suites.ds.spec import AgentPolicy, SuiteTask
 from suites.ds.tasks.checks import report
 from suites.ds.tasks.postgres.checks import columns_of, main, same_rows, unchanged
-from suites.ds.tasks.postgres.clinic import CLINIC, ROWS, make_task, seeder, snapshot
+from suites.ds.tasks.postgres.clinic import CLINIC, ROWS, make_task, snapshot, write_seed
 from suites.ds.tasks.postgres.common import (
     details,
     fingerprint,
@@ -176,7 +176,7 @@ TASK = SuiteTask(
         ["split-table", "migration", "alter-table"],
     ),
     kind="data-migration",
-    build_initial=seeder(TASK_ID),
+    build_initial=write_seed,
     verifier=verify_script(TASK_ID, check, main),
     checks="new table's columns/keys/rows, old columns gone, patients and other tables kept",
     policies=[

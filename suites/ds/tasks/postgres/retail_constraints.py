@@ -177,7 +177,7 @@ TASK = SuiteTask(
         ["constraints", "index", "ddl"],
     ),
     kind="ddl-constraints",
-    build_initial=seeder(SHOP, TASK_ID),
+    build_initial=seeder(SHOP),
     verifier=verify_script(TASK_ID, check, main),
     checks="FK, check and unique constraints by name and behaviour; index definition; rows kept",
     policies=[

@@ -200,7 +200,7 @@ TASK = SuiteTask(
         ["reporting", "aggregation", "create-table"],
     ),
     kind="reporting-table",
-    build_initial=seeder(SHOP, TASK_ID),
+    build_initial=seeder(SHOP),
     verifier=verify_script(TASK_ID, check, main),
     checks="table, column types, primary key, every month's counts and revenue; tables kept",
     policies=[

@@ -144,7 +144,7 @@ TASK = SuiteTask(
         ["backfill", "migration", "alter-table"],
     ),
     kind="data-backfill",
-    build_initial=seeder(SHOP, TASK_ID),
+    build_initial=seeder(SHOP),
     verifier=verify_script(TASK_ID, check, main),
     checks="column type/NOT NULL/default; every order's total; other columns and tables kept",
     policies=[

@@ -162,7 +162,7 @@ TASK = SuiteTask(
         ["view", "aggregation", "ddl"],
     ),
     kind="ddl-view",
-    build_initial=seeder(SHOP, TASK_ID),
+    build_initial=seeder(SHOP),
     verifier=verify_script(TASK_ID, check, main),
     checks="view exists, column order, every product's units and revenue; tables unchanged",
     policies=[

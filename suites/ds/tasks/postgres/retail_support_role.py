@@ -157,7 +157,7 @@ TASK = SuiteTask(
         ["roles", "grants", "column-privileges"],
     ),
     kind="roles-grants",
-    build_initial=seeder(SHOP, TASK_ID),
+    build_initial=seeder(SHOP),
     verifier=verify_script(TASK_ID, check, main),
     checks="role exists without login; table and column privileges exactly as asked; rows kept",
     policies=[
