@@ -271,8 +271,9 @@ class EnvironmentKind(ABC):
         return None
 
     def prompt_notes(self, task: Task) -> str | None:
-        """The ``prompts`` template holding the judge's notes on this kind for ``task`` (a path
-        inside the ``prompts`` package), or None. The wording belongs to ``prompts``."""
+        """The template holding the judge's notes on this kind for ``task``, or None: a path
+        inside the ``prompts`` package (``subdomains/filesystem.md``), or ``package:path`` for
+        a file the kind ships in its own package (``environments.workspace:judge_notes.md``)."""
         return None
 
     # -- garbage collection ----------------------------------------------------------------------

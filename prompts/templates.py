@@ -40,6 +40,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from string import Template
 from typing import Any, Protocol
@@ -77,15 +78,29 @@ ARGUMENT_DESCRIPTION_CHARS = 120
 """Characters of an argument's description shown in the react tool list."""
 
 
+def _template_file(name: str) -> Traversable:
+    # ``package:path`` names a file another package ships (a kind's own judge notes); a plain
+    # name is a path inside this package.
+    package, separator, path = name.rpartition(":")
+    if not separator:
+        package, path = __package__ or "prompts", name
+    return resources.files(package).joinpath(path)
+
+
 @cache
 def load_template(name: str) -> Template:
-    """The template file ``name`` (a path relative to this package, e.g. ``domains/ds.md``)."""
-    text = resources.files(__package__ or "prompts").joinpath(name).read_text(encoding="utf-8")
+    """The template file ``name``: a path relative to this package (``domains/ds.md``), or
+    ``package:path`` for a file inside another installed package (a kind's own notes,
+    ``environments.workspace:judge_notes.md``)."""
+    text = _template_file(name).read_text(encoding="utf-8")
     return Template(text.rstrip("\n"))
 
 
 def _template_exists(name: str) -> bool:
-    return resources.files(__package__ or "prompts").joinpath(name).is_file()
+    try:
+        return _template_file(name).is_file()
+    except ModuleNotFoundError:
+        return False
 
 
 def _fill(name: str, **values: str) -> str:

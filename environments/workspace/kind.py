@@ -128,8 +128,8 @@ class WorkspaceKind(EnvironmentKind):
         return workspace_agent_server(project_tree(sandbox))
 
     def prompt_notes(self, task: Task) -> str | None:
-        """``prompts/subdomains/workspace.md``."""
-        return "subdomains/workspace.md"
+        """The kind's own notes, ``judge_notes.md`` beside this module."""
+        return f"{__package__}:judge_notes.md"
 
     def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
         """The run directories of dead runs (project folders and command boxes live there)."""

@@ -396,6 +396,20 @@ def test_environment_notes_template_replaces_the_subdomain_notes(mini: Dataset) 
         _build(mini, filesystem_id, "llm", notes_template="subdomains/no-such-notes.md")
 
 
+def test_notes_may_live_in_another_package(mini: Dataset) -> None:
+    """``package:path`` names notes a kind ships in its own package (the workspace kind's); an
+    unknown package or file is refused like a missing template."""
+    filesystem_id = next(i for i in TRAJECTORY_IDS if i.startswith("fs-"))
+    chosen = _build(
+        mini, filesystem_id, "llm", notes_template="environments.workspace:judge_notes.md"
+    )
+    assert "## Notes for coding tasks" in chosen.system
+    assert "## Notes for filesystem tasks" not in chosen.system
+    for missing in ("environments.workspace:no-such.md", "no_such_package:notes.md"):
+        with pytest.raises(ValueError, match="for the environment notes"):
+            _build(mini, filesystem_id, "llm", notes_template=missing)
+
+
 def test_a_registered_domain_frames_the_prompt_from_its_record(mini: Dataset) -> None:
     """A domain added as a record (no code in this package) gets its subject line, its
     templates and, when its record asks for it, the one-line action form."""
