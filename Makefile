@@ -38,7 +38,7 @@ KINDS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite suite-gui suite-search suite-mobile clean
+.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -108,14 +108,10 @@ suite: $(RUNTIME_STAMP)
 	$(BIN)/python -m suites.ds --output datasets/ds
 	$(BIN)/python -m suites.gui --output datasets/gui
 
-suite-gui: $(RUNTIME_STAMP)
-	$(BIN)/python -m suites.gui --output datasets/gui
-
-suite-search: $(RUNTIME_STAMP)
-	$(BIN)/python -m suites.search --output datasets/search
-
-suite-mobile: $(RUNTIME_STAMP)
-	$(BIN)/python -m suites.mobile --output datasets/mobile
+# Any one suite by its package's name: `make suite-gui`, `make suite-search`, `make suite-mobile`,
+# `make suite-workspace` (`python -m suites.NAME --output datasets/NAME`).
+suite-%: $(RUNTIME_STAMP)
+	$(BIN)/python -m suites.$* --output datasets/$*
 
 gc: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes gc $(foreach endpoint,$(ENDPOINTS),--endpoint $(endpoint)) $(if $(DSN),--endpoint postgres=$(DSN),)
