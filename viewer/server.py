@@ -46,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 
 from dataset.corrections import LabelCorrection, correction_line, read_corrections
 from dataset.problems import Problem
+from storage.confined import UnsafeFileError
 from storage.jsonl import JsonlAppender
 from viewer.index import FILTERS, RunIndex, RunQuery, open_index
 from viewer.pages import RunPages
@@ -266,7 +267,10 @@ def build_app(
         except (ValueError, KeyError, TypeError, ValidationError) as error:
             return JSONResponse({"error": f"bad correction: {error}"}, status_code=400)
         source.corrections.parent.mkdir(parents=True, exist_ok=True)
-        await viewer.appender.append(correction_line(correction))
+        try:
+            await viewer.appender.append(correction_line(correction))
+        except UnsafeFileError as error:  # a link planted in place of the corrections file
+            return JSONResponse({"error": str(error)}, status_code=409)
         index.corrections[correction.key] = correction
         return JSONResponse(
             {"written": str(source.corrections), "correction": correction.model_dump(mode="json")}
