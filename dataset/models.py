@@ -36,6 +36,7 @@ __all__ = [
     "AgentUsage",
     "AppSnapshotState",
     "ClaimItem",
+    "DesktopPath",
     "DirectoryTreeState",
     "DocumentState",
     "Domain",
@@ -87,6 +88,22 @@ def _check_relative_path(value: str) -> str:
 
 RelativePath = Annotated[str, AfterValidator(_check_relative_path)]
 """A path relative to the folder of the file that names it, never escaping that folder."""
+
+
+def _check_desktop_path(value: str) -> str:
+    # Runtimes place files at such paths (on a host folder for the local desktop backend), so a
+    # ``..`` part could walk out of the desktop's home: refused here, before any replay.
+    if not value.startswith("/") or "\x00" in value:
+        raise ValueError(f"must be an absolute path without null bytes, got {value!r}")
+    if any(part in ("..", ".") for part in value.split("/")):
+        raise ValueError(f"must not have '.' or '..' parts, got {value!r}")
+    if value.endswith("/"):
+        raise ValueError(f"must name a file, got {value!r}")
+    return value
+
+
+DesktopPath = Annotated[str, AfterValidator(_check_desktop_path)]
+"""An absolute path on a recorded desktop, without ``.`` or ``..`` parts."""
 
 Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
 
@@ -163,7 +180,7 @@ class DocumentState(_Model):
     application: Literal["impress", "writer", "calc"] | None = None
     """The LibreOffice application that opens it; inferred from the extension when absent."""
 
-    open_at: str | None = None
+    open_at: DesktopPath | None = None
     """Where the document lived on the agent's desktop (e.g. ``/home/user/report.docx``)."""
 
 

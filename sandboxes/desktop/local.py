@@ -55,6 +55,7 @@ from sandboxes.runs import (
     track_process,
     untrack_process,
 )
+from storage.confined import UnsafeFileError, open_confined
 
 DESKTOP_HOME = Path(HOME)
 """Where a desktop's home folder shows inside its box: the same path as in the desktop image
@@ -281,9 +282,14 @@ def _make_home(folder: Path, document: DocumentFile | None) -> Path:
     (home / RUNTIME_NAME).mkdir(mode=0o700)
     (home / ".bin" / "python").symlink_to("/usr/bin/python3")
     if document is not None:
-        target = home / document.location
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(document.data)
+        # Confined to the home folder: no '..' part or link below it is followed.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            descriptor = open_confined(home / document.location, flags, within=home)
+        except UnsafeFileError as error:
+            raise SandboxError(f"the desktop's document {document.location}: {error}") from None
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(document.data)
     if os.geteuid() == 0:
         for root, folders, files in os.walk(home):
             os.chown(root, BOX_USER, BOX_USER)

@@ -108,6 +108,10 @@ def document_location(state: DocumentState) -> PurePosixPath:
     if state.open_at:
         path = PurePosixPath(state.open_at)
         parts = path.parts
+        if ".." in parts or not path.is_absolute():
+            # ``DocumentState`` refuses such a path; a model built without validation must not
+            # bring it here either, as the local backend writes the document on the host.
+            raise SandboxError(f"open_at {state.open_at!r}: must be absolute, without '..' parts")
         if len(parts) > 3 and parts[:2] == ("/", "home"):
             return PurePosixPath(*parts[3:])
         if len(parts) > 2 and parts[:2] == ("/", "root"):
