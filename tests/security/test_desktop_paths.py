@@ -48,12 +48,16 @@ def test_validate_and_replay_refuse_an_open_at_that_climbs_out(tmp_path: Path) -
     assert not escaped.parent.exists()
 
 
+async def _start_and_stop(provider: LocalDesktopProvider, document: DocumentFile) -> None:
+    sandbox = await provider.start_desktop(document)
+    await sandbox.stop()
+
+
 @pytest.mark.slow
 async def test_the_local_backend_never_writes_a_document_outside_the_home(tmp_path: Path) -> None:
     escaped = tmp_path / "escaped.docx"
     location = PurePosixPath(escaping_path(escaped)).relative_to("/home/user")
     async with LocalDesktopProvider() as provider:
         with pytest.raises(SandboxError, match=r"does not name a file inside"):
-            sandbox = await provider.start_desktop(DocumentFile(location, b"planted"))
-            await sandbox.stop()
+            await _start_and_stop(provider, DocumentFile(location, b"planted"))
     assert not escaped.exists()
