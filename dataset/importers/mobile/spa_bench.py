@@ -22,6 +22,7 @@ from dataset.importers.mobile.actions import (
 )
 from dataset.importers.mobile.common import Screen, SourceRun, first_text
 from dataset.importers.mobile.sources import SourceError, image_reference, ui_elements_text
+from dataset.importers.source_files import SourceFileError, read_source_file, source_file_inside
 from dataset.problems import ProblemLog
 
 __all__ = ["read_spa_bench"]
@@ -33,10 +34,12 @@ def _screen(folder: Path, root: Path, number: int, explicit: object) -> Screen |
         for extension in (".png", ".jpg", ".jpeg"):
             candidate = folder / f"{number}{extension}"
             if candidate.is_file():
-                image = candidate
+                image = source_file_inside(candidate, root)
                 break
     dump = folder / f"{number}.xml"
-    ui = dump.read_text(encoding="utf-8", errors="replace") if dump.is_file() else None
+    ui = None
+    if dump.exists():
+        ui = read_source_file(dump, root).decode("utf-8", errors="replace")
     if image is None and ui is None:
         return None
     return Screen(image, ui_elements_text(ui))
@@ -103,5 +106,5 @@ def read_spa_bench(source: Path, log: ProblemLog) -> Iterator[SourceRun]:
             continue
         try:
             yield _run(log_file, record, source if source.is_dir() else source.parent)
-        except SourceError as error:
+        except (SourceError, SourceFileError) as error:
             log.add(log_file, str(error))

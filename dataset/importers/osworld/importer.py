@@ -36,6 +36,7 @@ from dataset.importers.osworld.task_config import (
     find_task_file,
     read_task_config,
 )
+from dataset.importers.source_files import SourceFileError, copy_source_file
 from dataset.models import (
     AgentStopReason,
     DocumentState,
@@ -355,6 +356,15 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
     return None
 
 
+def _source_root(local: Path, run: _Run, options: _Options) -> Path:
+    """The folder a supplied file must stay inside: the one it was found in, or, for a file
+    named with ``--file``, its own folder."""
+    for folder in (options.files_dir, run.place.folder.parent):
+        if folder is not None and local.is_relative_to(folder):
+            return folder
+    return local.parent
+
+
 def _write_task(
     run: _Run, destination: Path, options: _Options, report: ImportReport
 ) -> Task | None:
@@ -369,8 +379,14 @@ def _write_task(
             needed.append(NeededFile(task_id=run.task_id, url=item.url, path=item.path))
             continue
         name = _unique_name(item.name, set(local_name.values()))
-        (folder / TASK_FILES_DIR).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(local, folder / TASK_FILES_DIR / name)
+        try:
+            copy_source_file(
+                local, _source_root(local, run, options), folder / TASK_FILES_DIR / name
+            )
+        except SourceFileError as error:
+            options.log.add(local, str(error))
+            needed.append(NeededFile(task_id=run.task_id, url=item.url, path=item.path))
+            continue
         local_name[item.path] = name
         bundled.append({"file": f"{TASK_FILES_DIR}/{name}", "open_at": item.path, "url": item.url})
     document = config.document
@@ -471,7 +487,7 @@ def _build_trajectory(
         if item.screenshot is not None:
             shots.mkdir(parents=True, exist_ok=True)
             name = f"step_{number}{item.screenshot.suffix.lower() or '.png'}"
-            shutil.copyfile(item.screenshot, shots / name)
+            copy_source_file(item.screenshot, run.place.folder, shots / name)
             observation = Observation(screenshot=f"{run.trajectory_id}/{name}")
         reasoning = item.response
         if reasoning is not None:

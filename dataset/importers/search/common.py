@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dataset.importers.source_files import SourceFileError, copy_source_file, copy_source_tree
 from dataset.models import LabelValue, Task, Trajectory
 from dataset.problems import Problem
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
@@ -149,10 +149,14 @@ def write_search_dataset(
         folder = write_task(destination, task)
         if archive is not None:
             target = folder / archive_name(archive)
-            if archive.is_dir():
-                shutil.copytree(archive, target, dirs_exist_ok=True)
-            else:
-                shutil.copyfile(archive, target)
+            try:
+                if archive.is_dir():
+                    copy_source_tree(archive, target)
+                else:  # named by the user: where it lives is the user's choice
+                    copy_source_file(archive, archive.resolve().parent, target)
+            except SourceFileError as error:
+                report.problem(str(archive), str(error), "--archive")
+                break
     for trajectory in report.trajectories.values():
         write_trajectory(destination, trajectory)
     report.urls = needed_urls(report.trajectories.values(), report.tasks.values())
