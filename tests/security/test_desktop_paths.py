@@ -50,7 +50,7 @@ def test_validate_and_replay_refuse_an_open_at_that_climbs_out(tmp_path: Path) -
 
 async def _start_and_stop(provider: LocalDesktopProvider, document: DocumentFile) -> None:
     sandbox = await provider.start_desktop(document)
-    await sandbox.aclose()
+    await sandbox.destroy()
 
 
 @pytest.mark.slow
