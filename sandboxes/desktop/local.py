@@ -37,7 +37,7 @@ from sandboxes.confinement import (
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.desktop_python import ensure_desktop_packages
 from sandboxes.desktop.image import HOME
-from sandboxes.desktop.memory import MemoryCap, remove_cgroup
+from sandboxes.desktop.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
 from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
@@ -53,6 +53,7 @@ from sandboxes.runs import (
     run_is_alive,
     scratch_roots,
     track_process,
+    trusted_below,
     untrack_process,
 )
 from storage.confined import UnsafeFileError, open_confined
@@ -314,10 +315,12 @@ async def collect_desktop_leftovers() -> list[str]:
     for root in scratch_roots():
         for note in sorted(root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}")):
             run_id = run_id_of(note.parent.name)
-            if run_id is None or run_is_alive(run_id):
+            if run_id is None or run_is_alive(run_id) or not trusted_below(root, note):
                 continue
-            cgroup = Path(note.read_text().strip())
-            if cgroup.name == note.parent.name and await asyncio.to_thread(remove_cgroup, cgroup):
+            cgroup = Path(os.path.normpath(note.read_text().strip()))
+            # Only a cgroup named for this desktop, in the cgroup file system, is emptied.
+            owned = cgroup.name == note.parent.name and cgroup.is_relative_to(CGROUP_ROOT)
+            if owned and await asyncio.to_thread(remove_cgroup, cgroup):
                 removed.append(f"desktop cgroup {cgroup}")
             note.unlink(missing_ok=True)
     return removed
