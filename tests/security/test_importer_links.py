@@ -85,3 +85,24 @@ def test_a_page_folder_with_a_link_outside_is_refused_by_the_search_import(
     assert "Traceback" not in said
     assert f"leads to {secret}, outside the source folder" in said
     assert _holds_secret(out) == []
+
+
+def test_a_json_nested_200000_deep_is_one_problem_and_the_other_runs_import(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "spa"
+    good = source / "AppAgent" / "contacts_01"
+    good.mkdir(parents=True)
+    (good / "0.png").write_bytes(png((0, 0, 0)))
+    log = {"task": "Add contact Bob", "steps": [{"action": "tap(540, 1200)"}]}
+    (good / "log.json").write_text(json.dumps(log))
+    deep = source / "AppAgent" / "contacts_02"
+    deep.mkdir(parents=True)
+    (deep / "log.json").write_text("[" * 200_000 + "]" * 200_000)
+    out = tmp_path / "dataset"
+    result = agentjudge("datasets", "import-mobile", str(source), str(out), "--format", "spa-bench")
+    said = result.stdout + result.stderr
+    assert "RecursionError" not in said
+    assert f"{deep / 'log.json'}" in said
+    assert "nested deeper than 256 levels" in said
+    assert "imported 1 trajectory(ies)" in said
