@@ -52,32 +52,28 @@ def judge(small: Path, out: Path, tmp_path: Path) -> subprocess.CompletedProcess
     return agentjudge(*command)
 
 
-@pytest.mark.slow
-def test_a_verdicts_file_linked_elsewhere_is_refused_and_never_written(
-    tmp_path: Path, small: Path, victim: Path
-) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / VERDICTS_FILE).symlink_to(victim)
-    result = judge(small, out, tmp_path)
+def assert_refused(result: subprocess.CompletedProcess[str], expected: str, victim: Path) -> None:
+    """The command stopped with exit code 2 saying ``expected``; the victim is untouched."""
     said = result.stdout + result.stderr
     assert result.returncode == 2, said
-    assert f"{out / VERDICTS_FILE}: is a symbolic link" in said
+    assert expected in said
     assert victim.read_text() == VICTIM_TEXT
 
 
 @pytest.mark.slow
-def test_a_verdicts_file_hard_linked_to_another_is_refused(
-    tmp_path: Path, small: Path, victim: Path
+@pytest.mark.parametrize("planted", ["symbolic link", "hard link"])
+def test_a_verdicts_file_linked_to_another_file_is_refused_and_never_written(
+    tmp_path: Path, small: Path, victim: Path, planted: str
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    os.link(victim, out / VERDICTS_FILE)
-    result = judge(small, out, tmp_path)
-    said = result.stdout + result.stderr
-    assert result.returncode == 2, said
-    assert "has 2 names (a hard link to another file)" in said
-    assert victim.read_text() == VICTIM_TEXT
+    if planted == "symbolic link":
+        (out / VERDICTS_FILE).symlink_to(victim)
+        expected = f"{out / VERDICTS_FILE}: is a symbolic link"
+    else:
+        os.link(victim, out / VERDICTS_FILE)
+        expected = "has 2 names (a hard link to another file)"
+    assert_refused(judge(small, out, tmp_path), expected, victim)
 
 
 @pytest.mark.slow
@@ -91,11 +87,8 @@ def test_a_quarantine_linked_elsewhere_gets_no_torn_fragment(
     whole = verdicts.read_bytes()
     verdicts.write_bytes(whole[:-40])  # a kill in the middle of the last record
     (out / (VERDICTS_FILE + QUARANTINE_SUFFIX)).symlink_to(victim)
-    again = judge(small, out, tmp_path)
-    said = again.stdout + again.stderr
-    assert again.returncode == 2, said
-    assert f"{VERDICTS_FILE}{QUARANTINE_SUFFIX}: is a symbolic link" in said
-    assert victim.read_text() == VICTIM_TEXT
+    expected = f"{VERDICTS_FILE}{QUARANTINE_SUFFIX}: is a symbolic link"
+    assert_refused(judge(small, out, tmp_path), expected, victim)
 
 
 @pytest.mark.slow

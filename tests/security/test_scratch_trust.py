@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -21,16 +20,6 @@ from tests.security.test_results_folders import agentjudge
 
 NOBODY = 65534
 DEAD_RUN = "aj_zz0000dead"
-
-
-@pytest.fixture
-def victims() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def _plant_note(scratch: Path, pid: int) -> Path:
@@ -44,10 +33,10 @@ def _plant_note(scratch: Path, pid: int) -> Path:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="plants a folder owned by another user")
 def test_a_scratch_space_another_user_made_is_refused_and_its_notes_never_acted_on(
-    tmp_path: Path, victims: list[subprocess.Popen[bytes]]
+    tmp_path: Path, reaped: list[subprocess.Popen[bytes]]
 ) -> None:
     victim = subprocess.Popen(["sleep", "600"])
-    victims.append(victim)
+    reaped.append(victim)
     scratch = tmp_path / "agentjudge"
     scratch.mkdir()
     _plant_note(scratch, victim.pid)
@@ -66,10 +55,10 @@ def test_a_scratch_space_another_user_made_is_refused_and_its_notes_never_acted_
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="starts a process as another user")
 def test_a_note_naming_another_users_process_is_not_signalled(
-    tmp_path: Path, victims: list[subprocess.Popen[bytes]]
+    tmp_path: Path, reaped: list[subprocess.Popen[bytes]]
 ) -> None:
     victim = subprocess.Popen(["sleep", "600"], user=NOBODY, group=NOBODY)
-    victims.append(victim)
+    reaped.append(victim)
     scratch = tmp_path / "agentjudge"
     scratch.mkdir()
     _plant_note(scratch, victim.pid)
