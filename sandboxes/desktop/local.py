@@ -96,6 +96,16 @@ class LocalDesktopHandle(DesktopHandle):
         self._peak: int | None = None
         self._stopped = False
 
+    def limit_kills(self) -> tuple[int, str] | None:
+        """Processes the desktop's memory cgroup killed, naming the cap."""
+        if self.cap is None or self._stopped:
+            return None
+        kills, limit = self.cap.oom_kills(), self.cap.limit_bytes()
+        if kills is None:
+            return None
+        size = f"{limit / 2**20:,.0f} MiB" if limit is not None else "its size"
+        return kills, f"the desktop's memory cap ({size}): the action needed more memory"
+
     def peak_memory_bytes(self) -> int | None:
         """The cgroup's peak usage (kept after the desktop stopped)."""
         if self.cap is not None and not self._stopped:

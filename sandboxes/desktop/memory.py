@@ -81,6 +81,27 @@ class MemoryCap:
         except (OSError, ValueError):
             return None
 
+    def oom_kills(self) -> int | None:
+        """How many processes the cap's out-of-memory killer ended so far (None: unknown)."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            lines = (self.folder / name).read_text().splitlines()
+        except OSError:
+            return None
+        for line in lines:
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return None
+
+    def limit_bytes(self) -> int | None:
+        """The cap, in bytes."""
+        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        try:
+            return int((self.folder / name).read_text())
+        except (OSError, ValueError):
+            return None
+
     def remove(self, *, wait_seconds: float = 5.0) -> None:
         """Kill whatever still runs in the cgroup and remove it."""
         remove_cgroup(self.folder, wait_seconds=wait_seconds)

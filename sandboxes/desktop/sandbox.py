@@ -131,6 +131,11 @@ class DesktopHandle(ABC):
         """The most memory the desktop used at once, when the backend can tell."""
         return None
 
+    def limit_kills(self) -> tuple[int, str] | None:
+        """How many processes a limit of the desktop ended so far, and which limit (None when
+        the backend cannot tell)."""
+        return None
+
 
 class DesktopSandbox(Sandbox):
     """One running desktop."""
@@ -170,11 +175,19 @@ class DesktopSandbox(Sandbox):
     async def perform(
         self, action: DesktopAction, *, wait_seconds: float = 1.0, timeout: float = 60.0
     ) -> ActionOutcome:
-        """Perform one action inside the desktop and remember it."""
+        """Perform one action inside the desktop and remember it. A failure during which a
+        limit of the desktop killed a process says which limit."""
+        before = self.handle.limit_kills()
         outcome = await perform_action(
             self.client, action, wait_seconds=wait_seconds, timeout=timeout
         )
         self.performed.append(action)
+        after = self.handle.limit_kills() if outcome.status == "failed" else None
+        if before is not None and after is not None and after[0] > before[0]:
+            said = f"killed by {after[1]}"
+            outcome = outcome.model_copy(
+                update={"error": f"{outcome.error.rstrip()}\n{said}" if outcome.error else said}
+            )
         return outcome
 
     async def perform_settled(
