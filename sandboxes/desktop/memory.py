@@ -75,11 +75,7 @@ class MemoryCap:
 
     def peak_bytes(self) -> int | None:
         """The most memory the cgroup's processes used at once."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        try:
-            return int((self.folder / name).read_text())
-        except (OSError, ValueError):
-            return None
+        return self._number("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes")
 
     def oom_kills(self) -> int | None:
         """How many processes the cap's out-of-memory killer ended so far (None: unknown)."""
@@ -96,7 +92,9 @@ class MemoryCap:
 
     def limit_bytes(self) -> int | None:
         """The cap, in bytes."""
-        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        return self._number("memory.max" if self.version == 2 else "memory.limit_in_bytes")
+
+    def _number(self, name: str) -> int | None:
         try:
             return int((self.folder / name).read_text())
         except (OSError, ValueError):
