@@ -11,7 +11,6 @@ model's earlier answers (A3's windows) are written with a placeholder where that
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from dataset.store import load_dataset
 from judge_agent.loop import JudgeSettings, planned_requests
 from judge_agent.model import ChatMessage, ContentImage, ContentText
 from judge_agent.modes import method_options_for
+from storage.files import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 __all__ = ["DryRunSummary", "write_dry_run"]
 
@@ -59,17 +59,15 @@ def _write_request(folder: Path, number: int, purpose: str, messages: list[ChatM
             elif isinstance(part, ContentImage):
                 images += 1
                 name = f"request_{number}_image_{images}{_EXTENSIONS.get(part.mime_type, '.bin')}"
-                (folder / name).write_bytes(base64.b64decode(part.data))
+                write_bytes_atomic(folder / name, base64.b64decode(part.data))
                 parts.append({"image": name, "mime_type": part.mime_type})
                 lines.append(f"[image {name}]")
             else:
                 parts.append(part.model_dump(mode="json"))
         plain.append({"role": message.role, "content": parts})
     record = {"purpose": purpose, "messages": plain}
-    (folder / f"request_{number}.json").write_text(
-        json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8"
-    )
-    (folder / f"request_{number}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_json_atomic(folder / f"request_{number}.json", record)
+    write_text_atomic(folder / f"request_{number}.txt", "\n".join(lines) + "\n")
     return images
 
 

@@ -416,7 +416,7 @@ class _Grid:
             notes_template=environment_notes(planned.task),
             method_options=method_options_for(planned.mode, arm.grid.method_options),
         )
-        log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl")
+        log = RunLog(self.output / LOGS_DIR / f"{planned.key}.jsonl", within=self.output)
         started = time.monotonic()
         try:
             verdict, kind = await self._run(planned, arm.model, settings, environments, log)

@@ -37,6 +37,7 @@ __all__ = [
     "AgentUsage",
     "AppSnapshotState",
     "ClaimItem",
+    "DesktopPath",
     "DirectoryTreeState",
     "DocumentState",
     "Domain",
@@ -97,6 +98,22 @@ RelativePath = Annotated[str, AfterValidator(check_relative_path)]
 StatePath = Annotated[str, AfterValidator(check_state_reference)]
 """A file an initial state names: relative to its task's folder, or ``dataset:assets/...``
 for a file the whole dataset shares (``dataset.assets``)."""
+
+
+def _check_desktop_path(value: str) -> str:
+    # Runtimes place files at such paths (on a host folder for the local desktop backend), so a
+    # ``..`` part could walk out of the desktop's home: refused here, before any replay.
+    if not value.startswith("/") or "\x00" in value:
+        raise ValueError(f"must be an absolute path without null bytes, got {value!r}")
+    if any(part in ("..", ".") for part in value.split("/")):
+        raise ValueError(f"must not have '.' or '..' parts, got {value!r}")
+    if value.endswith("/"):
+        raise ValueError(f"must name a file, got {value!r}")
+    return value
+
+
+DesktopPath = Annotated[str, AfterValidator(_check_desktop_path)]
+"""An absolute path on a recorded desktop, without ``.`` or ``..`` parts."""
 
 Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
 
@@ -210,7 +227,7 @@ class DocumentState(_State):
     application: Literal["impress", "writer", "calc"] | None = None
     """The LibreOffice application that opens it; inferred from the extension when absent."""
 
-    open_at: str | None = None
+    open_at: DesktopPath | None = None
     """Where the document lived on the agent's desktop (e.g. ``/home/user/report.docx``)."""
 
     def files(self) -> list[StateFile]:

@@ -13,7 +13,46 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-__all__ = ["DatasetError", "Problem", "ProblemLog", "format_location"]
+__all__ = [
+    "JSON_DEPTH_LIMIT",
+    "DatasetError",
+    "JsonTooDeepError",
+    "Problem",
+    "ProblemLog",
+    "format_location",
+    "loads_bounded",
+]
+
+JSON_DEPTH_LIMIT = 256
+"""The deepest nesting of arrays and objects accepted in imported JSON (real records nest a few
+dozen levels; a hostile file nests hundreds of thousands to exhaust the parser's stack)."""
+
+
+class JsonTooDeepError(ValueError):
+    """A JSON document nested deeper than ``JSON_DEPTH_LIMIT``."""
+
+
+def loads_bounded(text: str | bytes, limit: int = JSON_DEPTH_LIMIT) -> object:
+    """``json.loads``, refusing a document nested deeper than ``limit`` (``JsonTooDeepError``)
+    instead of letting a ``RecursionError`` end the whole import."""
+    try:
+        parsed: object = json.loads(text)
+    except RecursionError:
+        raise JsonTooDeepError(f"nested deeper than {limit} levels") from None
+    pending: list[tuple[object, int]] = [(parsed, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            children: Iterable[object] = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            raise JsonTooDeepError(f"nested deeper than {limit} levels")
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return parsed
+
 
 _NO_ECHO = {"missing", "extra_forbidden", "value_error", "assertion_error"}
 
@@ -113,11 +152,12 @@ class ProblemLog:
             self.add(path, f"cannot be read: {error}")
             return None
         try:
-            parsed: object = json.loads(text)
+            return loads_bounded(text)
         except json.JSONDecodeError as error:
             self.add(path, f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}")
-            return None
-        return parsed
+        except JsonTooDeepError as error:
+            self.add(path, f"not read: {error}")
+        return None
 
     @property
     def errors(self) -> list[Problem]:

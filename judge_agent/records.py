@@ -9,23 +9,30 @@ since the run started) and the event's fields.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel
 
+from storage.confined import open_confined
+
 
 class RunLog:
     """An append-only JSONL log of one judge run (or a no-op when ``path`` is None)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, *, within: Path | None = None) -> None:
+        """``within`` is the results folder holding ``path``: no link below it is followed."""
         self.path = path
         self._started = time.perf_counter()
         self._handle: IO[str] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = path.open("w", encoding="utf-8")
+            if within is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+            descriptor = open_confined(path, flags, within=within)
+            self._handle = os.fdopen(descriptor, "w", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
         """Append one event."""

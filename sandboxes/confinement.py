@@ -84,6 +84,30 @@ def require_bubblewrap() -> str:
     return bwrap
 
 
+DATASET_CODE_MAX_SECONDS = 1800.0
+"""The longest a dataset's script may run, whatever timeout its task asks for."""
+
+
+@dataclass(frozen=True)
+class BoxLimits:
+    """Resource limits of one box, so dataset code cannot exhaust the machine (each enforced by
+    the kernel: ``prlimit`` on the boxed command, a size-capped file system for the work folder).
+    """
+
+    memory_bytes: int = 4 * 2**30
+    """Address space of each process (``RLIMIT_AS``)."""
+    cpu_seconds: int = int(DATASET_CODE_MAX_SECONDS)
+    """CPU time of each process (``RLIMIT_CPU``); SIGXCPU, then SIGKILL, past it."""
+    processes: int = 512
+    """Processes of the box user (``RLIMIT_NPROC``; as root only, where the box user is
+    ``nobody``: unprivileged, the count would include the caller's own processes)."""
+    file_bytes: int = 1 * 2**30
+    """Size of any one file written (``RLIMIT_FSIZE``)."""
+    work_bytes: int = 512 * 2**20
+    """Size of the work folder (``HOME``, ``TMPDIR``): a RAM file system of this size in the box
+    instead of a host folder, thrown away with the box."""
+
+
 @dataclass(frozen=True)
 class BoxSpec:
     """What runs in a box and what it sees."""
@@ -109,6 +133,8 @@ class BoxSpec:
     work_mount: Path = WORK_MOUNT
     """Where the work folder shows inside the box; also ``HOME`` and the parent of ``TMPDIR``
     (a desktop puts it where its user's home is on every other backend)."""
+    limits: BoxLimits | None = None
+    """Resource limits (None: only the timeout; a desktop has its own memory cgroup)."""
 
 
 @dataclass(frozen=True)
@@ -327,9 +353,7 @@ def box_command(
         "/tmp",
         *binds,
         *_traversable_parents(spec.work_mount),
-        "--bind",
-        str(work),
-        str(spec.work_mount),
+        *_work_arguments(spec, work),
         "--clearenv",
     ]
     for name, value in box_environment(spec.environment, spec.work_mount).items():
@@ -346,7 +370,31 @@ def box_command(
             "--no-new-privs",
             "--",
         ]
+    if spec.limits is not None:
+        arguments += _limit_arguments(spec.limits, privileged=privileged)
     return [*arguments, *spec.command]
+
+
+def _work_arguments(spec: BoxSpec, work: Path) -> list[str]:
+    if spec.limits is None:
+        return ["--bind", str(work), str(spec.work_mount)]
+    mount = str(spec.work_mount)
+    return [
+        *("--perms", "0777", "--size", str(spec.limits.work_bytes), "--tmpfs", mount),
+        *("--perms", "1777", "--dir", f"{mount}/tmp"),
+    ]
+
+
+def _limit_arguments(limits: BoxLimits, *, privileged: bool) -> list[str]:
+    arguments = [
+        "prlimit",
+        f"--as={limits.memory_bytes}",
+        f"--cpu={limits.cpu_seconds}",
+        f"--fsize={limits.file_bytes}",
+    ]
+    if privileged:
+        arguments.append(f"--nproc={limits.processes}")
+    return [*arguments, "--"]
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -428,8 +476,10 @@ async def run_python_script(
 ) -> BoxRun:
     """Run the Python script ``script`` with this interpreter in a box: the variables
     ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default: the
-    script's folder; its working directory) and ``read_only``. A task folder whose modes keep the
+    script's folder; its working directory) and ``read_only``, under ``BoxLimits`` (``timeout`` at
+    most ``DATASET_CODE_MAX_SECONDS``). A task folder whose modes keep the
     box user out (a dataset written with umask 077) is shown as a readable copy instead."""
+    timeout = min(timeout, DATASET_CODE_MAX_SECONDS)
     folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
     inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
     readable = await asyncio.to_thread(_box_reads, folder, inside)
@@ -441,6 +491,7 @@ async def run_python_script(
             copied=[] if readable else [folder],
             environment=environment,
             timeout=timeout,
+            limits=BoxLimits(),
         )
     )
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import psutil
 from pydantic import BaseModel, ConfigDict
 
+from sandboxes.base import SandboxError
 from settings import get_settings, variable_name
 
 NAME_PREFIX = "aj"
@@ -83,9 +84,51 @@ def workdir() -> Path:
         base = SHARED_MEMORY / "agentjudge"
     else:
         base = Path(tempfile.gettempdir()) / "agentjudge"
-    base.mkdir(parents=True, exist_ok=True)
+    base.mkdir(mode=0o755, parents=True, exist_ok=True)
+    problem = untrusted_because(base)
+    if problem is not None:
+        raise UnsafeScratchError(
+            f"{base} (the scratch space) {problem}: another user could plant files in it. "
+            f"Remove it, or set {WORKDIR_ENV} to a folder of your own"
+        )
     _remember_root(base)
     return base
+
+
+class UnsafeScratchError(SandboxError):
+    """The scratch space is a link, another user's, or writable by others; names it."""
+
+
+def untrusted_because(path: Path) -> str | None:
+    """Why ``path`` cannot be trusted as written by this user only (None when it can): it must
+    be no symbolic link, owned by this process's user, and not writable by group or others.
+
+    Scratch spaces and run records are checked with it before anything is read from them, so a
+    folder another user made first (``/dev/shm`` is world-writable) never steers ``gc``.
+    """
+    try:
+        status = os.lstat(path)
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if stat.S_ISLNK(status.st_mode):
+        return "is a symbolic link"
+    if status.st_uid != os.geteuid():
+        return f"belongs to user {status.st_uid}, not {os.geteuid()}"
+    if status.st_mode & 0o022:
+        return f"is writable by others (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
+
+
+def trusted_below(root: Path, path: Path) -> bool:
+    """Whether ``root`` and every path from it down to ``path`` pass ``untrusted_because``."""
+    if untrusted_because(root) is not None:
+        return False
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if untrusted_because(current) is not None:
+            return False
+    return True
 
 
 RUNS_REGISTRY = Path("/tmp/agentjudge-runs")
@@ -154,7 +197,8 @@ def scratch_roots() -> list[Path]:
         except (OSError, UnicodeDecodeError):
             continue
         if root.is_dir():
-            roots.append(root)
+            if untrusted_because(root) is None:  # a space another user took over is skipped
+                roots.append(root)
         else:
             with contextlib.suppress(OSError):
                 entry.unlink()  # the space is gone, and so is anything left in it
@@ -203,6 +247,17 @@ def process_start_time(pid: int) -> float | None:
 def process_alive(pid: int) -> bool:
     """True when ``pid`` is a running process (zombies count as dead)."""
     return process_start_time(pid) is not None
+
+
+def is_own_process(pid: int, started: float) -> bool:
+    """``is_same_process``, and the process runs as this process's user: only such a process
+    may be signalled on the strength of a note."""
+    if not is_same_process(pid, started):
+        return False
+    try:
+        return psutil.Process(pid).uids().real == os.getuid()
+    except psutil.Error:
+        return False
 
 
 def is_same_process(pid: int, started: float) -> bool:
@@ -320,8 +375,15 @@ async def collect_processes() -> list[str]:
         run_id = run_id_of(folder.parent.name)
         if run_id is None or run_is_alive(run_id):
             continue
+        root = folder.parent.parent
         for entry in sorted(folder.iterdir()):
-            if is_same_process(int(entry.name), float(entry.read_text() or 0)):
+            if not entry.name.isdigit() or not trusted_below(root, entry):
+                continue  # a note this user did not write: never acted on
+            try:
+                started = float(entry.read_text() or 0)
+            except (OSError, ValueError):
+                continue
+            if is_own_process(int(entry.name), started):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(entry.name), 9)
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -351,6 +413,7 @@ async def collect_leftovers(
 ) -> list[str]:
     """Run every registered collector, and the ``(name, collector, order)`` ones of ``extra``
     for this call only, then the run-record cleanup; return what was removed."""
+    workdir()  # an untrusted scratch space stops the collection here (UnsafeScratchError)
     removed: list[str] = []
     collectors = dict(_collectors)
     collectors.update({name: (order, collector) for name, collector, order in extra})

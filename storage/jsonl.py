@@ -10,8 +10,9 @@ appended to it: a last line that is a whole JSON document and lacks only its new
 newline; a fragment that is not a whole document is cut off the file and appended to
 ``<file>.torn`` (the quarantine, kept for inspection), so the results file is whole lines only
 and a later record can never be glued onto a fragment. Every ``JsonlAppender`` repairs its file
-before its first append. Readers also skip a line that does not validate (or is not UTF-8), so
-its work is redone.
+before its first append. Files are opened through ``storage.confined``: a link planted in place
+of a results file or its quarantine is refused, never written through. Readers also skip a line
+that does not validate (or is not UTF-8), so its work is redone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import IO, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from storage.confined import open_confined
 
 __all__ = ["QUARANTINE_SUFFIX", "JsonlAppender", "read_jsonl", "repair_torn_tail"]
 
@@ -53,7 +56,8 @@ class JsonlAppender:
             if not self._repaired:
                 repair_torn_tail(self.path)
                 self._repaired = True
-            with self.path.open("a", encoding="utf-8") as handle:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            with os.fdopen(open_confined(self.path, flags), "a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -67,7 +71,7 @@ def repair_torn_tail(path: Path) -> str | None:
     file needs nothing. The caller must be the file's only writer (see ``storage.locks``).
     """
     try:
-        handle = path.open("r+b")
+        handle = os.fdopen(open_confined(path, os.O_RDWR), "r+b")
     except FileNotFoundError:
         return None
     with handle:
@@ -87,7 +91,8 @@ def repair_torn_tail(path: Path) -> str | None:
             os.fsync(handle.fileno())
             return f"{path}: added the newline a kill left out after the last record"
         quarantine = path.with_name(path.name + QUARANTINE_SUFFIX)
-        with quarantine.open("ab") as kept:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        with os.fdopen(open_confined(quarantine, flags), "ab") as kept:
             kept.write(fragment + b"\n")
             kept.flush()
             os.fsync(kept.fileno())

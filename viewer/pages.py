@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -158,7 +159,9 @@ class RunPages:
         if path is None:
             return []
         entries: list[dict[str, Any]] = []
-        for position, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        for position, line in _log_lines(path):
+            if line is None:
+                continue  # too large to show; the raw log (``?raw=1``) still has it
             try:
                 event = json.loads(line)
             except ValueError:
@@ -173,11 +176,11 @@ class RunPages:
         path = self.log_file(key)
         if path is None:
             return None
-        lines = path.read_text(encoding="utf-8").splitlines()
-        if not 0 <= event < len(lines):
+        line = next((text for position, text in _log_lines(path) if position == event), None)
+        if line is None:
             return None
         try:
-            message = json.loads(lines[event]).get("message") or {}
+            message = json.loads(line).get("message") or {}
             content = message.get("content")
             found = content[block] if isinstance(content, list) else None
             if not isinstance(found, dict) or found.get("type") != "image":
@@ -292,3 +295,23 @@ class RunPages:
                 if other.key != row.key and other.kind == "judge"
             ],
         }
+
+
+LOG_LINE_LIMIT = 64 * 2**20
+"""Log events larger than this (a huge observation) are left out of the transcript page."""
+
+
+def _log_lines(path: Path) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of a run log with their positions, read one at a time and each at most
+    ``LOG_LINE_LIMIT`` bytes (None stands for a longer line, skipped without being held), so a
+    log with a huge observation never sits in memory whole."""
+    with path.open("rb") as stream:
+        position = 0
+        while line := stream.readline(LOG_LINE_LIMIT + 1):
+            if len(line) > LOG_LINE_LIMIT and not line.endswith(b"\n"):
+                while (rest := stream.readline(2**20)) and not rest.endswith(b"\n"):
+                    pass
+                yield position, None
+            else:
+                yield position, line.rstrip(b"\n")
+            position += 1

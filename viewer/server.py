@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -43,9 +44,12 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dataset.corrections import LabelCorrection, correction_line, read_corrections
 from dataset.problems import Problem
+from dataset.screenshots import image_mime_type
+from storage.confined import UnsafeFileError
 from storage.jsonl import JsonlAppender
 from viewer.index import FILTERS, RunIndex, RunQuery, open_index
 from viewer.pages import RunPages
@@ -218,14 +222,13 @@ def build_app(
         )
         if found is None:
             return PlainTextResponse("no such image", status_code=404)
-        data, mime_type = found
-        return Response(data, media_type=mime_type, headers={"Cache-Control": "max-age=3600"})
+        return _image_response(found[0])  # the log's own type is not trusted: the bytes tell
 
     async def screenshot(request: Request) -> Response:
         path = pages.screenshot(request.path_params["path"])
         if path is None:
             return PlainTextResponse("no such file", status_code=404)
-        return FileResponse(path, headers={"Cache-Control": "max-age=3600"})
+        return _image_response(path)
 
     async def report(_request: Request) -> Response:
         path = source.results / "report.html" if source.results is not None else None
@@ -243,6 +246,11 @@ def build_app(
         return RedirectResponse(f"/run/{key}", status_code=302)
 
     async def correct(request: Request) -> Response:
+        if not _same_origin(request):
+            return JSONResponse(
+                {"error": "corrections are accepted only from the viewer's own pages"},
+                status_code=403,
+            )
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return JSONResponse(
                 {"error": "send the correction as application/json"}, status_code=415
@@ -266,7 +274,10 @@ def build_app(
         except (ValueError, KeyError, TypeError, ValidationError) as error:
             return JSONResponse({"error": f"bad correction: {error}"}, status_code=400)
         source.corrections.parent.mkdir(parents=True, exist_ok=True)
-        await viewer.appender.append(correction_line(correction))
+        try:
+            await viewer.appender.append(correction_line(correction))
+        except UnsafeFileError as error:  # a link planted in place of the corrections file
+            return JSONResponse({"error": str(error)}, status_code=409)
         index.corrections[correction.key] = correction
         return JSONResponse(
             {"written": str(source.corrections), "correction": correction.model_dump(mode="json")}
@@ -290,8 +301,88 @@ def build_app(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
+            Middleware(SecurityHeaders),
+        ],
     )
+
+
+NOT_AN_IMAGE = "not a PNG, JPEG, GIF, WebP or BMP image; the viewer serves no other file type"
+
+PAGE_POLICY = (
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+"""The viewer's own pages: scripts and styles from ``/static`` only, nothing from elsewhere."""
+
+DATA_POLICY = (
+    "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; "
+    "frame-ancestors 'self'"
+)
+"""What comes from the results folder or dataset (screenshots, transcript images, raw logs,
+``report.html``): rendered in a sandbox (an origin of its own, no scripts), so even a file that
+got through as HTML could not read ``/api`` or post a correction."""
+
+_DATA_PREFIXES = ("/files/", "/api/image/", "/logs/", "/report.html")
+
+
+def inert_image_type(head: bytes) -> str | None:
+    """The MIME type of a raster image from its first bytes; None for anything else (SVG and
+    HTML included, whatever their name or declared type says)."""
+    mime_type = image_mime_type(head, Path("x"))
+    return mime_type if mime_type.startswith("image/") else None
+
+
+def _image_response(image: bytes | Path) -> Response:
+    """``image`` (bytes, or a file) as the raster image its first bytes say it is, or 415."""
+    if isinstance(image, Path):
+        with image.open("rb") as stream:
+            mime_type = inert_image_type(stream.read(16))
+    else:
+        mime_type = inert_image_type(image[:16])
+    if mime_type is None:
+        return PlainTextResponse(NOT_AN_IMAGE, status_code=415)
+    cache = {"Cache-Control": "max-age=3600"}
+    if isinstance(image, Path):
+        return FileResponse(image, media_type=mime_type, headers=cache)
+    return Response(image, media_type=mime_type, headers=cache)
+
+
+def _same_origin(request: Request) -> bool:
+    """Whether a write comes from the viewer's own pages: a browser names the page's origin
+    (``Origin``, ``Sec-Fetch-Site``); a sandboxed page's origin is ``null`` and is refused."""
+    origin = request.headers.get("origin")
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin is not None and origin != own:
+        return False
+    return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+
+
+class SecurityHeaders:
+    """Adds ``nosniff`` and a Content-Security-Policy to every answer (``DATA_POLICY`` for data
+    from the results folder, ``PAGE_POLICY`` for the rest)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path", ""))
+        policy = DATA_POLICY if path.startswith(_DATA_PREFIXES) else PAGE_POLICY
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Content-Security-Policy"] = policy
+                headers["Referrer-Policy"] = "no-referrer"
+                headers["Cross-Origin-Resource-Policy"] = "same-origin"
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 def bind_socket(port: int = 0) -> socket.socket:

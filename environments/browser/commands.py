@@ -27,6 +27,13 @@ def archive(
         typer.Option("--format", help="warc or folder (default: from OUTPUT's name)."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds each page may take to load.")] = 30.0,
+    allow_private: Annotated[
+        bool,
+        typer.Option(
+            help="Also fetch loopback and private addresses (refused by default: a listed page "
+            "must not archive what a service on this machine or its network answers)."
+        ),
+    ] = False,
 ) -> None:
     """Open every listed address in a headless Chromium that reaches the network, and write
     each page with everything it loaded (styles, scripts, images, frames) into a page archive
@@ -43,7 +50,13 @@ def archive(
         typer.echo(f"error: {urls_file}: no addresses")
         raise typer.Exit(2)
     report = asyncio.run(
-        record_pages(urls, output, archive_format=archive_format, timeout_seconds=timeout)
+        record_pages(
+            urls,
+            output,
+            archive_format=archive_format,
+            timeout_seconds=timeout,
+            allow_private=allow_private,
+        )
     )
     for url, reason in report.failures.items():
         typer.echo(f"failed: {url}: {reason}")

@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -241,6 +241,16 @@ def read_folder(folder: Path) -> PageArchive:
 
 # -- WARC files ----------------------------------------------------------------------------------
 
+WARC_BODY_LIMIT = 256 * 2**20
+"""The largest body one WARC record may decompress to."""
+
+WARC_BYTES_LIMIT = 2 * 2**30
+"""The most all bodies of one WARC file may decompress to (a few KB of nested gzip can expand
+to gigabytes)."""
+
+WARC_RECORD_LIMIT = 200_000
+"""The most records one WARC file may hold."""
+
 
 def read_warc(path: Path) -> PageArchive:
     """Read a WARC file (gzipped or not); an unreadable record raises ``ArchiveError`` naming
@@ -249,10 +259,13 @@ def read_warc(path: Path) -> PageArchive:
     from warcio.exceptions import ArchiveLoadFailed
 
     archive = PageArchive(source=path)
+    total = 0
     try:
         with path.open("rb") as stream:
             records = ArchiveIterator(stream)
-            for record in records:
+            for count, record in enumerate(records, start=1):
+                if count > WARC_RECORD_LIMIT:
+                    raise ArchiveError(f"{path}: more than {WARC_RECORD_LIMIT:,} records")
                 if record.rec_type not in ("response", "resource"):
                     continue
                 url = record.rec_headers.get_header("WARC-Target-URI")
@@ -260,12 +273,14 @@ def read_warc(path: Path) -> PageArchive:
                     continue
                 captured = record.rec_headers.get_header("WARC-Date")
                 try:
-                    body = record.content_stream().read()
+                    body = _bounded_body(record, WARC_BYTES_LIMIT - total)
                 except Exception as error:
-                    offset = records.get_record_offset()
-                    raise ArchiveError(
-                        f"{path}: record at byte {offset} ({url}): unreadable body: {error}"
-                    ) from None
+                    # The offset is asked for only now: warcio reads the record to its end
+                    # to tell it.
+                    where = f"{path}: record at byte {records.get_record_offset()} ({url})"
+                    reason = error if isinstance(error, ArchiveError) else f"unreadable: {error}"
+                    raise ArchiveError(f"{where}: {reason}") from None
+                total += len(body)
                 if record.rec_type == "response" and record.http_headers is not None:
                     status = int(record.http_headers.get_statuscode() or 200)
                     headers = _served_headers(dict(record.http_headers.headers))
@@ -289,6 +304,30 @@ def read_warc(path: Path) -> PageArchive:
     if not archive.entries:
         raise ArchiveError(f"{path}: no http(s) response or resource records (is it a WARC file?)")
     return archive
+
+
+def _bounded_body(record: Any, budget: int) -> bytes:
+    """A record's body, decompressed, refused past ``WARC_BODY_LIMIT`` bytes or the archive's
+    remaining ``budget``, or when the file ends before the length the record declares."""
+    stream = record.content_stream()
+    limit = min(WARC_BODY_LIMIT, budget)
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := stream.read(2**16):
+        size += len(chunk)
+        if size > limit:
+            raise ArchiveError(
+                f"its body decompresses past {limit:,} bytes (a record holds at most "
+                f"{WARC_BODY_LIMIT:,}, an archive {WARC_BYTES_LIMIT:,})"
+            )
+        chunks.append(chunk)
+    missing = getattr(record.raw_stream, "limit", 0)
+    if missing:
+        raise ArchiveError(
+            f"truncated: the file ends {missing:,} bytes before the "
+            f"{record.length:,} its record header declares"
+        )
+    return b"".join(chunks)
 
 
 def is_warc(path: Path) -> bool:

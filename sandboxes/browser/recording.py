@@ -15,8 +15,10 @@ import asyncio
 import contextlib
 import hashlib
 import io
+import ipaddress
 import mimetypes
 import shutil
+import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +34,7 @@ from sandboxes.browser.archive import (
 from sandboxes.browser.chromium import ChromiumProcess
 
 if TYPE_CHECKING:
-    from playwright.async_api import Response
+    from playwright.async_api import Response, Route
 
 ArchiveFormat = Literal["warc", "folder"]
 
@@ -85,9 +87,14 @@ async def record_pages(
     *,
     archive_format: ArchiveFormat | None = None,
     timeout_seconds: float = 30.0,
+    allow_private: bool = False,
 ) -> RecordingReport:
     """Open every address in a live browser and write what loaded to ``output`` (a WARC file
-    when its name ends in ``.warc``/``.warc.gz`` or ``archive_format`` says so, else a folder)."""
+    when its name ends in ``.warc``/``.warc.gz`` or ``archive_format`` says so, else a folder).
+
+    Requests (pages and everything they load) to loopback, private, link-local or otherwise
+    non-public addresses are refused unless ``allow_private``: a listed page must not make the
+    archive keep what a service on this machine or its network answers."""
     chosen: ArchiveFormat = archive_format or ("warc" if is_warc(output) else "folder")
     captures: dict[str, Capture] = {}
     pending: set[asyncio.Task[None]] = set()
@@ -120,6 +127,8 @@ async def record_pages(
     process = await ChromiumProcess.start(offline=False)
     try:
         context = await process.new_context()
+        if not allow_private:
+            await context.route("**/*", _public_only)
         context.on("response", on_response)
         page = await context.new_page()
         for url in urls:
@@ -146,6 +155,28 @@ async def record_pages(
         await asyncio.to_thread(_write_folder, output, ordered)
     report.responses = len(ordered)
     return report
+
+
+async def _public_only(route: Route) -> None:
+    host = urlsplit(route.request.url).hostname
+    if host is not None and await asyncio.to_thread(is_private_host, host):
+        await route.abort("addressunreachable")
+    else:
+        await route.continue_()
+
+
+def is_private_host(host: str) -> bool:
+    """Whether ``host`` is, or resolves to, an address that is not public (loopback, private,
+    link-local, reserved); a name that does not resolve counts as private."""
+    try:
+        found = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return True
+    for _, _, _, _, address in found:
+        ip = ipaddress.ip_address(str(address[0]).split("%", 1)[0])
+        if not ip.is_global:
+            return True
+    return False
 
 
 def _file_name(capture: Capture) -> str:

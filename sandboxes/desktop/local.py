@@ -37,7 +37,7 @@ from sandboxes.confinement import (
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.desktop_python import ensure_desktop_packages
 from sandboxes.desktop.image import HOME
-from sandboxes.desktop.memory import MemoryCap, remove_cgroup
+from sandboxes.desktop.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
 from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
@@ -53,8 +53,10 @@ from sandboxes.runs import (
     run_is_alive,
     scratch_roots,
     track_process,
+    trusted_below,
     untrack_process,
 )
+from storage.confined import UnsafeFileError, open_confined
 
 DESKTOP_HOME = Path(HOME)
 """Where a desktop's home folder shows inside its box: the same path as in the desktop image
@@ -93,6 +95,16 @@ class LocalDesktopHandle(DesktopHandle):
         self.cap = cap
         self._peak: int | None = None
         self._stopped = False
+
+    def limit_kills(self) -> tuple[int, str] | None:
+        """Processes the desktop's memory cgroup killed, naming the cap."""
+        if self.cap is None or self._stopped:
+            return None
+        kills, limit = self.cap.oom_kills(), self.cap.limit_bytes()
+        if kills is None:
+            return None
+        size = f"{limit / 2**20:,.0f} MiB" if limit is not None else "its size"
+        return kills, f"the desktop's memory cap ({size}): the action needed more memory"
 
     def peak_memory_bytes(self) -> int | None:
         """The cgroup's peak usage (kept after the desktop stopped)."""
@@ -281,9 +293,14 @@ def _make_home(folder: Path, document: DocumentFile | None) -> Path:
     (home / RUNTIME_NAME).mkdir(mode=0o700)
     (home / ".bin" / "python").symlink_to("/usr/bin/python3")
     if document is not None:
-        target = home / document.location
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(document.data)
+        # Confined to the home folder: no '..' part or link below it is followed.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            descriptor = open_confined(home / document.location, flags, within=home)
+        except UnsafeFileError as error:
+            raise SandboxError(f"the desktop's document {document.location}: {error}") from None
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(document.data)
     if os.geteuid() == 0:
         for root, folders, files in os.walk(home):
             os.chown(root, BOX_USER, BOX_USER)
@@ -308,10 +325,12 @@ async def collect_desktop_leftovers() -> list[str]:
     for root in scratch_roots():
         for note in sorted(root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}")):
             run_id = run_id_of(note.parent.name)
-            if run_id is None or run_is_alive(run_id):
+            if run_id is None or run_is_alive(run_id) or not trusted_below(root, note):
                 continue
-            cgroup = Path(note.read_text().strip())
-            if cgroup.name == note.parent.name and await asyncio.to_thread(remove_cgroup, cgroup):
+            cgroup = Path(os.path.normpath(note.read_text().strip()))
+            # Only a cgroup named for this desktop, in the cgroup file system, is emptied.
+            owned = cgroup.name == note.parent.name and cgroup.is_relative_to(CGROUP_ROOT)
+            if owned and await asyncio.to_thread(remove_cgroup, cgroup):
                 removed.append(f"desktop cgroup {cgroup}")
             note.unlink(missing_ok=True)
     return removed

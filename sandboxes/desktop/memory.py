@@ -75,7 +75,26 @@ class MemoryCap:
 
     def peak_bytes(self) -> int | None:
         """The most memory the cgroup's processes used at once."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        return self._number("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes")
+
+    def oom_kills(self) -> int | None:
+        """How many processes the cap's out-of-memory killer ended so far (None: unknown)."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            lines = (self.folder / name).read_text().splitlines()
+        except OSError:
+            return None
+        for line in lines:
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return None
+
+    def limit_bytes(self) -> int | None:
+        """The cap, in bytes."""
+        return self._number("memory.max" if self.version == 2 else "memory.limit_in_bytes")
+
+    def _number(self, name: str) -> int | None:
         try:
             return int((self.folder / name).read_text())
         except (OSError, ValueError):

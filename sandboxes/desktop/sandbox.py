@@ -110,6 +110,10 @@ def document_location(state: DocumentState) -> PurePosixPath:
     if state.open_at:
         path = PurePosixPath(state.open_at)
         parts = path.parts
+        if ".." in parts or not path.is_absolute():
+            # ``DocumentState`` refuses such a path; a model built without validation must not
+            # bring it here either, as the local backend writes the document on the host.
+            raise SandboxError(f"open_at {state.open_at!r}: must be absolute, without '..' parts")
         if len(parts) > 3 and parts[:2] == ("/", "home"):
             return PurePosixPath(*parts[3:])
         if len(parts) > 2 and parts[:2] == ("/", "root"):
@@ -127,6 +131,11 @@ class DesktopHandle(ABC):
 
     def peak_memory_bytes(self) -> int | None:
         """The most memory the desktop used at once, when the backend can tell."""
+        return None
+
+    def limit_kills(self) -> tuple[int, str] | None:
+        """How many processes a limit of the desktop ended so far, and which limit (None when
+        the backend cannot tell)."""
         return None
 
 
@@ -168,11 +177,19 @@ class DesktopSandbox(Sandbox):
     async def perform(
         self, action: DesktopAction, *, wait_seconds: float = 1.0, timeout: float = 60.0
     ) -> ActionOutcome:
-        """Perform one action inside the desktop and remember it."""
+        """Perform one action inside the desktop and remember it. A failure during which a
+        limit of the desktop killed a process says which limit."""
+        before = self.handle.limit_kills()
         outcome = await perform_action(
             self.client, action, wait_seconds=wait_seconds, timeout=timeout
         )
         self.performed.append(action)
+        after = self.handle.limit_kills() if outcome.status == "failed" else None
+        if before is not None and after is not None and after[0] > before[0]:
+            said = f"killed by {after[1]}"
+            outcome = outcome.model_copy(
+                update={"error": f"{outcome.error.rstrip()}\n{said}" if outcome.error else said}
+            )
         return outcome
 
     async def perform_settled(

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from sandboxes.base import SandboxError
 from sandboxes.postgres import admin
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
-from sandboxes.runs import SHARED_MEMORY, current_run, scratch_roots, workdir
+from sandboxes.runs import SHARED_MEMORY, current_run, scratch_roots, untrusted_because, workdir
 from settings import get_settings, variable_name
 
 DATA_DIRECTORY_TAG = "pg"
@@ -169,7 +169,10 @@ class EmbeddedPostgresCluster(PostgresCluster):
                 if not SHARED_MEMORY.is_dir():
                     raise SandboxError(f"{IN_MEMORY_ENV}: {SHARED_MEMORY} does not exist")
                 parent = memory_parent()
-                parent.mkdir(exist_ok=True)
+                parent.mkdir(mode=0o755, exist_ok=True)
+                problem = untrusted_because(parent)
+                if problem is not None:
+                    raise SandboxError(f"{parent}: {problem}; remove it (it is not this user's)")
             path = parent / current_run().new_name(DATA_DIRECTORY_TAG)
             password = secrets.token_hex(16)
             try:

@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from sandboxes.postgres import admin
 from sandboxes.postgres.embedded import DATA_DIRECTORY_TAG, data_parents, memory_parent
 from sandboxes.postgres.roles import created_roles
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
-from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive
+from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive, untrusted_because
 
 STOP_TIMEOUT = 5.0
 """Seconds a killed run's postmaster gets to exit after SIGQUIT before it is SIGKILLed."""
@@ -142,13 +143,14 @@ def _collect_embedded_blocking() -> list[str]:
         for parent in data_parents()
         for path in (
             sorted(parent.glob(f"{NAME_PREFIX}_*_{DATA_DIRECTORY_TAG}_*"))
-            if parent.is_dir()
+            if parent.is_dir() and untrusted_because(parent) is None  # not another user's
             else []
         )
     ]
     for path in found:
         run_id = run_id_of(path.name)
-        if not path.is_dir() or run_id is None or run_is_alive(run_id):
+        # lstat: a link named like a data directory may lead to a server that is not ours.
+        if not stat.S_ISDIR(path.lstat().st_mode) or run_id is None or run_is_alive(run_id):
             continue
         process = _postmaster(path)
         if process is not None:

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,17 +96,6 @@ def mini(tmp_path: Path) -> Path:
     copy = tmp_path / "mini"
     shutil.copytree(MINI, copy)
     return copy
-
-
-@pytest.fixture
-def reaped() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Background processes a test starts; killed if the test leaves them running."""
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def verdict_keys(folder: Path) -> list[str]:

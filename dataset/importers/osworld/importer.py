@@ -42,6 +42,7 @@ from dataset.importers.osworld.task_config import (
     names_windows,
     read_task_config,
 )
+from dataset.importers.source_files import SourceFileError, copy_source_file
 from dataset.models import (
     AgentStopReason,
     DocumentState,
@@ -430,6 +431,15 @@ def _regular_file(path: Path, *, inside: Path | None = None) -> bool:
         return False
 
 
+def _source_root(local: Path, run: _Run, options: _Options) -> Path:
+    """The folder a supplied file must stay inside: the one it was found in, or, for a file
+    named with ``--file``, its own folder."""
+    for folder in (options.files_dir, run.place.folder.parent):
+        if folder is not None and local.is_relative_to(folder):
+            return folder
+    return local.parent
+
+
 def _write_task(
     run: _Run, destination: Path, options: _Options, report: ImportReport
 ) -> Task | None:
@@ -444,8 +454,14 @@ def _write_task(
             needed.append(NeededFile(task_id=run.task_id, url=item.url, path=item.path))
             continue
         name = _unique_name(item.name, set(local_name.values()))
-        (folder / TASK_FILES_DIR).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(local, folder / TASK_FILES_DIR / name)
+        try:
+            copy_source_file(
+                local, _source_root(local, run, options), folder / TASK_FILES_DIR / name
+            )
+        except SourceFileError as error:
+            options.log.add(local, str(error))
+            needed.append(NeededFile(task_id=run.task_id, url=item.url, path=item.path))
+            continue
         local_name[item.path] = name
         bundled.append({"file": f"{TASK_FILES_DIR}/{name}", "open_at": item.path, "url": item.url})
     initial = _initial_state(run, needed, local_name)
@@ -578,7 +594,7 @@ def _build_trajectory(
         if item.screenshot is not None:
             shots.mkdir(parents=True, exist_ok=True)
             name = f"step_{number}{item.screenshot.suffix.lower() or '.png'}"
-            shutil.copyfile(item.screenshot, shots / name)
+            copy_source_file(item.screenshot, run.place.folder, shots / name)
             observation = Observation(screenshot=f"{run.trajectory_id}/{name}")
         reasoning = item.response
         if reasoning is not None:

@@ -154,6 +154,14 @@ def copy_regular_files(source: Path, target: Path) -> list[Path]:
     return skipped
 
 
+def _link_problem(link: Path, archive: Path | None) -> str:
+    problem = "a link in the archive: not copied (regular files only)"
+    target = link.resolve()
+    if archive is not None and not target.is_relative_to(archive.resolve()):
+        problem += f"; it leads to {target}, outside the source folder"
+    return problem
+
+
 def write_search_dataset(
     destination: Path,
     report: ImportReport,
@@ -177,7 +185,7 @@ def write_search_dataset(
         if archive is not None:
             links.update(copy_regular_files(archive, folder / archive_name(archive)))
     for link in sorted(links):
-        report.problem(str(link), "a link in the archive: not copied (regular files only)")
+        report.problem(str(link), _link_problem(link, archive))
     for trajectory in report.trajectories.values():
         write_trajectory(destination, trajectory)
     report.urls = needed_urls(report.trajectories.values(), report.tasks.values())

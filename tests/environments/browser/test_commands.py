@@ -23,7 +23,7 @@ def _archive_folder(site: str, tmp_path: Path) -> None:
     urls_file = tmp_path / "urls.txt"
     urls_file.write_text(f"# pages to keep\n{site}/index.html\n\n{site}/about.html\n")
     output = tmp_path / "archive"
-    result = CliRunner().invoke(app, ["archive", str(urls_file), str(output)])
+    result = CliRunner().invoke(app, ["archive", str(urls_file), str(output), "--allow-private"])
     assert result.exit_code == 0, result.output
     assert "archived 2 of 2 pages (4 responses)" in result.output
     archive = load_archive(output)
