@@ -13,6 +13,7 @@ the way to supply them), and copying screenshots next to the trajectory.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 import shutil
@@ -42,7 +43,11 @@ from dataset.importers.osworld.task_config import (
     names_windows,
     read_task_config,
 )
-from dataset.importers.source_files import SourceFileError, copy_source_file
+from dataset.importers.source_files import (
+    SourceFileError,
+    copy_source_file,
+    source_file_inside,
+)
 from dataset.models import (
     AgentStopReason,
     DocumentState,
@@ -414,19 +419,22 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
     url_name = PurePosixPath(item.url.split("?", 1)[0]).name
     for folder in folders:
         for name in dict.fromkeys((url_name, item.name)):
-            if name and "/" not in name and _regular_file(folder / name, inside=folder):
-                return folder / name
+            candidate = folder / name
+            if not name or "/" in name or not os.path.lexists(candidate):
+                continue
+            try:
+                source_file_inside(candidate, folder)
+            except SourceFileError as error:  # a link out of its folder is never read
+                options.log.add(candidate, str(error), severity="warning")
+                continue
+            return candidate
     return None
 
 
-def _regular_file(path: Path, *, inside: Path | None = None) -> bool:
-    """Whether ``path`` is a regular file (not a device or a pipe) and, when ``inside`` is
-    given, lies inside that folder once links are followed (a link leaving it is never read)."""
+def _regular_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file once links are followed (not a device or a pipe)."""
     try:
-        resolved = path.resolve(strict=True)
-        if inside is not None and not resolved.is_relative_to(inside.resolve()):
-            return False
-        return stat.S_ISREG(resolved.stat().st_mode)
+        return stat.S_ISREG(path.resolve(strict=True).stat().st_mode)
     except (OSError, RuntimeError):
         return False
 

@@ -179,6 +179,9 @@ def write_search_dataset(
         write_manifest(
             destination, Manifest(name=name, description=description, generator=generator)
         )
+    if archive is not None and not archive.exists():
+        report.problem(str(archive), "no such page archive: nothing copied", "--archive")
+        archive = None
     links: set[Path] = set()
     for task in report.tasks.values():
         folder = write_task(destination, task)

@@ -241,7 +241,7 @@ async def test_an_imported_run_with_its_archive_replays_faithfully(tmp_path: Pat
     }
     runs = tmp_path / "runs.json"
     runs.write_text(json.dumps(run))
-    archive = suite / "tasks" / recorded.task_id / "archive"
+    archive = suite / "assets" / "search-archive"  # the suite shares one archive
     destination = tmp_path / "imported"
     report = import_search_runs([runs], destination, archive=archive)
     assert report.problems == []
