@@ -124,6 +124,7 @@ def _subset(root: Path) -> Path:
     (root / "tasks").mkdir(parents=True)
     (root / "trajectories").mkdir()
     shutil.copy(DS / "dataset.json", root / "dataset.json")
+    shutil.copytree(DS / "assets", root / "assets")  # the seeds the tasks share
     for task in SUBSET_TASKS:
         shutil.copytree(DS / "tasks" / task, root / "tasks" / task)
     for path in (DS / "trajectories").glob("*.json"):

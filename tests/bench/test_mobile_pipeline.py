@@ -225,9 +225,9 @@ def test_a_scripted_run_of_every_method_gives_the_ranking_tables_marked_scripted
             str(tmp_path / "replay"),
         ],
     )
-    # The imported tasks start from an external state: no replay (reported), judged from
-    # the recorded trajectory.
-    assert "cannot start from a external state" in result.output
+    # The imported tasks start from an external state: not replayable (reported), judged
+    # from the recorded trajectory.
+    assert "cannot replay: it starts from an external state" in result.output
     text = (tmp_path / "judge" / MARKDOWN_FILE).read_text(encoding="utf-8")
     assert text.count("SCRIPTED") == 1
     for mode in (
