@@ -14,6 +14,7 @@ import pytest
 from agentjudge import cli
 from sandboxes.base import SandboxError
 from sandboxes.docker import rootfs
+from sandboxes.runs import WORKDIR_ENV
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 MINI = REPOSITORY / "datasets" / "examples" / "mini"
@@ -39,8 +40,14 @@ def bare_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _as_user(monkeypatch: pytest.MonkeyPatch, uid: int) -> None:
+def _as_user(monkeypatch: pytest.MonkeyPatch, uid: int, scratch: Path | None = None) -> None:
+    """Pretend to run as ``uid``; with ``scratch``, give that user a scratch space of its own
+    (the runtime refuses one another user owns)."""
     monkeypatch.setattr(os, "geteuid", lambda: uid)
+    if scratch is not None:
+        scratch.mkdir(mode=0o700)
+        os.chown(scratch, uid, -1)
+        monkeypatch.setenv(WORKDIR_ENV, str(scratch))
 
 
 def _fake_apt(folder: Path, *, install_works_after_update: bool = False) -> Path:
@@ -160,7 +167,7 @@ def test_replay_on_docker_without_debootstrap_stops_with_one_line_before_any_rep
         raise AssertionError("the build must not start")
 
     monkeypatch.setattr(rootfs, "download_packages", no_download)
-    _as_user(monkeypatch, 1000)
+    _as_user(monkeypatch, 1000, tmp_path / "scratch")
     output = tmp_path / "reports"
     monkeypatch.setattr(
         sys,
