@@ -28,8 +28,9 @@ class RunLog:
         self._started = time.perf_counter()
         self._handle: IO[str] | None = None
         if path is not None:
-            if within is None:
-                path.parent.mkdir(parents=True, exist_ok=True)
+            # The results folder itself is the caller's (made here when missing, as on a
+            # cluster worker's first run); what lies below it is reached without links.
+            (path.parent if within is None else within).mkdir(parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
             descriptor = open_confined(path, flags, within=within)
             self._handle = os.fdopen(descriptor, "w", encoding="utf-8")
