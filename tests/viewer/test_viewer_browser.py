@@ -80,6 +80,16 @@ async def chromium() -> AsyncIterator[Page]:
             await browser.close()
 
 
+async def _wait_until(page: Page, expression: str, arg: object = None) -> None:
+    """Poll ``expression`` by DevTools evaluation, which the viewer's Content-Security-Policy
+    does not govern (Playwright's ``wait_for_function`` polls with ``eval``, which it forbids)."""
+    for _ in range(300):
+        if await page.evaluate(expression, arg):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"never became true in 30 s: {expression}")
+
+
 async def _loaded(page: Page) -> None:
     await page.wait_for_selector("body[data-loaded='1']")
 
@@ -111,8 +121,8 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
         assert await page.locator("#runs tbody tr").count() == 100
 
         await page.check("#only-wrong")
-        await page.wait_for_function(
-            f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
+        await _wait_until(
+            page, f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
         )
         rows = page.locator("#runs tbody tr")
         assert await rows.count() == min(wrong, 100)
@@ -120,8 +130,9 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
 
         await page.select_option("#filter-mode", "agent")
         agent_wrong = sum(labels[name] == "FAIL" for name in DS_AGENT_RUNS)
-        await page.wait_for_function(
-            f"document.querySelector('#pager .count').textContent.endsWith('of {agent_wrong}')"
+        await _wait_until(
+            page,
+            f"document.querySelector('#pager .count').textContent.endsWith('of {agent_wrong}')",
         )
         assert "wrong=1" in page.url
         assert "mode=agent" in page.url
@@ -135,8 +146,8 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
         assert await link.inner_text() == f"→ step {VIEWED_STEP}"
         await link.click()
         step = page.locator(f"#step-{VIEWED_STEP}")
-        await page.wait_for_function(
-            f"document.getElementById('step-{VIEWED_STEP}').classList.contains('flash')"
+        await _wait_until(
+            page, f"document.getElementById('step-{VIEWED_STEP}').classList.contains('flash')"
         )
         assert page.url.endswith(f"#step-{VIEWED_STEP}")
         box = await step.bounding_box()
@@ -169,14 +180,14 @@ async def test_review_a_wrong_verdict_follow_its_step_and_correct_the_label(tmp_
         # llm run of the same trajectory (FAIL) is wrong.
         await page.goto(url + "?wrong=1")
         await _loaded(page)
-        await page.wait_for_function(
-            f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
+        await _wait_until(
+            page, f"document.querySelector('#pager .count').textContent.endsWith('of {wrong}')"
         )
         llm_key = run_key(target, "llm", 0, MODEL, 1)
         await page.fill("#search", target)
         await page.dispatch_event("#search", "change")
-        await page.wait_for_function(
-            "document.querySelector('#pager .count').textContent.endsWith('of 1')"
+        await _wait_until(
+            page, "document.querySelector('#pager .count').textContent.endsWith('of 1')"
         )
         assert await page.locator(f"tr[data-key='{llm_key}']").count() == 1
 
@@ -239,7 +250,8 @@ async def test_gui_and_mobile_steps_show_screenshots_trees_and_zoom(tmp_path: Pa
             for position in range(len(steps)):
                 shot = shots.nth(position)
                 await shot.scroll_into_view_if_needed()
-                await page.wait_for_function(
+                await _wait_until(
+                    page,
                     "image => image.complete && image.naturalWidth > 0",
                     arg=await shot.element_handle(),
                 )
