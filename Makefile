@@ -38,7 +38,7 @@ KINDS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite clean
+.PHONY: install install-runtime test lint docs docs-serve replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,16 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/mkdocs build --strict --quiet --site-dir site
+
+# The documentation site (mkdocs + Material), built into site/; its reference pages (every
+# command's --help, settings, dataset schema, MCP tools) are generated from the code at build
+# time by docs/gen_reference.py. `make docs-serve` serves it on 127.0.0.1:8000 while editing.
+docs: $(DEV_STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: $(DEV_STAMP)
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 replay: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS)
@@ -123,4 +133,4 @@ view: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge view $(RESULTS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site

@@ -1,5 +1,6 @@
-"""The README's table of ``EnvironmentKind`` hooks documents exactly the hooks the class has: a
-hook added to the class needs a row, and a row must name a hook that exists."""
+"""The docs' table of ``EnvironmentKind`` hooks (docs/extending.md, "Environment kinds") documents
+exactly the hooks the class has: a hook added to the class needs a row, and a row must name a hook
+that exists."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 from environments.kind import EnvironmentKind
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "### Adding an environment kind"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "extending.md"
+SECTION = "## Environment kinds"
 ROW = re.compile(r"^\| `(?:async )?([A-Za-z_]\w*)")
 
 
@@ -33,11 +34,11 @@ def class_hooks() -> set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
-def test_the_readme_documents_every_hook_and_only_hooks() -> None:
-    documented = documented_hooks(README.read_text(encoding="utf-8"))
+def test_the_docs_page_documents_every_hook_and_only_hooks() -> None:
+    documented = documented_hooks(PAGE.read_text(encoding="utf-8"))
     assert len(documented) == len(set(documented)), "a hook has two rows"
     hooks = class_hooks()
-    assert sorted(hooks - set(documented)) == [], "hooks without a row in the README's table"
+    assert sorted(hooks - set(documented)) == [], "hooks without a row in the docs' table"
     assert sorted(set(documented) - hooks) == [], "rows naming no hook of EnvironmentKind"
 
 
