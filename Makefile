@@ -70,16 +70,17 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 # The documentation site (mkdocs + Material), built into site/; its reference pages (every
 # command's --help, settings, dataset schema, MCP tools) are generated from the code at build
 # time by docs/gen_reference.py. `make docs-serve` serves it on 127.0.0.1:8000 while editing.
+# (NO_MKDOCS_2_WARNING: the theme's notice about its successor is not about this site.)
 docs: $(DEV_STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 docs-serve: $(DEV_STAMP)
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 replay: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS)

@@ -34,24 +34,19 @@ def _on_path() -> None:
 
 
 def _command_paths() -> Iterator[tuple[str, ...]]:
-    """Every command of ``agentjudge``, groups before their commands, in the CLI's own order."""
-    import click
+    """Every command of ``agentjudge``, groups before their commands, in registration order."""
     import typer.main
 
     from agentjudge.cli import app
 
-    root = typer.main.get_command(app)
-
-    def walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    def walk(command: Any, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        # Typer ships its own copy of click, so groups are told by their ``commands`` table.
         yield path
-        if isinstance(command, click.Group):
-            context = click.Context(command)
-            for name in command.list_commands(context):
-                child = command.get_command(context, name)
-                if child is not None and not child.hidden:
-                    yield from walk(child, (*path, name))
+        for name, child in (getattr(command, "commands", None) or {}).items():
+            if not getattr(child, "hidden", False):
+                yield from walk(child, (*path, name))
 
-    yield from walk(root, ())
+    yield from walk(typer.main.get_command(app), ())
 
 
 def cli_reference() -> str:
@@ -63,9 +58,7 @@ def cli_reference() -> str:
     runner = CliRunner()
     sections = []
     for path in _command_paths():
-        result = runner.invoke(
-            app, [*path, "--help"], env=HELP_ENVIRONMENT, prog_name="agentjudge"
-        )
+        result = runner.invoke(app, [*path, "--help"], env=HELP_ENVIRONMENT, prog_name="agentjudge")
         if result.exit_code != 0:
             raise RuntimeError(f"agentjudge {' '.join(path)} --help failed:\n{result.output}")
         text = "\n".join(line.rstrip() for line in result.output.strip().splitlines())
@@ -138,7 +131,9 @@ def schema_reference() -> str:
         models.EmptyState,
         models.ExternalState,
     ]
-    records += [(state.__name__, state, "`Task.initial_state`, one of the union") for state in states]
+    records += [
+        (state.__name__, state, "`Task.initial_state`, one of the union") for state in states
+    ]
     records += [
         ("Verdict", Verdict, "a judge's answer, in `verdicts.jsonl`"),
         ("LabelCorrection", LabelCorrection, "one line of `label_corrections.jsonl`"),
@@ -160,7 +155,7 @@ def _tool_rows(tools: Mapping[str, Any]) -> str:
         )
         description = " ".join(spec.description.split()).replace("|", "\\|")
         writes = "yes" if spec.writes else "no"
-        lines.append(f"| `{spec.name}` | {writes} | {parameters or '–'} | {description} |")
+        lines.append(f"| `{spec.name}` | {writes} | {parameters or '-'} | {description} |")
     return "\n".join(lines)
 
 
@@ -185,11 +180,19 @@ def mcp_tools_reference() -> str:
             "`python -m mcp_servers.trajectory FILE`; every tool-using judge",
             TRAJECTORY_TOOLS,
         ),
-        ("browser", "`python -m mcp_servers.browser --archive PATH`; the browser kind", BROWSER_TOOLS),
-        ("desktop (GUI)", "`python -m mcp_servers.desktop --url URL`; the desktop kind", DESKTOP_TOOLS),
+        (
+            "browser",
+            "`python -m mcp_servers.browser --archive PATH`; the browser kind",
+            BROWSER_TOOLS,
+        ),
+        (
+            "desktop (GUI)",
+            "`python -m mcp_servers.desktop --url URL`; the desktop kind",
+            DESKTOP_TOOLS,
+        ),
         (
             "device (phone)",
-            "`python -m mcp_servers.device`; the android kind (plus `get_screen`, which only looks)",
+            "`python -m mcp_servers.device`; the android kind (and `get_screen`, which only looks)",
             DEVICE_TOOLS,
         ),
         (
@@ -220,20 +223,26 @@ def mcp_tools_reference() -> str:
 
 
 def make_reference() -> str:
-    """The Makefile's targets with the comment block above each, from the Makefile."""
+    """The Makefile's targets: the comment above each (when it has one) and what it runs."""
     lines = (REPOSITORY / "Makefile").read_text(encoding="utf-8").splitlines()
-    rows = ["| target | prerequisites and recipe |", "| --- | --- |"]
+    rows = ["| target | what it is for | what it runs |", "| --- | --- | --- |"]
     for index, line in enumerate(lines):
         match = re.match(r"^([a-z][a-z%-]*):(?!=)(.*)$", line)
         if match is None:
             continue
+        comment: list[str] = []
+        for previous in reversed(lines[:index]):
+            if not previous.startswith("#"):
+                break
+            comment.insert(0, previous.lstrip("# ").strip())
         recipe = []
         for following in lines[index + 1 :]:
             if not following.startswith("\t"):
                 break
             recipe.append(following.strip())
-        text = "; ".join(recipe).replace("|", "\\|")
-        rows.append(f"| `make {match.group(1)}` | `{text}` |" if text else f"| `make {match.group(1)}` | {match.group(2).strip() or '–'} |")
+        runs = ("; ".join(recipe) or f"the targets {match.group(2).strip()}").replace("|", "\\|")
+        purpose = " ".join(comment).replace("|", "\\|")
+        rows.append(f"| `make {match.group(1)}` | {purpose} | `{runs}` |")
     return "\n".join(rows)
 
 

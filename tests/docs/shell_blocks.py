@@ -55,7 +55,8 @@ class BlockFailure:
 
     def __str__(self) -> str:
         tail = "\n".join(self.output.splitlines()[-30:])
-        return f"{self.block.where}: exit code {self.returncode}\n{self.block.code}\n--- output:\n{tail}"
+        header = f"{self.block.where}: exit code {self.returncode}"
+        return f"{header}\n{self.block.code}\n--- output:\n{tail}"
 
 
 def shell_blocks(page: Path, text: str | None = None) -> list[ShellBlock]:

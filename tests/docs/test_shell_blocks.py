@@ -27,9 +27,6 @@ GETTING_STARTED = DOCS / "getting-started.md"
 IMPORT_PAGES = sorted((DOCS / "import").glob("*.md"))
 TESTED_PAGES = [GETTING_STARTED, *IMPORT_PAGES]
 
-SLOW_PAGES = {"mcpmark.md"}
-"""Pages whose blocks replay and judge a dataset (tens of seconds or more)."""
-
 BARE_CLI = re.compile(r"(?:^|[;&|(]\s*|\bthen\s+)agentjudge\b", re.MULTILINE)
 """``agentjudge`` typed as a command without its path, which fails outside an activated venv."""
 
@@ -65,32 +62,25 @@ def test_getting_started_runs_as_written(tmp_path: Path) -> None:
     _run_page(GETTING_STARTED, tmp_path)
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(page, marks=[pytest.mark.slow] if page.name in SLOW_PAGES else [])
-        for page in IMPORT_PAGES
-    ],
-    ids=[page.stem for page in IMPORT_PAGES],
-)
+@pytest.mark.slow  # each command starts the CLI (seconds); a page takes 10 s to minutes
+@pytest.mark.parametrize("page", IMPORT_PAGES, ids=[page.stem for page in IMPORT_PAGES])
 def test_bring_your_own_data_runs_as_written(page: Path, tmp_path: Path) -> None:
     _run_page(page, tmp_path)
 
 
 def test_a_planted_broken_command_is_caught(tmp_path: Path) -> None:
-    # The getting-started block that lists and validates datasets, run as written and then with
-    # its middle command misspelled: the last command still succeeds, so only a runner that stops
-    # at the first failing command sees the break.
+    # A copy of the getting-started page with the middle command of a block misspelled: the
+    # block's last command would still succeed, so only a runner that stops at the first failing
+    # command sees the break. (The block as written runs in the slow test above.)
     text = GETTING_STARTED.read_text(encoding="utf-8")
     good = ".venv/bin/agentjudge datasets list\n"
     (block,) = [block for block in shell_blocks(GETTING_STARTED) if good in block.code]
-    assert block.code.index(good) > 0 and not block.code.endswith(good)
+    assert block.code.index(good) > 0
+    assert not block.code.endswith(good)
     broken_text = text.replace(good, ".venv/bin/agentjudge datasets lst\n", 1)
     (broken,) = [b for b in shell_blocks(GETTING_STARTED, broken_text) if "datasets lst" in b.code]
-    project = project_copy(tmp_path)
 
-    assert run_blocks([block], project) == []
-    (failure,) = run_blocks([broken], project)
+    (failure,) = run_blocks([broken], project_copy(tmp_path))
     assert failure.block.where == f"docs/getting-started.md:{block.line}"
     assert failure.returncode == 2
     assert "lst" in failure.output

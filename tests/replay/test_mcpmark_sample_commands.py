@@ -1,4 +1,5 @@
-"""The MCPMark page's commands (docs/import/mcpmark.md) on the real sample: import, validate, replay.
+"""The MCPMark page's commands (docs/import/mcpmark.md) on the real sample: import, validate,
+replay.
 
 ``../shared/mcpmark-sample`` holds 15 real runs (five Postgres tasks through three server
 implementations). Imported with its tasks and environments, every run must replay faithfully or
