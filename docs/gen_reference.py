@@ -159,6 +159,20 @@ def _tool_rows(tools: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _sql_judge_tools(mode: str) -> Mapping[str, Any]:
+    """The judges' SQL tools in one access mode, with the default limits (their descriptions
+    state the limits, so they are made for a session; nothing connects)."""
+    from mcp_servers.sql import access, judge_server
+
+    session = access.SqlSession(
+        access.endpoint_for("postgresql://judge@127.0.0.1:5432/database"),
+        access=typing.cast(access.AccessMode, mode),
+        max_rows=judge_server.DEFAULT_MAX_ROWS,
+        statement_timeout=judge_server.DEFAULT_STATEMENT_TIMEOUT,
+    )
+    return judge_server._tools(session)
+
+
 def mcp_tools_reference() -> str:
     """Each MCP server's tool table as published, from the servers' own tool specs."""
     from mcp_servers.browser.tools import BROWSER_TOOLS
@@ -206,6 +220,15 @@ def mcp_tools_reference() -> str:
             "`python -m mcp_servers.workspace --root DIR --agent`: the recorded agents' tools",
             AGENT_TOOLS,
         ),
+    ]
+    servers += [
+        (
+            f"sql ({mode})",
+            f"`python -m mcp_servers.sql --dsn DSN --access-mode {mode}`; the postgres kind's "
+            + ("read-only judges" if mode == "read-only" else "writable judges"),
+            _sql_judge_tools(mode),
+        )
+        for mode in ("read-only", "unrestricted")
     ]
     servers += [
         (

@@ -63,7 +63,13 @@ def test_every_placeholder_is_generated_and_an_unknown_one_fails() -> None:
     for field in ("`instruction`", "`initial_state`", "`steps`", "`verdict`", "`trajectory_id`"):
         assert field in schema
     tools = generator.generated("mcp-tools")
-    for tool in ("`write_file`", "`VIEW_TRAJECTORY_STEP`", "`browser_navigate`", "`CLICK`"):
+    for tool in (
+        "`write_file`",
+        "`VIEW_TRAJECTORY_STEP`",
+        "`browser_navigate`",
+        "`CLICK`",
+        "`list_schemas`",
+    ):
         assert tool in tools
     make = generator.generated("make")
     assert "`make replay`" in make
