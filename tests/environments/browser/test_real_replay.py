@@ -11,12 +11,15 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+import environments.browser.refs
 from agentjudge.cli import app
 from dataset.actions import ToolCallAction
 from dataset.store import load_dataset
 from environments.backends import BackendChoice, ProviderSet
+from environments.steps import RecordedStep
 from replay.engine import replay_trajectory
 from replay.report import FidelityReport
 from tests.environments.browser.recorded_pages import recorded_pages, write_warc
@@ -106,3 +109,21 @@ async def test_pages_missing_or_changed_in_the_archive_diverge_where_shown(
     assert first.diff is not None
     assert "Changed: " in first.diff
     assert report.verdict == "diverged"
+
+
+async def test_without_carrying_the_reference_over_the_click_misses(
+    real_format: RealFormat, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rebuilt page numbers the clicked link otherwise than Playwright MCP did: replayed with
+    the recorded number as it stands, the click finds no element and its step diverges."""
+
+    async def unchanged(session: object, recorded: RecordedStep) -> RecordedStep:
+        return recorded
+
+    monkeypatch.setattr(environments.browser.refs, "with_replayed_ref", unchanged)
+    source = real_format("mcpmark-playwright")
+    reports = await _replay(source, recorded_pages(_answers(source)), tmp_path)
+    clicks = [s for report in reports for s in report.steps if s.tool == "browser_click"]
+    assert clicks
+    assert {step.status for step in clicks} == {"diverged"}
+    assert all(step.replayed_error for step in clicks)
