@@ -250,9 +250,9 @@ def normalise_browser_output(
         return ERROR_MARK
     lines: list[str] = []
     if facts.url is not None:
+        # Playwright MCP 0.0.4x leaves out the title line of an untitled page; ours prints it.
         lines.append(f"url: {facts.url}")
-    if facts.title is not None:
-        lines.append(f"title: {_spaces(facts.title)}")
+        lines.append(f"title: {_spaces(facts.title or '')}")
     if len(facts.tabs) > 1:
         lines.append("tabs:")
         lines.extend(f"  {tab}" for tab in facts.tabs)

@@ -194,3 +194,10 @@ def test_wrappers_are_not_content() -> None:
     assert normalise_snapshot(recorded) != normalise_snapshot(
         replayed.replace("- generic [ref=e2]", '- group "Bio" [ref=e2]')
     )
+
+
+def test_an_untitled_page_is_the_same_with_or_without_its_title_line() -> None:
+    newer = "### Page\n- Page URL: https://o.example/\n### Snapshot\n```yaml\n- text: hi\n```"
+    ours = "### Page\n- URL: https://o.example/\n- Title: \n### Snapshot\n```yaml\n- text: hi\n```"
+    assert _same(newer, ours)
+    assert not _same(newer, ours.replace("- Title: ", "- Title: Hi"))
