@@ -4,7 +4,10 @@ Tasks of ``search/deep`` and ``search/wide`` start from a ``page_archive`` (a WA
 page folder, ``sandboxes.browser.archive``) and replay into a browser context whose every
 request the archive answers (``local`` backend: one Chromium per run on this host, off the
 network). Recorded calls are Playwright MCP's browser tools, re-executed on the archive through
-the same tools judges get (``mcp_servers.browser``). The frozen state is the pages the agent had
+the same tools judges get (``mcp_servers.browser``); answers are compared by the page they show,
+in either server's wording (``environments.browser.comparison``), and a recorded element
+reference is carried over to the element that the replayed page gives another reference
+(``environments.browser.refs``). The frozen state is the pages the agent had
 open; each judge gets its own context with them reopened. Heavy modules (Playwright) are imported
 when a hook needs them, so finding the kind stays cheap.
 """
@@ -16,6 +19,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dataset.models import Task
+from environments.browser.comparison import normalise_browser_output
 from environments.kind import (
     CommandLineBackend,
     EnvironmentKind,
@@ -25,6 +29,7 @@ from environments.kind import (
     VerifierInputs,
     WorkerResources,
 )
+from environments.steps import RecordedStep, StepFidelity
 from mcp_servers.results import ToolResult, ToolSpec, call_tool
 from sandboxes.base import Sandbox, SandboxProvider
 
@@ -103,6 +108,23 @@ class BrowserKind(EnvironmentKind):
         from mcp_servers.browser.tools import BROWSER_TOOLS
 
         return await call_tool(BROWSER_TOOLS, as_browser_sandbox(sandbox).session, name, arguments)
+
+    async def replay_step(self, sandbox: Sandbox, recorded: RecordedStep) -> StepFidelity:
+        """The recorded call with its element reference (``ref``) made the replayed page's own
+        for the same element (Playwright MCP numbers elements per snapshot, so a recording of
+        the real server names them differently), then the shared replay and comparison."""
+        from environments.browser.refs import with_replayed_ref
+
+        return await super().replay_step(
+            sandbox, await with_replayed_ref(as_browser_sandbox(sandbox).session, recorded)
+        )
+
+    def normalise_output(
+        self, text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""
+    ) -> str:
+        """The page the answer shows (URL, title, tabs, snapshot content), in one wording for
+        Playwright MCP's answers and this project's (``environments.browser.comparison``)."""
+        return normalise_browser_output(text, tool=tool, arguments=arguments, root=root)
 
     @asynccontextmanager
     async def verifier_inputs(self, sandbox: Sandbox) -> AsyncIterator[VerifierInputs]:

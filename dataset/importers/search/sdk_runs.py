@@ -8,8 +8,8 @@ with the agent's text, ``{"type": "function_call", "arguments": <JSON string>, "
 ``success`` from MCPMark's verifier, recorded as a ``verifier`` label with its
 ``verification_output``). There is no ``question`` field: the task is the first user message.
 The items are read by the MCPMark importer's conversation reader (calls paired with outputs by
-``call_id``, the doubly encoded outputs unwrapped). A record with calls that yields no step is
-an error, never an empty trajectory.
+``call_id``, the doubly encoded outputs unwrapped). A record that yields no step though it holds
+calls, call outputs or items of a type not understood is an error, never an empty trajectory.
 """
 
 from __future__ import annotations
@@ -55,8 +55,16 @@ def is_sdk_item_list(value: object) -> bool:
     return False
 
 
-def _calls(items: list[Any]) -> int:
-    return sum(isinstance(item, dict) and item.get("type") == "function_call" for item in items)
+def _count(items: list[Any], kind: str) -> int:
+    return sum(isinstance(item, dict) and item.get("type") == kind for item in items)
+
+
+def _not_understood(items: list[Any]) -> int:
+    """Items that are neither messages nor a kind the conversation reader reads."""
+    return sum(
+        not isinstance(item, dict) or item.get("type", "message") not in _SDK_TYPES
+        for item in items
+    )
 
 
 def read_sdk_run(
@@ -72,9 +80,19 @@ def read_sdk_run(
     conversation = ConversationReader(messages_path, log).read(items)
     if conversation is None:
         return None
-    calls = _calls(items)
+    calls = _count(items, "function_call")
     if calls and not conversation.steps:
         log.add(messages_path, f"{calls} function_call item(s) but no step could be read")
+        return None
+    outputs, unknown = _count(items, "function_call_output"), _not_understood(items)
+    if (outputs or unknown) and not conversation.steps:
+        # Tool results without their calls, or calls in a shape not read: never a run with no
+        # steps that imports as if the agent had done nothing.
+        log.add(
+            messages_path,
+            f"no step could be read, though the run holds {outputs} function_call_output "
+            f"item(s) and {unknown} item(s) of a type not understood",
+        )
         return None
     meta_path = messages_path.parent / META_FILE
     meta: dict[str, Any] = {}

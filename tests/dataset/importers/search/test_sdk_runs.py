@@ -150,3 +150,39 @@ def test_an_archive_is_copied_without_its_links(real_format: RealFormat, tmp_pat
         p.relative_to(task / "archive").as_posix() for p in (task / "archive").rglob("*")
     )
     assert copied == ["x.com", "x.com/index.html"]
+
+
+def test_a_run_whose_tool_items_yield_no_step_is_an_error(
+    real_format: RealFormat, tmp_path: Path
+) -> None:
+    """Outputs whose calls are missing, or calls in a shape the reader does not know, leave no
+    step: each such run is refused by name, never imported as a run that did nothing."""
+    source = real_format("mcpmark-playwright")
+    run = next(source.rglob("messages.json")).parent
+    items = json.loads((run / "messages.json").read_text(encoding="utf-8"))
+    outputs = [item for item in items if item.get("type") == "function_call_output"]
+    calls = [item for item in items if item.get("type") == "function_call"]
+    assert outputs
+    assert calls
+    only_outputs = [item for item in items if item.get("type") != "function_call"]
+    renamed = [
+        {**item, "type": "tool_call"} if item.get("type") == "function_call" else item
+        for item in items
+    ]
+    copy = tmp_path / "runs"
+    for name, variant in (("good", items), ("outputs", only_outputs), ("renamed", renamed)):
+        shutil.copytree(run, copy / name)
+        (copy / name / "messages.json").write_text(json.dumps(variant), encoding="utf-8")
+    result = CliRunner().invoke(app, ["datasets", "import-search", str(copy), str(tmp_path / "o")])
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert (
+        f"outputs/messages.json: no step could be read, though the run holds {len(outputs)} "
+        "function_call_output item(s) and 0 item(s) of a type not understood"
+    ) in output
+    assert (
+        f"renamed/messages.json: no step could be read, though the run holds {len(outputs)} "
+        f"function_call_output item(s) and {len(calls)} item(s) of a type not understood"
+    ) in output
+    (trajectory,) = load_dataset(tmp_path / "o").trajectories.values()
+    assert len(trajectory.steps) == len(calls)
