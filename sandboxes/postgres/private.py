@@ -72,8 +72,8 @@ async def move_to_private_server(
 ) -> None:
     """Rebuild ``sandbox`` (live, made by its provider's ``create``, no step run yet) from its
     task in a throwaway server of its own, where its role is a superuser and each of
-    ``superusers`` exists. Raises ``SandboxError`` saying why when it cannot (not on the docker backend,
-    no task to rebuild from, the server did not start)."""
+    ``superusers`` exists. Raises ``SandboxError`` saying why when it cannot (not on the docker
+    backend, no task to rebuild from, the server did not start)."""
     if sandbox.on_private_server:
         return
     parent = sandbox.provider

@@ -20,10 +20,9 @@ from dataset.models import Label, Observation, Step, Task, Trajectory, VerifierR
 from environments.backends import BackendChoice, ProviderSet
 from environments.postgres import KIND, as_postgres_sandbox
 from replay.engine import replay_trajectory
-from sandboxes.docker.leftovers import RUN_LABEL
 from sandboxes.postgres.private import move_to_private_server
 from sandboxes.postgres.provider import ClusterPostgresProvider, ClusterPostgresSandbox
-from sandboxes.runs import current_run
+from sandboxes.runs import RUN_LABEL, current_run
 from tests.sandboxes.postgres.helpers import SHOP_SEED, write_task
 
 VERIFY = """
@@ -109,7 +108,8 @@ async def test_a_superuser_step_replays_faithfully_in_a_server_of_its_own(
         report = result.report
         assert [step.status for step in report.steps] == ["match"] * 3, report.problems
         assert report.verdict == "faithful"
-        assert report.verifier is not None and report.verifier.agrees, report.verifier
+        assert report.verifier is not None
+        assert report.verifier.agrees, report.verifier
         assert "owner=postgres rows=1" in report.verifier.replayed.output
         # The throwaway server went with the sandbox.
         assert _private_containers() == []
@@ -155,7 +155,8 @@ async def test_the_judges_view_stays_read_only_in_the_private_server(tmp_path: P
         result = await replay_trajectory(_trajectory(), task, folder, providers, keep=True)
         assert result.snapshot is not None
         view = as_postgres_sandbox(await result.snapshot.clone(writable=False))
-        assert isinstance(view, ClusterPostgresSandbox) and view.on_private_server
+        assert isinstance(view, ClusterPostgresSandbox)
+        assert view.on_private_server, result.report.problems
         async with view.connect() as conn:
             assert await conn.fetchval("SELECT count(*) FROM audit_log") == 1
             with pytest.raises(asyncpg.InsufficientPrivilegeError):
@@ -184,7 +185,8 @@ async def test_on_the_embedded_backend_the_step_is_refused_with_the_reason(
     assert "embedded backend" in refusal
     assert "--backend docker" in refusal
     # Not run: the table the superuser would have made does not exist.
-    assert report.verifier is not None and report.verifier.agrees is False
+    assert report.verifier is not None
+    assert report.verifier.agrees is False
     assert "owner=None" in report.verifier.replayed.output
 
 
@@ -192,9 +194,7 @@ async def test_the_refuse_option_is_named_as_the_reason(tmp_path: Path) -> None:
     """``--kind-option postgres.superuser_steps=refuse`` never makes a private server, and the
     refusal says so (the check comes before any backend matters, so no Docker is needed)."""
     task, folder = _task(tmp_path)
-    choice = BackendChoice.for_backend(
-        "local", options={"postgres": {"superuser_steps": "refuse"}}
-    )
+    choice = BackendChoice.for_backend("local", options={"postgres": {"superuser_steps": "refuse"}})
     async with ProviderSet(choice) as providers:
         result = await replay_trajectory(_trajectory(), task, folder, providers, verify=False)
     (refusal,) = [problem for problem in result.report.problems if "refused" in problem]

@@ -54,9 +54,7 @@ async def test_the_container_has_no_network_and_no_capabilities(
     try:
         # Inside, only the loopback interface exists: nothing to route a packet out through.
         interfaces = await conn.fetchval("SELECT pg_read_file('/proc/net/dev')")
-        names = {
-            line.split(":")[0].strip() for line in interfaces.splitlines()[2:] if ":" in line
-        }
+        names = {line.split(":")[0].strip() for line in interfaces.splitlines()[2:] if ":" in line}
         assert names == {"lo"}
         assert await conn.fetchval("SELECT current_setting('listen_addresses')") == ""
     finally:
@@ -70,7 +68,9 @@ async def test_the_socket_needs_the_password(isolated: DockerPostgresCluster) ->
     with pytest.raises(asyncpg.InvalidPasswordError):
         await admin.connect(wrong)
     nothing = isolated.admin.model_copy(update={"password": ""})
-    with pytest.raises((asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)):
+    with pytest.raises(
+        (asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)
+    ):
         await admin.connect(nothing)
 
 
@@ -109,7 +109,7 @@ async def test_dblink_reaches_no_other_server(
         await conn.execute("CREATE EXTENSION IF NOT EXISTS dblink")
         for host in (shared.host, "172.17.0.1"):
             target = f"host={host} port={shared.port} user={shared.user} connect_timeout=3"
-            with pytest.raises(asyncpg.PostgresError, match="could not|connection to server"):
+            with pytest.raises(asyncpg.PostgresError, match=r"could not|connection to server"):
                 await conn.fetchval("SELECT dblink_connect_u('escape', $1)", target)
         # dblink itself works: the server's own socket inside the container answers.
         own = await conn.fetchval(
@@ -126,8 +126,9 @@ async def test_dblink_reaches_no_other_server(
 async def test_stopping_removes_the_container_and_its_socket_folder() -> None:
     cluster = DockerPostgresCluster(ensure_sandbox_image(), isolated=True)
     await cluster.start()
-    assert cluster.container is not None and cluster.socket_folder is not None
-    name, folder = cluster.container.name, cluster.socket_folder
+    assert cluster.container is not None
+    assert cluster.socket_folder is not None
+    name, folder = str(cluster.container.name), cluster.socket_folder
     conn = await admin.connect(cluster.admin)
     # The superuser may leave files in the socket folder (the one host path it shares).
     await conn.execute(f"COPY (SELECT 1) TO '/run/agentjudge-socket/left-{secrets.token_hex(4)}'")
