@@ -50,6 +50,21 @@ class PrivateServerProvider(ClusterPostgresProvider):
         self._parent = parent
         self._stopping = False
 
+    async def new_sandbox(self, template: str) -> ClusterPostgresSandbox:
+        """A writable sandbox as any provider makes it, whose role is a superuser: the recorded
+        agent was one, and the replay, its verifier and writable clones (a judge's, a
+        verifier's on a frozen state) must reach what it made as ``postgres``. Read-only views
+        keep their plain reader role."""
+        sandbox = await super().new_sandbox(template)
+        owner = admin.quote_ident((await sandbox.owner_connection()).user)
+        try:
+            async with self.admin_pool.connection() as conn:
+                await conn.execute(f"ALTER ROLE {owner} SUPERUSER")
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
+
     async def released(self) -> None:
         """Close and remove the server once nothing of it is left."""
         if not self._stopping and not self.sandboxes and not self.snapshots:
@@ -91,10 +106,7 @@ async def move_to_private_server(
     try:
         await cluster.start()
         fresh = await private.create(task, task_dir)
-        owner = admin.quote_ident((await fresh.owner_connection()).user)
         async with private.admin_pool.connection() as conn:
-            # The recorded agent was the server's superuser: here its stand-in is one too.
-            await conn.execute(f"ALTER ROLE {owner} SUPERUSER")
             for name in dict.fromkeys(superusers):
                 if not await conn.fetchval("SELECT 1 FROM pg_roles WHERE rolname = $1", name):
                     await conn.execute(f"CREATE ROLE {admin.quote_ident(name)} SUPERUSER NOLOGIN")

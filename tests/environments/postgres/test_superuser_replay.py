@@ -103,10 +103,16 @@ async def test_a_superuser_step_replays_faithfully_in_a_server_of_its_own(
     tmp_path: Path,
 ) -> None:
     task, folder = _task(tmp_path)
+    # Supabase's superuser, which the image lacks, is made in the private server.
+    supabase = _step(
+        4,
+        "SET SESSION AUTHORIZATION supabase_admin;\nSELECT current_user AS me",
+        "[{'me': 'supabase_admin'}]",
+    )
     async with ProviderSet(BackendChoice.for_backend("docker")) as providers:
-        result = await replay_trajectory(_trajectory(), task, folder, providers)
+        result = await replay_trajectory(_trajectory(supabase), task, folder, providers)
         report = result.report
-        assert [step.status for step in report.steps] == ["match"] * 3, report.problems
+        assert [step.status for step in report.steps] == ["match"] * 4, report.problems
         assert report.verdict == "faithful"
         assert report.verifier is not None
         assert report.verifier.agrees, report.verifier
@@ -166,6 +172,11 @@ async def test_the_judges_view_stays_read_only_in_the_private_server(tmp_path: P
         # The judge's read-only SQL server refuses the recorded switch too.
         answer = await KIND.execute_call(view, "execute_sql", {"sql": ESCALATING})
         assert answer.is_error
+        # A writable clone (a judge's own, or a verifier's) reaches what the agent made as
+        # postgres, as the recorded superuser did.
+        clone = as_postgres_sandbox(await result.snapshot.clone(writable=True))
+        async with clone, clone.connect() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM audit_log") == 1
         assert len(_private_containers()) == 1
         await result.snapshot.destroy()
         assert _private_containers() == []
