@@ -93,7 +93,8 @@ async def move_to_private_server(
         return
     parent = sandbox.provider
     if not isinstance(parent.cluster, DockerPostgresCluster):
-        raise SandboxError(f"the {parent.cluster.backend} backend: {DOCKER_ONLY}")
+        backend = parent.cluster.backend
+        raise SandboxError(f"this replay runs on the {backend} backend: {DOCKER_ONLY}")
     if sandbox.origin is None:
         raise SandboxError(
             f"postgres sandbox {sandbox.name} is a copy of a snapshot, not a task's start: it"
