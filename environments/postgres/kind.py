@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from pydantic import PositiveFloat
 
@@ -36,6 +37,7 @@ from environments.kind import (
     WorkerResources,
 )
 from environments.postgres.comparison import is_query, normalise_sql_output
+from environments.steps import RecordedStep, StepFidelity
 from mcp_servers.results import ToolResult, ToolSpec
 from mcp_servers.sql.statements import sql_text
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider
@@ -61,6 +63,11 @@ class PostgresOptions(KindOptions):
     seed_timeout: PositiveFloat | None = None
     """Seconds one task's seed, and then its preparation, may run; a task whose preparation
     fails or runs over fails all its trajectories at once. None: 600."""
+    superuser_steps: Literal["private-server", "refuse"] = "private-server"
+    """What replay does with a trajectory whose recorded SQL acts as the recording server's
+    superuser (``SET ROLE postgres``): ``private-server`` replays it in a throwaway server of
+    its own with no network (docker backend only; elsewhere those steps are refused, saying
+    why); ``refuse`` refuses those steps on every backend."""
 
 
 async def _on_cluster(cluster: PostgresCluster, choice: BackendChoice) -> SandboxProvider:
@@ -69,9 +76,11 @@ async def _on_cluster(cluster: PostgresCluster, choice: BackendChoice) -> Sandbo
 
     options = cast("PostgresOptions", choice.options_for(KIND))
     await cluster.start()
-    return ClusterPostgresProvider(
+    provider = ClusterPostgresProvider(
         cluster, seed_timeout=options.seed_timeout or DEFAULT_SEED_TIMEOUT
     )
+    _SUPERUSER_STEPS[provider] = options.superuser_steps
+    return provider
 
 
 async def _embedded(choice: BackendChoice) -> SandboxProvider:
@@ -95,6 +104,71 @@ async def _docker(choice: BackendChoice) -> SandboxProvider:
 
     await ensure_sandbox_image_async()  # builds it once (minutes), then cached by tag
     return await _on_cluster(DockerPostgresCluster(), choice)
+
+
+_SUPERUSER_STEPS: weakref.WeakKeyDictionary[SandboxProvider, str] = weakref.WeakKeyDictionary()
+"""The ``superuser_steps`` option each provider the backends started was given."""
+
+_NOT_MOVED: weakref.WeakKeyDictionary[Sandbox, str] = weakref.WeakKeyDictionary()
+"""Why a sandbox whose trajectory needs the superuser stayed in the shared server."""
+
+
+def _superuser_needs(trajectory: Trajectory | None) -> set[str]:
+    """The superuser roles the recorded SQL of ``trajectory`` switches to (none: empty)."""
+    from sandboxes.postgres.roles import superuser_roles
+
+    if trajectory is None:
+        return set()
+    return {
+        role
+        for step in trajectory.steps
+        if isinstance(step.action, ToolCallAction)
+        for role in superuser_roles(sql_text(step.action.arguments))
+    }
+
+
+def _refusal_reason(sandbox: PostgresSandbox) -> str:
+    """Why ``sandbox`` may not run a recorded superuser step."""
+    from sandboxes.postgres.private import DOCKER_ONLY
+    from sandboxes.postgres.provider import ClusterPostgresSandbox
+
+    if sandbox in _NOT_MOVED:
+        return _NOT_MOVED[sandbox]
+    if isinstance(sandbox, ClusterPostgresSandbox):
+        if _SUPERUSER_STEPS.get(sandbox.provider) == "refuse":
+            return "the postgres option superuser_steps is 'refuse'"
+        return f"this replay runs on the {sandbox.provider.cluster.backend} backend: {DOCKER_ONLY}"
+    return DOCKER_ONLY
+
+
+def _may_act_as_superuser(sandbox: PostgresSandbox) -> bool:
+    from sandboxes.postgres.provider import ClusterPostgresSandbox
+
+    return (
+        isinstance(sandbox, ClusterPostgresSandbox)
+        and sandbox.on_private_server
+        and not sandbox.read_only
+    )
+
+
+async def _isolate(sandbox: PostgresSandbox, roles: set[str]) -> None:
+    """Move ``sandbox`` to a throwaway server of its own (``sandboxes.postgres.private``)
+    unless its provider's option says refuse; remember why when it stays."""
+    from sandboxes.postgres.private import move_to_private_server
+    from sandboxes.postgres.provider import ClusterPostgresSandbox
+
+    if not isinstance(sandbox, ClusterPostgresSandbox) or sandbox.on_private_server:
+        return
+    if _SUPERUSER_STEPS.get(sandbox.provider) == "refuse":
+        return
+    try:
+        await move_to_private_server(sandbox, sorted(roles))
+    except SandboxError as error:
+        _NOT_MOVED[sandbox] = str(error)
+    except Exception as error:  # a Docker or server failure: the trajectory still replays
+        _NOT_MOVED[sandbox] = (
+            f"its throwaway server could not be made: {type(error).__name__}: {error}"
+        )
 
 
 def _as_administrator(result: ToolResult, sandbox: PostgresSandbox) -> ToolResult:
@@ -272,17 +346,46 @@ class PostgresKind(EnvironmentKind):
         """The call on a fresh connection of its own as the sandbox role, committed on its own.
         Where the answer names the runtime's roles that own what the recorded administrator
         owned, it shows the administrator's name instead. A call acting as the recording's
-        superuser (``SET ROLE postgres``) is refused with the reason, never run."""
+        superuser (``SET ROLE postgres``) runs only in a throwaway server of the sandbox's own
+        (see ``replay_step``); elsewhere it is refused with the reason, never run."""
         from mcp_servers.sql.agent_tools import call_sql_tool
         from sandboxes.postgres.roles import SUPERUSER_REFUSED, superuser_switch
 
         database = as_postgres_sandbox(sandbox)
         switch = superuser_switch(sql_text(arguments))
-        if switch is not None:
-            return ToolResult(text=SUPERUSER_REFUSED.format(switch=switch), is_error=True)
+        if switch is not None and not _may_act_as_superuser(database):
+            reason = _refusal_reason(database)
+            return ToolResult(
+                text=SUPERUSER_REFUSED.format(switch=switch, reason=reason), is_error=True
+            )
         async with database.connect(sql_text(arguments) or None) as connection:
             result = await call_sql_tool(connection, name, arguments)
         return _as_administrator(result, database)
+
+    async def replay_step(self, sandbox: Sandbox, recorded: RecordedStep) -> StepFidelity:
+        """Replay as every kind does, except for trajectories whose recorded SQL acts as the
+        recording server's superuser (``SET ROLE postgres``): before their first step the
+        sandbox moves to a throwaway server of its own with no network, where those steps run
+        as recorded (docker backend, option ``superuser_steps=private-server``). Where that
+        cannot be, each such step fails, naming the step and why, and is not run."""
+        from sandboxes.postgres.roles import superuser_switch
+
+        trajectory = recorded.trajectory
+        roles = _superuser_needs(trajectory)
+        if not roles or not isinstance(recorded.step.action, ToolCallAction):
+            return await super().replay_step(sandbox, recorded)
+        database = as_postgres_sandbox(sandbox)
+        if trajectory is not None and recorded.step.index == trajectory.steps[0].index:
+            await _isolate(database, roles)
+        fidelity = await super().replay_step(database, recorded)
+        switch = superuser_switch(sql_text(recorded.step.action.arguments))
+        if switch is not None and not _may_act_as_superuser(database):
+            fidelity.status = "failed"
+            fidelity.message = (
+                f"{recorded.position}: refused: the recorded SQL acts as the recording server's"
+                f" superuser ({switch}); {_refusal_reason(database)}"
+            )
+        return fidelity
 
     def normalise_output(
         self, text: str, *, tool: str, arguments: dict[str, Any] | None = None, root: str = ""

@@ -7,13 +7,24 @@ random per container, and every connection through the port needs a password
 (``scram-sha-256``: only the container's own Unix socket trusts, and nothing outside the container
 reaches it). ``stop`` removes the container and with it every database. The image's server is
 PostgreSQL 17 (``sandboxes.docker.images.PG_MAJOR``).
+
+An *isolated* cluster (``isolated=True``) is a throwaway server for one sandbox whose recorded
+SQL acts as the superuser (``sandboxes.postgres.private``): its container has no network at all
+(``network_mode="none"``), so neither ``COPY ... PROGRAM`` nor ``dblink``/``postgres_fdw`` reach
+anything outside it. The runtime talks to it through the server's Unix socket, in a folder of the
+run's scratch space bound into the container, where every role, the superuser included, must give
+its password (the image's trusting local rule is replaced); TCP is switched off. The container
+drops every capability, may not gain privileges, and is bounded in memory and processes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import shutil
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import asyncpg
@@ -42,6 +53,23 @@ RAM_FOLDER = "/var/lib/agentjudge/ram"
 HOST = "127.0.0.1"
 """The only address the server's port is published on."""
 
+SOCKET_MOUNT = "/run/agentjudge-socket"
+"""Where an isolated cluster's socket folder is bound inside its container."""
+
+ISOLATED_MEMORY = "2g"
+"""The memory limit of an isolated cluster's container (its databases live in it, in RAM)."""
+
+ISOLATED_PIDS = 256
+"""The process limit of an isolated cluster's container."""
+
+SOCKET_PATH_LIMIT = 107
+"""The longest Unix socket path Linux accepts (``sun_path`` is 108 bytes with its final NUL)."""
+
+_ISOLATED_SETTINGS = (
+    # No TCP at all, the socket in the bound folder, and passwords even there.
+    f"listen_addresses = ''\nunix_socket_directories = '{SOCKET_MOUNT}'\n"
+)
+
 
 class DockerPostgresCluster(PostgresCluster):
     """A Postgres server in a container, reached through a loopback-only published port."""
@@ -49,14 +77,23 @@ class DockerPostgresCluster(PostgresCluster):
     backend: ClassVar[str] = "docker"
 
     def __init__(
-        self, image: str | None = None, *, ready_timeout: float = 30.0, in_memory: bool = True
+        self,
+        image: str | None = None,
+        *,
+        ready_timeout: float = 30.0,
+        in_memory: bool = True,
+        isolated: bool = False,
     ) -> None:
         """``image`` defaults to the current sandbox image tag (build it first). ``in_memory``
         copies the image's cluster into a tmpfs at start, so databases live in RAM: the
         container's overlay file system makes every file creation, and so every template clone,
-        several times slower."""
+        several times slower. ``isolated``: no network, reached through its Unix socket only
+        (see the module's docstring); always in memory."""
         self.image = image or sandbox_image_tag()
-        self.in_memory = in_memory
+        self.in_memory = in_memory or isolated
+        self.isolated = isolated
+        self.socket_folder: Path | None = None
+        """The host folder holding an isolated cluster's socket, while it runs."""
         self.ready_timeout = ready_timeout
         self.container: Container | None = None
         """The running container, set by ``start``."""
@@ -85,15 +122,29 @@ class DockerPostgresCluster(PostgresCluster):
                 return
             began = time.monotonic()
             password = secrets.token_hex(16)
-            container, port = await asyncio.to_thread(self._run_container, password)
+            if self.isolated:
+                folder = self._socket_folder()
+                try:
+                    container = await asyncio.to_thread(self._run_isolated, password, folder)
+                except BaseException:
+                    await asyncio.to_thread(shutil.rmtree, folder, True)
+                    raise
+                host, port = str(folder), PG_PORT
+            else:
+                folder = None
+                container, port = await asyncio.to_thread(self._run_container, password)
+                host = HOST
             info = PostgresConnectionInfo(
-                host=HOST, port=port, user=SUPERUSER, password=password, database="postgres"
+                host=host, port=port, user=SUPERUSER, password=password, database="postgres"
             )
             try:
                 await self._wait_ready(container, info, began)
             except BaseException:
                 await asyncio.to_thread(remove_container, container)
+                if folder is not None:
+                    await asyncio.to_thread(shutil.rmtree, folder, True)
                 raise
+            self.socket_folder = folder
             self.container = container
             self._admin = info
             self.startup_seconds = time.monotonic() - began
@@ -105,6 +156,55 @@ class DockerPostgresCluster(PostgresCluster):
             except docker.errors.DockerException as error:
                 raise SandboxError(f"the Docker engine is not reachable: {error}") from error
         return self._client
+
+    def _socket_folder(self) -> Path:
+        """A fresh folder of the run's scratch space for the socket, which the container's
+        ``postgres`` user must be able to write (the run's folder keeps others out)."""
+        folder = current_run().directory() / current_run().new_name("pgsock")
+        socket_path = folder / f".s.PGSQL.{PG_PORT}"
+        if len(os.fsencode(socket_path)) > SOCKET_PATH_LIMIT:
+            raise SandboxError(
+                f"cannot place an isolated Postgres server's socket at {socket_path}: a Unix"
+                f" socket path may have at most {SOCKET_PATH_LIMIT} bytes (set a shorter"
+                " AGENTJUDGE_WORKDIR)"
+            )
+        folder.mkdir(mode=0o700)
+        folder.chmod(0o777)  # whatever the umask: the container's postgres user is not the owner
+        return folder
+
+    def _run_isolated(self, password: str, folder: Path) -> Container:
+        """The container of an isolated cluster: no network, its socket in ``folder``."""
+        name = current_run().new_name("pgiso")
+        pgdata = f"{RAM_FOLDER}/pgdata"
+        script = (
+            f'cp -a {PGDATA_DIR} "$PGDATA"'
+            f' && printf "local all all scram-sha-256\\n" > "$PGDATA/pg_hba.conf"'
+            f' && printf "{_ISOLATED_SETTINGS}" >> "$PGDATA/postgresql.conf"'
+            f" && exec {START_POSTGRES}"
+        )
+        try:
+            return self._engine().containers.run(
+                self.image,
+                command=["sh", "-c", script],
+                user=SUPERUSER,
+                name=name,
+                labels=run_labels("postgres"),
+                environment={PASSWORD_ENV: password, "PGDATA": pgdata},
+                network_mode="none",
+                tmpfs={RAM_FOLDER: "mode=1777"},
+                volumes={str(folder): {"bind": SOCKET_MOUNT, "mode": "rw"}},
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                mem_limit=ISOLATED_MEMORY,
+                pids_limit=ISOLATED_PIDS,
+                detach=True,
+            )
+        except docker.errors.ImageNotFound as error:
+            raise SandboxError(
+                f"image {self.image} is missing (build it: {BUILD_COMMAND})"
+            ) from error
+        except docker.errors.DockerException as error:
+            raise SandboxError(f"cannot start Postgres container {name}: {error}") from error
 
     def _run_container(self, password: str) -> tuple[Container, int]:
         name = current_run().new_name("pg")
@@ -189,8 +289,13 @@ class DockerPostgresCluster(PostgresCluster):
         """Remove the container (and its data). Idempotent."""
         async with self._lock:
             container, self.container, self._admin = self.container, None, None
-            if container is not None:
-                await asyncio.to_thread(remove_container, container)
+            folder, self.socket_folder = self.socket_folder, None
+            try:
+                if container is not None:
+                    await asyncio.to_thread(remove_container, container)
+            finally:
+                if folder is not None:
+                    await asyncio.to_thread(shutil.rmtree, folder, True)
             if self._client is not None:
                 self._client.close()
                 self._client = None

@@ -63,6 +63,9 @@ class ClusterPostgresSandbox(PostgresSandbox):
         self.name = database
         self.connection = connection
         self.read_only = view_of is not None
+        self.origin: tuple[Task, Path] | None = None
+        """The task and folder a sandbox made by ``create`` started from (None for copies of a
+        snapshot): what a move to a server of its own rebuilds (``sandboxes.postgres.private``)."""
         self._provider = provider
         self._role = role
         self._state: Literal["live", "freezing", "frozen", "destroying", "destroyed"] = "live"
@@ -81,6 +84,34 @@ class ClusterPostgresSandbox(PostgresSandbox):
     def role(self) -> PostgresConnectionInfo:
         """The role every ``connect`` uses: the sandbox role, or the view's reader."""
         return self._role
+
+    @property
+    def provider(self) -> ClusterPostgresProvider:
+        """The provider whose server holds this database."""
+        return self._provider
+
+    @property
+    def on_private_server(self) -> bool:
+        """Whether the database lives in a throwaway server of its own (no network, nothing
+        else in it), where recorded superuser steps may run (``sandboxes.postgres.private``)."""
+        return self._provider.private
+
+    async def take_over(self, fresh: ClusterPostgresSandbox) -> None:
+        """Become ``fresh`` (a live sandbox of another provider, unused): this sandbox's own
+        database and roles are dropped, and its connections go to ``fresh``'s database from
+        now on; ``fresh`` itself is spent. The object stays, so whoever holds it keeps it."""
+        self._check_live()
+        if self.read_only or fresh.read_only:
+            raise SandboxError(f"postgres view {self.name} cannot move")
+        old = self._provider
+        await self.close_connections()
+        await old.drop_database(self.name)
+        old.sandboxes.discard(self)
+        fresh._state = "destroyed"  # its database is this sandbox's now
+        fresh._provider.sandboxes.discard(fresh)
+        self._provider, self.name = fresh._provider, fresh.name
+        self.connection, self._role = fresh.connection, fresh._role
+        self._provider.sandboxes.add(self)
 
     @property
     def server_version(self) -> int:
@@ -174,6 +205,7 @@ class ClusterPostgresSandbox(PostgresSandbox):
             await self._provider.drop_database(self.name)
         self._state = "destroyed"
         self._provider.sandboxes.discard(self)
+        await self._provider.released()
 
     async def _destroy_view(self) -> None:
         self._state = "destroying"
@@ -230,10 +262,15 @@ class ClusterPostgresSnapshot(PostgresSnapshot):
             await self._provider.drop_database(self.name)
         self._destroyed = True
         self._provider.snapshots.discard(self)
+        await self._provider.released()
 
 
 class ClusterPostgresProvider(PostgresProvider):
     """Creates Postgres sandboxes as databases of one cluster (embedded, external or Docker)."""
+
+    private = False
+    """Whether the cluster is a throwaway server of one sandbox's own
+    (``sandboxes.postgres.private``)."""
 
     def __init__(
         self,
@@ -260,6 +297,9 @@ class ClusterPostgresProvider(PostgresProvider):
         """The roles of this provider's databases."""
         self.templates = TaskTemplates(self)
         """The template database of each task's seed."""
+        self.private_servers: set[ClusterPostgresProvider] = set()
+        """Providers of throwaway servers this provider's sandboxes moved to; each closes itself
+        when its last sandbox and snapshot go, and with this provider at the latest."""
         self._closed = False
 
     @property
@@ -329,7 +369,9 @@ class ClusterPostgresProvider(PostgresProvider):
             state = task.initial_state
             if isinstance(state, SqlSeedState) and state.server_roles:
                 await self.roles.ensure_server_roles(state.server_roles)
-            return await self.new_sandbox(await self.templates.for_task(task, task_dir))
+            sandbox = await self.new_sandbox(await self.templates.for_task(task, task_dir))
+        sandbox.origin = (task, task_dir)
+        return sandbox
 
     async def new_sandbox(self, template: str) -> ClusterPostgresSandbox:
         """A writable sandbox copied from ``template``, owned by a sandbox role of its own."""
@@ -368,10 +410,20 @@ class ClusterPostgresProvider(PostgresProvider):
 
     # --- closing ----------------------------------------------------------------------------
 
+    async def released(self) -> None:
+        """Called when one of its sandboxes or snapshots is gone; a provider of a private
+        server then closes itself when nothing is left (this one does nothing)."""
+
     async def aclose(self) -> None:
-        """Destroy every sandbox, view, snapshot and template, then the roles. Idempotent."""
+        """Destroy every sandbox, view, snapshot and template, then the roles, and close the
+        private servers its sandboxes moved to. Idempotent."""
         self._closed = True
         problems: list[str] = []
+        for private in list(self.private_servers):
+            try:
+                await private.aclose()
+            except Exception as error:  # keep closing the rest; report at the end
+                problems.append(f"private server: {error}")
         for sandbox in list(self.sandboxes):
             try:
                 await sandbox.destroy()

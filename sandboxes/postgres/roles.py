@@ -84,7 +84,7 @@ def may_touch_roles(statement: str) -> bool:
 
 SUPERUSER_SWITCH = re.compile(
     r"\bSET\s+(?:SESSION\s+|LOCAL\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\s+"
-    r"\"?(?:postgres|supabase_admin)\"?(?![\w$])",
+    r"\"?(?P<role>postgres|supabase_admin)\"?(?![\w$])",
     re.IGNORECASE,
 )
 """SQL that makes its session act as the recording server's superuser (MCPMark's ``postgres``,
@@ -92,17 +92,21 @@ Supabase's ``supabase_admin``)."""
 
 SUPERUSER_REFUSED = (
     "refused on replay: the recorded SQL acts as the recording server's superuser ({switch}); "
-    "a superuser session could run programs and read files on the server's machine and reach "
-    "every other database of the runtime's server, and this replay's Postgres is not a "
-    "throwaway server of its own without a network, so the statement was not run"
+    "{reason}; the statement was not run"
 )
-"""The answer replay gives instead of running a recorded superuser step."""
+"""The answer replay gives instead of running a recorded superuser step (``reason``: why this
+sandbox may not run it)."""
 
 
 def superuser_switch(statement: str) -> str | None:
     """The clause by which ``statement`` switches to a superuser role, None when it does not."""
     found = SUPERUSER_SWITCH.search(statement)
     return None if found is None else " ".join(found.group(0).split())
+
+
+def superuser_roles(statement: str) -> set[str]:
+    """The superuser roles ``statement`` switches to (``postgres``, ``supabase_admin``)."""
+    return {found.group("role").lower() for found in SUPERUSER_SWITCH.finditer(statement)}
 
 
 def explain_role_error(message: str, version: int) -> str:
