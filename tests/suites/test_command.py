@@ -61,4 +61,5 @@ def test_each_suite_names_its_own_tasks_and_folder(
     tasks = seen["tasks"]()  # type: ignore[operator]
     task_id = seen["task_id"]
     ids = [task_id(task) for task in tasks]  # type: ignore[operator]
-    assert ids and len(set(ids)) == len(ids)
+    assert ids
+    assert len(set(ids)) == len(ids)
