@@ -58,7 +58,7 @@ def crash_line(text: str | None) -> str | None:
     return blocked[-1] if blocked else None
 
 
-_LIMIT_SIGNALS = {
+_LIMIT_SIGNALS: dict[int, str] = {
     signal.SIGXCPU: "it used up its CPU-time limit (as many CPU seconds as its timeout)",
     signal.SIGXFSZ: "it wrote a file past the box's file-size limit",
 }

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from suites.ds.build import BuildReport
 
@@ -25,7 +25,7 @@ def build_suite_command(
     description: str,
     tasks: Callable[[], list[Task]],
     task_id: Callable[[Task], str],
-    build: Callable[..., Awaitable[BuildReport]],
+    build: Callable[..., Coroutine[Any, Any, BuildReport]],
 ) -> int:
     """Parse ``--output``, ``--jobs`` and ``--only``, build the chosen tasks with ``build`` (the
     suite's ``build_suite(output, tasks, *, jobs, description)``), print one line of counts and
@@ -36,7 +36,9 @@ def build_suite_command(
     parser.add_argument("--only", action="append", help="build only these task ids")
     options = parser.parse_args(argv)
     chosen = [t for t in tasks() if not options.only or task_id(t) in options.only]
-    report = asyncio.run(build(options.output, chosen, jobs=options.jobs, description=description))
+    report: BuildReport = asyncio.run(
+        build(options.output, chosen, jobs=options.jobs, description=description)
+    )
     passed = sum(
         run.trajectory.label is not None and run.trajectory.label.value == "PASS"
         for run in report.runs

@@ -277,7 +277,7 @@ class RunPages:
             for key, correction in self.index.corrections.items()
             if key[0] == trajectory_id
         ]
-        return cut_texts(
+        payload: dict[str, Any] = cut_texts(
             {
                 "id": trajectory.id,
                 "task": task.model_dump(mode="json") if task is not None else None,
@@ -293,6 +293,7 @@ class RunPages:
                 "corrections": corrections,
             }
         )
+        return payload
 
     def run_payload(self, row: RunRow) -> dict[str, Any]:
         """The run page's data: the row, the record's verdict, the transcript, the trajectory
