@@ -514,11 +514,11 @@ async def run_python_script(
     task_dir: Path | None = None,
 ) -> BoxRun:
     """Run the Python script ``script`` with this interpreter in a box: the variables
-        ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default: the
-        script's folder; its working directory) and ``read_only``, under ``BoxLimits`` (``timeout`` at
-        most ``DATASET_CODE_MAX_SECONDS``; each process's CPU time at most that timeout, so threads
-    cannot burn more than the time given). A task folder whose modes keep the
-        box user out (a dataset written with umask 077) is shown as a readable copy instead."""
+    ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default:
+    the script's folder; its working directory) and ``read_only``, under ``BoxLimits``
+    (``timeout`` at most ``DATASET_CODE_MAX_SECONDS``; each process's CPU time at most that
+    timeout, so threads cannot burn more than the time given). A task folder whose modes keep
+    the box user out (a dataset written with umask 077) is shown as a readable copy instead."""
     timeout = dataset_code_timeout(timeout)
     folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
     inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
