@@ -58,6 +58,13 @@ def crash_line(text: str | None) -> str | None:
     return blocked[-1] if blocked else None
 
 
+_LIMIT_SIGNALS: dict[int, str] = {
+    signal.SIGXCPU: "it used up its CPU-time limit (as many CPU seconds as its timeout)",
+    signal.SIGXFSZ: "it wrote a file past the box's file-size limit",
+}
+"""Signals the kernel sends for a box's limits, and which limit each names."""
+
+
 def verifier_error(
     exit_code: int | None, timed_out: bool, output: str, timeout: float
 ) -> str | None:
@@ -76,5 +83,7 @@ def verifier_error(
             name = signal.Signals(number).name
         except ValueError:
             name = f"signal {number}"
-        return f"killed by {name} (exit code {exit_code})"
+        limit = _LIMIT_SIGNALS.get(number)
+        said = f": {limit}" if limit else ""
+        return f"killed by {name} (exit code {exit_code}){said}"
     return crash_line(output)

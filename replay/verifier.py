@@ -26,7 +26,7 @@ from environments.kind import EnvironmentKind
 from replay.crashes import verifier_error
 from replay.report import VerifierRun
 from sandboxes.base import Sandbox
-from sandboxes.confinement import run_python_script
+from sandboxes.confinement import dataset_code_timeout, run_python_script
 
 OUTPUT_LIMIT = 8_000
 """Characters of verifier output kept in reports (head and tail)."""
@@ -60,8 +60,10 @@ async def run_script(
     read_only: Sequence[Path] = (),
     task_dir: Path | None = None,
 ) -> VerifierRun:
-    """Run one Python script in a box with a timeout, the variables ``environment`` names and
-    read-only access to ``task_dir`` (default: the script's folder) and ``read_only``."""
+    """Run one Python script in a box with a timeout (at most the dataset-code ceiling), the
+    variables ``environment`` names and read-only access to ``task_dir`` (default: the script's
+    folder) and ``read_only``."""
+    timeout = dataset_code_timeout(timeout)
     run = await run_python_script(
         script, arguments, environment, timeout, read_only=read_only, task_dir=task_dir
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import shutil
 import sys
@@ -44,6 +45,13 @@ WORK_MOUNT = Path("/box")
 
 TMP_BYTES = 64 * 2**20
 """Size of the box's private ``/tmp`` (in RAM); larger scratch files belong in ``TMPDIR``."""
+
+SHM_BYTES = 64 * 2**20
+"""Size of the box's ``/dev/shm`` where the box user may write there (unprivileged boxes)."""
+
+SEED_MOUNT = Path("/run/agentjudge-seed")
+"""Where a box whose work folder is in RAM (``BoxSpec.work_bytes``) sees the host work folder,
+read-only, to copy its starting contents from."""
 
 LOG_HEAD_BYTES = 2**20
 """Bytes of output the log file keeps from the start."""
@@ -86,6 +94,11 @@ def require_bubblewrap() -> str:
 
 DATASET_CODE_MAX_SECONDS = 1800.0
 """The longest a dataset's script may run, whatever timeout its task asks for."""
+
+
+def dataset_code_timeout(asked: float) -> float:
+    """The timeout a dataset's script really gets: what its task asks, at most the ceiling."""
+    return min(asked, DATASET_CODE_MAX_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -135,6 +148,9 @@ class BoxSpec:
     (a desktop puts it where its user's home is on every other backend)."""
     limits: BoxLimits | None = None
     """Resource limits (None: only the timeout; a desktop has its own memory cgroup)."""
+    work_bytes: int | None = None
+    """Without ``limits``: make the work folder a RAM file system of this size (a disk quota),
+    filled at start with a copy of the host work folder, which the box then only reads."""
 
 
 @dataclass(frozen=True)
@@ -354,6 +370,7 @@ def box_command(
         *binds,
         *_traversable_parents(spec.work_mount),
         *_work_arguments(spec, work),
+        *([] if privileged else _unprivileged_walls()),
         "--clearenv",
     ]
     for name, value in box_environment(spec.environment, spec.work_mount).items():
@@ -372,16 +389,38 @@ def box_command(
         ]
     if spec.limits is not None:
         arguments += _limit_arguments(spec.limits, privileged=privileged)
+    if spec.limits is None and spec.work_bytes is not None:
+        arguments += ["/bin/sh", "-c", _SEED_SCRIPT, "seed"]
     return [*arguments, *spec.command]
 
 
+_SEED_SCRIPT = f'cp -RP {SEED_MOUNT}/. "$HOME"/ && exec "$@"'
+"""Copies the host work folder into the box's RAM work folder, then runs the command."""
+
+
 def _work_arguments(spec: BoxSpec, work: Path) -> list[str]:
-    if spec.limits is None:
-        return ["--bind", str(work), str(spec.work_mount)]
     mount = str(spec.work_mount)
+    if spec.limits is not None:
+        return [
+            *("--perms", "0777", "--size", str(spec.limits.work_bytes), "--tmpfs", mount),
+            *("--perms", "1777", "--dir", f"{mount}/tmp"),
+        ]
+    if spec.work_bytes is not None:
+        return [
+            *_traversable_parents(SEED_MOUNT),
+            *("--ro-bind", str(work), str(SEED_MOUNT)),
+            *("--perms", "0777", "--size", str(spec.work_bytes), "--tmpfs", mount),
+        ]
+    return ["--bind", str(work), mount]
+
+
+def _unprivileged_walls() -> list[str]:
+    """Unprivileged, the box user owns the box's root and ``/dev`` (RAM file systems without a
+    size): a capped ``/dev/shm``, then both made read-only, so the work folder and ``/tmp``
+    are the only places it writes, each with a size."""
     return [
-        *("--perms", "0777", "--size", str(spec.limits.work_bytes), "--tmpfs", mount),
-        *("--perms", "1777", "--dir", f"{mount}/tmp"),
+        *("--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"),
+        *("--remount-ro", "/dev", "--remount-ro", "/"),
     ]
 
 
@@ -475,11 +514,12 @@ async def run_python_script(
     task_dir: Path | None = None,
 ) -> BoxRun:
     """Run the Python script ``script`` with this interpreter in a box: the variables
-    ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default: the
-    script's folder; its working directory) and ``read_only``, under ``BoxLimits`` (``timeout`` at
-    most ``DATASET_CODE_MAX_SECONDS``). A task folder whose modes keep the
-    box user out (a dataset written with umask 077) is shown as a readable copy instead."""
-    timeout = min(timeout, DATASET_CODE_MAX_SECONDS)
+    ``environment`` names, ``timeout`` seconds, and read-only access to ``task_dir`` (default:
+    the script's folder; its working directory) and ``read_only``, under ``BoxLimits``
+    (``timeout`` at most ``DATASET_CODE_MAX_SECONDS``; each process's CPU time at most that
+    timeout, so threads cannot burn more than the time given). A task folder whose modes keep
+    the box user out (a dataset written with umask 077) is shown as a readable copy instead."""
+    timeout = dataset_code_timeout(timeout)
     folder = Path(os.path.realpath(task_dir if task_dir is not None else script.parent))
     inside = Path(os.path.normpath(folder / script.relative_to(task_dir or script.parent)))
     readable = await asyncio.to_thread(_box_reads, folder, inside)
@@ -491,7 +531,7 @@ async def run_python_script(
             copied=[] if readable else [folder],
             environment=environment,
             timeout=timeout,
-            limits=BoxLimits(),
+            limits=BoxLimits(cpu_seconds=math.ceil(timeout)),
         )
     )
 

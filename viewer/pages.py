@@ -5,6 +5,12 @@ the transcript from ``logs/<key>.jsonl``, the trajectory and its task from their
 the whole dataset), the fidelity report from the replay folder (read once, then kept). Images
 inside the transcript are not sent inline: each becomes a URL the server answers from the log,
 so the browser loads them lazily like the trajectory's screenshots.
+
+Nothing a results folder or dataset holds is read or sent whole when it is huge: a log event is
+read one line at a time and at most ``LOG_LINE_LIMIT`` bytes, a trajectory file over
+``TRAJECTORY_FILE_LIMIT`` is not parsed (the page says why), and every text sent to the page
+(an observation, a tool result, a message) is cut to ``TEXT_LIMIT`` characters with a note; the
+raw log (``/logs/<key>.jsonl?raw=1``) is streamed from disk and still holds everything.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from storage.jsonl import read_jsonl
 from viewer.index import RunIndex, RunRow
 from viewer.source import ViewSource
 
-__all__ = ["RunPages", "step_number"]
+__all__ = ["RunPages", "TooLargeError", "cut_texts", "step_number"]
 
 VIEW_STEP_TOOL = "VIEW_TRAJECTORY_STEP"
 """The trajectory server's step tool (``mcp_servers.trajectory.server``), named here so the
@@ -45,6 +51,32 @@ def step_number(arguments: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     return None
+
+
+TEXT_LIMIT = 200_000
+"""The most characters of one text (observation, tool result, message block) a page is sent."""
+
+TRAJECTORY_FILE_LIMIT = 64 * 2**20
+"""Trajectory files larger than this are not parsed for a page (parsing costs several times the
+file's size in memory, per request)."""
+
+
+class TooLargeError(ValueError):
+    """A file the viewer does not read whole; names it and its size."""
+
+
+def cut_texts(value: Any, limit: int = TEXT_LIMIT) -> Any:
+    """``value`` (parsed JSON) with every string longer than ``limit`` characters cut to its
+    start and a note of how much was left out."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return f"{value[:limit]}\n[... {len(value) - limit:,} more characters not shown]"
+    if isinstance(value, list):
+        return [cut_texts(item, limit) for item in value]
+    if isinstance(value, dict):
+        return {key: cut_texts(item, limit) for key, item in value.items()}
+    return value
 
 
 def _image_url(key: str, event: int, block: int) -> str:
@@ -168,7 +200,7 @@ class RunPages:
                 continue  # a line torn by a kill
             entry = _transcript_entry(key, position, event)
             if entry is not None:
-                entries.append(entry)
+                entries.append(cut_texts(entry))
         return entries
 
     def image(self, key: str, event: int, block: int) -> tuple[bytes, str] | None:
@@ -198,6 +230,12 @@ class RunPages:
         path = _safe_file(folder, f"{trajectory_id}.json")
         if path is None:
             return None
+        size = path.stat().st_size
+        if size > TRAJECTORY_FILE_LIMIT:
+            raise TooLargeError(
+                f"{path.name} holds {size / 2**20:,.0f} MiB, more than the viewer reads for a page"
+                f" ({TRAJECTORY_FILE_LIMIT / 2**20:,.0f} MiB); open it with another tool"
+            )
         trajectory = Trajectory.model_validate_json(path.read_bytes())
         task_path = self.source.dataset / TASKS_DIR / trajectory.task_id / TASK_FILE
         try:
@@ -239,20 +277,23 @@ class RunPages:
             for key, correction in self.index.corrections.items()
             if key[0] == trajectory_id
         ]
-        return {
-            "id": trajectory.id,
-            "task": task.model_dump(mode="json") if task is not None else None,
-            "agent": trajectory.agent,
-            "model": trajectory.model,
-            "label": trajectory.label.model_dump(mode="json") if trajectory.label else None,
-            "items": [item.model_dump(mode="json") for item in trajectory.items],
-            "final_response": trajectory.final_response,
-            "stop_reason": trajectory.stop_reason,
-            "initial_observation": trajectory.metadata.get("initial_observation"),
-            "steps": steps,
-            "fidelity": fidelity.model_dump(mode="json") if fidelity is not None else None,
-            "corrections": corrections,
-        }
+        payload: dict[str, Any] = cut_texts(
+            {
+                "id": trajectory.id,
+                "task": task.model_dump(mode="json") if task is not None else None,
+                "agent": trajectory.agent,
+                "model": trajectory.model,
+                "label": trajectory.label.model_dump(mode="json") if trajectory.label else None,
+                "items": [item.model_dump(mode="json") for item in trajectory.items],
+                "final_response": trajectory.final_response,
+                "stop_reason": trajectory.stop_reason,
+                "initial_observation": trajectory.metadata.get("initial_observation"),
+                "steps": steps,
+                "fidelity": fidelity.model_dump(mode="json") if fidelity is not None else None,
+                "corrections": corrections,
+            }
+        )
+        return payload
 
     def run_payload(self, row: RunRow) -> dict[str, Any]:
         """The run page's data: the row, the record's verdict, the transcript, the trajectory
@@ -265,6 +306,8 @@ class RunPages:
             trajectory = self.trajectory_payload(row.trajectory_id)
         except ValidationError as error:
             trajectory_error = f"{row.trajectory_id}.json does not validate: {error}"
+        except TooLargeError as error:
+            trajectory_error = str(error)
         if trajectory is None and trajectory_error is None:
             trajectory_error = (
                 "the results folder's dataset was not found (open the viewer with --dataset)"

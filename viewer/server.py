@@ -52,7 +52,7 @@ from dataset.screenshots import image_mime_type
 from storage.confined import UnsafeFileError
 from storage.jsonl import JsonlAppender
 from viewer.index import FILTERS, RunIndex, RunQuery, open_index
-from viewer.pages import RunPages
+from viewer.pages import RunPages, TooLargeError
 from viewer.source import ViewSource
 
 __all__ = ["LOCALHOST", "Viewer", "bind_socket", "build_app", "open_viewer", "serve"]
@@ -96,6 +96,17 @@ def open_viewer(source: ViewSource, cache_dir: Path | None) -> Viewer:
 
 class UnknownSubjectError(Exception):
     """A correction names a trajectory or claim the viewer does not have."""
+
+
+def _trajectory_or_why(pages: RunPages, request: Request) -> dict[str, Any] | Response:
+    """The trajectory page's data, or the answer saying why there is none."""
+    try:
+        found = pages.trajectory_payload(request.path_params["trajectory_id"])
+    except TooLargeError as error:
+        return JSONResponse({"error": str(error)}, status_code=413)
+    if found is None:
+        return JSONResponse({"error": "no such trajectory"}, status_code=404)
+    return found
 
 
 def _current_label(viewer: Viewer, trajectory_id: str, item_id: str | None) -> str | None:
@@ -203,11 +214,9 @@ def build_app(
         return JSONResponse(payload)
 
     async def trajectory(request: Request) -> Response:
-        found = await asyncio.to_thread(
-            pages.trajectory_payload, request.path_params["trajectory_id"]
-        )
-        if found is None:
-            return JSONResponse({"error": "no such trajectory"}, status_code=404)
+        found = await asyncio.to_thread(_trajectory_or_why, pages, request)
+        if isinstance(found, Response):
+            return found
         found["runs"] = [
             {"key": row.key, "config": row.config, "run": row.run, "verdict": row.verdict}
             for row in index.runs_of(found["id"])

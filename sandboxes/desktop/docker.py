@@ -6,14 +6,18 @@ bind-mounted read-only from the repository, so changing it needs no image rebuil
 unprivileged ``user`` in ``/home/user``. The container has no network at all
 (``network_mode=none``): the control server listens on a Unix socket in a per-desktop host folder
 bind-mounted into the container, and the runtime's ``DesktopClient`` reaches it through that
-socket, so nothing listens on any address. The task's document is copied into the created
-container before it starts (the Engine's archive API) and opened by the session at start; the
-saved document is read back through the control server (``DesktopSandbox.read_document``).
+socket, so nothing listens on any address; once the socket is there, the folder is closed to the
+container's user. The task's document is copied into the home folder at start from a read-only
+folder (``SEED_FOLDER``) and opened by the session; the saved document is read back through the
+control server (``DesktopSandbox.read_document``).
 
-Limits: a memory cap (RAM and swap alike), a cap on processes, every capability dropped, no
-privilege gain, and an init process that reaps what LibreOffice leaves. Every container carries
-the run's labels (``sandboxes.docker.leftovers``), so ``agentjudge sandboxes gc`` removes those of
-a killed run; their socket folders sit in the run's scratch folder and go with it.
+Limits: a memory cap (RAM and swap alike), a cap on processes, a read-only root file system whose
+only writable places are RAM file systems of fixed sizes (the home folder, of the provider's home
+size, holding the image's home; ``/tmp``, ``/var/tmp``, the runtime folder, ``/dev/shm``), every
+capability dropped, no privilege gain, and an init process that reaps what LibreOffice leaves.
+Every container carries the run's labels (``sandboxes.docker.leftovers``), so ``agentjudge
+sandboxes gc`` removes those of a killed run; their socket folders sit in the run's scratch folder
+and go with it.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import shutil
 import tarfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -56,6 +62,7 @@ from sandboxes.desktop.sandbox import (
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.runs import current_run
+from storage.confined import UnsafeFileError, open_confined
 
 CONTROL_SERVER_SOURCE = Path(__file__).resolve().parent / "control_server"
 """The control server's folder in the repository, bind-mounted into every container."""
@@ -67,6 +74,23 @@ SOCKET_FOLDER = "/run/agentjudge"
 """Inside the container, the bind-mounted folder that holds the control socket."""
 
 SOCKET_NAME = "control.sock"
+
+SEED_FOLDER = "/run/agentjudge-seed"
+"""Inside the container, the read-only folder whose contents the session copies into the home
+folder before it starts (the task's document)."""
+
+IMAGE_HOME_FOLDER = "/run/agentjudge-home"
+"""Inside the container, a read-only copy of the image's own home folder (LibreOffice's profile,
+the user's folders): the home is a RAM file system hiding it, so the session copies it in
+first."""
+
+SEED_NAME = "seed"
+"""The host folder in the socket folder (owned by the host, so read-only to the container's
+user) bind-mounted at ``SEED_FOLDER``."""
+
+SCRATCH_BYTES = 256 * 2**20
+"""Size of each of the container's other writable places (``/tmp``, ``/var/tmp``, the runtime
+folder)."""
 
 DISPLAY = ":0"
 """The only display in a container."""
@@ -157,6 +181,9 @@ class DockerDesktopProvider(DesktopProvider):
         super().__init__(restore_method=restore_method, **options)
         self.image = image or desktop_image_tag()
         self._engine: docker.DockerClient | None = None
+        self._image_home: Path | None = None
+        """A host copy of the image's home folder (made at the first start)."""
+        self._image_home_lock = threading.Lock()
         self._created: set[str] = set()
         """Names of the containers this provider created, for a last sweep at ``aclose`` (a
         start cancelled while its worker thread still creates the container leaves one no
@@ -213,6 +240,8 @@ class DockerDesktopProvider(DesktopProvider):
     def _command(self, document: PurePosixPath | None) -> list[str]:
         width, height = self.screen
         return [
+            "/bin/sh", "-c",
+            f'cp -RP {IMAGE_HOME_FOLDER}/. {SEED_FOLDER}/. "$HOME"/ && exec "$@"', "seed",
             "python3", "-m", "control_server", "session",
             "--socket", f"{SOCKET_FOLDER}/{SOCKET_NAME}",
             "--profile", OFFICE_PROFILE,
@@ -228,8 +257,11 @@ class DockerDesktopProvider(DesktopProvider):
         # The container's user creates the socket here; the folder sits in the run's private
         # (0700) scratch folder, so nobody else on the host reaches it.
         socket_folder.chmod(0o777)
+        seed = socket_folder / SEED_NAME
         target = PurePosixPath(HOME) / document.location if document else None
         try:
+            image_home = self._copy_image_home()
+            _make_seed(seed, document)
             container = self.engine.containers.create(
                 self.image,
                 command=self._command(target),
@@ -251,7 +283,16 @@ class DockerDesktopProvider(DesktopProvider):
                         read_only=True,
                     ),
                     Mount(SOCKET_FOLDER, str(socket_folder), type="bind"),
+                    Mount(SEED_FOLDER, str(seed), type="bind", read_only=True),
+                    Mount(IMAGE_HOME_FOLDER, str(image_home), type="bind", read_only=True),
                 ],
+                read_only=True,
+                tmpfs={
+                    HOME: f"size={self.home_bytes},uid={UID},gid={UID},mode=0755",
+                    "/tmp": f"size={SCRATCH_BYTES},mode=1777",
+                    "/var/tmp": f"size={SCRATCH_BYTES},mode=1777",
+                    RUNTIME_DIR: f"size={SCRATCH_BYTES},uid={UID},gid={UID},mode=0700",
+                },
                 mem_limit=self.memory_bytes,
                 memswap_limit=self.memory_bytes,
                 shm_size=SHARED_MEMORY_BYTES,
@@ -269,12 +310,13 @@ class DockerDesktopProvider(DesktopProvider):
         except docker.errors.DockerException as error:
             shutil.rmtree(socket_folder, ignore_errors=True)
             raise SandboxError(f"cannot create desktop container {name}: {error}") from error
+        except BaseException:
+            shutil.rmtree(socket_folder, ignore_errors=True)
+            raise
         handle = DockerDesktopHandle(
             container, socket_folder, on_stop=lambda: self._created.discard(name)
         )
         try:
-            if document is not None:
-                container.put_archive(HOME, _archive_of(document))
             container.start()
         except BaseException as error:
             remove_container(container)
@@ -283,6 +325,39 @@ class DockerDesktopProvider(DesktopProvider):
                 raise SandboxError(f"cannot start desktop container {name}: {error}") from error
             raise
         return handle
+
+    def _copy_image_home(self) -> Path:
+        """The host copy of the image's home folder, made once per provider from a created (never
+        started) container of the image, readable by the container's user."""
+        with self._image_home_lock:
+            if self._image_home is None or not self._image_home.is_dir():
+                self._image_home = self._unpack_image_home()
+            return self._image_home
+
+    def _unpack_image_home(self) -> Path:
+        folder = current_run().directory() / current_run().new_name("imagehome")
+        container = self.engine.containers.create(
+            self.image, command=["true"], network_mode="none", labels=run_labels("desktop")
+        )
+        try:
+            stream, _ = container.get_archive(HOME)
+            archive = io.BytesIO(b"".join(stream))
+        finally:
+            remove_container(container)
+        unpacked = folder.with_name(folder.name + ".part")
+        with tarfile.open(fileobj=archive) as tar:
+            tar.extractall(unpacked, filter="data")  # our own image's, still no link leads out
+        (unpacked / PurePosixPath(HOME).name).rename(folder)
+        shutil.rmtree(unpacked)
+        for root, folders, files in os.walk(folder):
+            for name in folders:
+                (Path(root) / name).chmod(0o755)
+            for name in files:
+                path = Path(root) / name
+                if not path.is_symlink():
+                    path.chmod(path.stat().st_mode & 0o755 | 0o644)
+        folder.chmod(0o755)
+        return folder
 
     async def _wait_ready(
         self, sandbox: DesktopSandbox, handle: DockerDesktopHandle, document: DocumentFile | None
@@ -301,6 +376,8 @@ class DockerDesktopProvider(DesktopProvider):
                     f"desktop {sandbox.name} did not answer within {self.ready_timeout:g} s: {logs}"
                 )
             await asyncio.sleep(0.05)
+        # The socket is made: the container's user may write nothing more into a host folder.
+        await asyncio.to_thread(handle.socket_folder.chmod, 0o755)
         if document is None:
             return
         remaining = max(1.0, deadline - time.monotonic())
@@ -320,6 +397,9 @@ class DockerDesktopProvider(DesktopProvider):
             await super().aclose()
         finally:
             await asyncio.to_thread(self._sweep)
+            if self._image_home is not None:
+                await asyncio.to_thread(shutil.rmtree, self._image_home, True)
+                self._image_home = None
             engine, self._engine = self._engine, None
             if engine is not None:
                 engine.close()
@@ -339,27 +419,21 @@ class DockerDesktopProvider(DesktopProvider):
             shutil.rmtree(current_run().directory() / name, ignore_errors=True)
 
 
-def _archive_of(document: DocumentFile) -> bytes:
-    """A tar of ``document`` (and the folders above it) for the home folder, owned by the
-    desktop's user."""
-    buffer = io.BytesIO()
-    now = int(time.time())
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        parents = list(reversed(document.location.parents))[1:]  # without "."
-        for folder in parents:
-            info = tarfile.TarInfo(str(folder))
-            info.type = tarfile.DIRTYPE
-            info.mode = 0o755
-            info.uid = info.gid = UID
-            info.mtime = now
-            archive.addfile(info)
-        info = tarfile.TarInfo(str(document.location))
-        info.size = len(document.data)
-        info.mode = 0o644
-        info.uid = info.gid = UID
-        info.mtime = now
-        archive.addfile(info, io.BytesIO(document.data))
-    return buffer.getvalue()
+def _make_seed(seed: Path, document: DocumentFile | None) -> None:
+    """The folder copied into the home at start: ``document`` (and the folders above it),
+    readable by the container's user, writable by nobody but the host."""
+    seed.mkdir(mode=0o755)
+    if document is None:
+        return
+    # Confined to the seed folder: no '..' part or link below it is followed.
+    target = seed / document.location
+    try:
+        descriptor = open_confined(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, within=seed)
+    except UnsafeFileError as error:
+        raise SandboxError(f"the desktop's document {document.location}: {error}") from None
+    with os.fdopen(descriptor, "wb") as stream:
+        stream.write(document.data)
+    target.chmod(0o644)
 
 
 def _peak_memory(container: Container) -> int | None:

@@ -6,8 +6,10 @@ network namespace (no network at all; the X display, the buses and the control s
 inside it, so many desktops run at once without clashing over display numbers or ports), its own
 pid namespace (when the box's first process dies, the kernel kills the rest), an unprivileged user
 (``nobody``, when the runtime is root) and a home folder of its own holding the document and the
-LibreOffice profile. The control server listens on a Unix socket in that home folder, which is
-how the host reaches it. Recorded code therefore runs inside the box, never on the host.
+LibreOffice profile. The home folder is a RAM file system of the provider's home size (its disk
+quota), filled at start from a folder the host prepared. The control server listens on a Unix
+socket in that home folder, which the host reaches through the box's root
+(``/proc/<pid>/root``). Recorded code therefore runs inside the box, never on the host.
 
 Each desktop gets a memory cgroup (``sandboxes.desktop.memory``) capped at the provider's limit.
 bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
@@ -92,6 +94,8 @@ class LocalDesktopHandle(DesktopHandle):
     ) -> None:
         self.process = process
         self.folder = folder
+        """The desktop's host folder: the prepared home (``home``, copied into the box's own
+        home at start), the session log and the cgroup note."""
         self.cap = cap
         self._peak: int | None = None
         self._stopped = False
@@ -198,6 +202,7 @@ class LocalDesktopProvider(DesktopProvider):
                 },
                 interpreter=False,
                 work_mount=DESKTOP_HOME,
+                work_bytes=self.home_bytes,
             )
             argv = box_command(spec, home, bwrap=bwrap)
             if cap is not None:  # join the cgroup first, so every process of the box is in it
@@ -215,6 +220,7 @@ class LocalDesktopProvider(DesktopProvider):
                 log.close()
             track_process(process.pid)
             handle = LocalDesktopHandle(process, folder, cap)
+            inside = await _first_inside(process)
         except BaseException:
             if process is not None:
                 await LocalDesktopHandle(process, folder, cap).stop()
@@ -223,7 +229,9 @@ class LocalDesktopProvider(DesktopProvider):
                     await asyncio.to_thread(cap.remove)
                 await asyncio.to_thread(remove_tree, folder)
             raise
-        client = DesktopClient(socket_path=home / SOCKET_NAME)
+        # The box's home exists only in the box's mount namespace: reached through its root.
+        socket = Path(f"/proc/{inside}/root") / DESKTOP_HOME.relative_to("/") / SOCKET_NAME
+        client = DesktopClient(socket_path=socket)
         sandbox = DesktopSandbox(
             name,
             client,
@@ -284,9 +292,24 @@ class LocalDesktopProvider(DesktopProvider):
             )
 
 
+async def _first_inside(process: asyncio.subprocess.Process, timeout: float = 30.0) -> int:
+    """The pid of bubblewrap's first child: the box's first process, in its mount namespace."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            children = psutil.Process(process.pid).children()
+        except psutil.Error:
+            children = []
+        if children:
+            return children[0].pid
+        if process.returncode is not None or asyncio.get_running_loop().time() > deadline:
+            raise DesktopStartError(f"the desktop's box (pid {process.pid}) never started")
+        await asyncio.sleep(0.005)
+
+
 def _make_home(folder: Path, document: DocumentFile | None) -> Path:
-    """The desktop's home folder (owned by the box user), with the document and a ``python``
-    command in it."""
+    """The desktop's prepared home folder (owned by the box user), with the document and a
+    ``python`` command in it: the box copies it into its own home at start."""
     home = folder / "home"
     (home / ".bin").mkdir(parents=True)
     (home / "tmp").mkdir()

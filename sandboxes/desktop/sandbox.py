@@ -58,6 +58,13 @@ DEFAULT_SCREEN = (1920, 1080)
 DEFAULT_MEMORY_BYTES = 3 * 2**30
 """The memory cap of one desktop (all its processes together)."""
 
+DEFAULT_HOME_BYTES = 1 * 2**30
+"""The disk quota of one desktop's home folder (a RAM file system, so it counts towards the
+memory cap too: kept below it, so a full home is named as such rather than as memory)."""
+
+FULL_BYTES = 2 * 2**20
+"""A home with less room left than this after a failed step is reported as full."""
+
 DEFAULT_READY_TIMEOUT = 120.0
 """Seconds a desktop may take to answer and show its document (LibreOffice needs 2-3 s of CPU
 to start; on a machine shared by many jobs that can stretch to a minute)."""
@@ -184,13 +191,35 @@ class DesktopSandbox(Sandbox):
             self.client, action, wait_seconds=wait_seconds, timeout=timeout
         )
         self.performed.append(action)
-        after = self.handle.limit_kills() if outcome.status == "failed" else None
+        if outcome.status != "failed":
+            return outcome
+        after = self.handle.limit_kills()
+        said = []
         if before is not None and after is not None and after[0] > before[0]:
-            said = f"killed by {after[1]}"
+            said.append(f"killed by {after[1]}")
+        if await self._home_is_full():
+            said.append(
+                f"stopped by the desktop home's disk quota ({self.provider.home_bytes / 2**20:,.0f}"
+                f" MiB): the home folder is full"
+            )
+        if said:
+            note = "\n".join(said)
             outcome = outcome.model_copy(
-                update={"error": f"{outcome.error.rstrip()}\n{said}" if outcome.error else said}
+                update={"error": f"{outcome.error.rstrip()}\n{note}" if outcome.error else note}
             )
         return outcome
+
+    async def _home_is_full(self) -> bool:
+        """Whether the home folder's file system has (almost) no room left, asked inside the
+        desktop (the home is the desktop's own file system on every backend)."""
+        try:
+            result = await self.client.execute(
+                ["stat", "--file-system", "--format", "%S %a", str(self.home)], timeout=10
+            )
+            block, available = (int(part) for part in result.output.split())
+        except (DesktopControlError, ValueError):
+            return False
+        return block * available < FULL_BYTES
 
     async def perform_settled(
         self, action: DesktopAction, *, pause: float = DEFAULT_ACTION_PAUSE
@@ -362,6 +391,7 @@ class DesktopProvider(SandboxProvider):
         *,
         screen: tuple[int, int] = DEFAULT_SCREEN,
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
+        home_bytes: int = DEFAULT_HOME_BYTES,
         ready_timeout: float = DEFAULT_READY_TIMEOUT,
         restore_method: RestoreMethod | None = None,
         start_attempts: int = DEFAULT_START_ATTEMPTS,
@@ -370,6 +400,7 @@ class DesktopProvider(SandboxProvider):
             raise ValueError(f"start_attempts must be at least 1, not {start_attempts}")
         self.screen = screen
         self.memory_bytes = memory_bytes
+        self.home_bytes = home_bytes
         self.ready_timeout = ready_timeout
         self.start_attempts = start_attempts
         self.restore_method = restore_method or ReplayRestore()

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from dataset.importers.source_files import SourceFileError, source_file_inside
 from dataset.problems import ProblemLog
 
 __all__ = [
@@ -72,22 +73,26 @@ def _file(text: str, value: str, folder: Path, root: Path, where: str) -> Path:
 
 
 def regular_file(path: Path, root: Path, where: str, *, shown: str | None = None) -> Path:
-    """``path`` when it is a regular file inside ``root``; a link (wherever it points), a path
-    that leaves ``root`` or a missing file is a ``SourceError`` naming ``where``. Importers copy
-    only such files: no link is ever followed out of the source folder."""
+    """``path`` resolved, when it is a regular file inside ``root`` by the importers' one rule
+    (``dataset.importers.source_files``: a link is followed only while it stays inside ``root``,
+    and its target is then copied as a plain file); anything else is a ``SourceError`` naming
+    ``where``."""
     name = shown if shown is not None else path.name
-    resolved = root.resolve()
     try:
-        inside = path.absolute().parent.resolve() / path.name
-    except OSError as error:
-        raise SourceError(f"{where}: screenshot {name!r} cannot be read: {error}") from None
-    if not inside.is_relative_to(resolved):
-        raise SourceError(f"{where}: screenshot {name!r} is outside the source folder")
-    if inside.is_symlink():
-        raise SourceError(f"{where}: screenshot {name!r} is a link; only regular files are copied")
-    if not inside.is_file():
-        raise SourceError(f"{where}: screenshot file {name!r} is missing")
-    return inside
+        return source_file_inside(path, root)
+    except SourceFileError as error:
+        problem = {
+            "missing": f"screenshot file {name!r} is missing",
+            "outside": f"screenshot {name!r} is outside the source folder",
+            "not_regular": f"screenshot {name!r} is not a regular file",
+            "folder_link": f"screenshot {name!r} is a link to a folder",
+        }[error.reason]
+        if error.reason == "outside" and path.is_symlink():
+            problem = (
+                f"screenshot {name!r} is a link leading outside the source folder; only regular"
+                " files inside it are copied"
+            )
+        raise SourceError(f"{where}: {problem}") from None
 
 
 def _decoded(text: str, where: str) -> bytes:

@@ -31,6 +31,7 @@ from dataset.importers.mobile.actions import (
 )
 from dataset.importers.mobile.common import Screen, SourceRun, first_text
 from dataset.importers.mobile.sources import SourceError, regular_file, ui_elements_text
+from dataset.importers.source_files import SourceFileError, read_source_file
 from dataset.problems import ProblemLog
 
 __all__ = ["read_spa_bench"]
@@ -221,8 +222,12 @@ def _screen(folder: Path, number: int, where: str, required: bool) -> Screen | N
             image = regular_file(candidate, folder, where)
             dump = folder / f"{number}.xml"
             ui = None
-            if dump.is_file() and not dump.is_symlink():
-                ui = ui_elements_text(dump.read_text(encoding="utf-8", errors="replace"))
+            if dump.exists() or dump.is_symlink():
+                try:
+                    text = read_source_file(dump, folder).decode("utf-8", errors="replace")
+                except SourceFileError as error:
+                    raise SourceError(f"{where}: UI dump {dump.name!r}: {error}") from None
+                ui = ui_elements_text(text)
             return Screen(image, ui)
     if required:
         raise SourceError(f"{where}: screenshot {number}.png is missing in {folder.name}/")

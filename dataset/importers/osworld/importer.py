@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -410,8 +409,10 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
     for key in (item.url, item.path, item.name):
         given = options.files.get(key)
         if given is not None:
-            if not _regular_file(given):
-                options.log.add(given, f"--file for {key!r}: no such regular file", field="--file")
+            try:  # a file named on the command line stays inside its own folder
+                source_file_inside(given, given.parent)
+            except SourceFileError as error:
+                options.log.add(given, f"--file for {key!r}: {error}", field="--file")
                 return None
             return given
     folders = [options.files_dir] if options.files_dir is not None else []
@@ -429,14 +430,6 @@ def _supplied(item: SetupFile, run: _Run, options: _Options) -> Path | None:
                 continue
             return candidate
     return None
-
-
-def _regular_file(path: Path) -> bool:
-    """Whether ``path`` is a regular file once links are followed (not a device or a pipe)."""
-    try:
-        return stat.S_ISREG(path.resolve(strict=True).stat().st_mode)
-    except (OSError, RuntimeError):
-        return False
 
 
 def _source_root(local: Path, run: _Run, options: _Options) -> Path:

@@ -4,14 +4,13 @@ dataset with the list of pages a judge will need (``urls.txt``)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dataset.importers.source_files import SourceFileError, copy_source
 from dataset.models import LabelValue, Task, Trajectory
 from dataset.problems import Problem
 from dataset.store import Manifest, write_manifest, write_task, write_trajectory
@@ -22,7 +21,6 @@ __all__ = [
     "URLS_FILE",
     "ImportReport",
     "archive_name",
-    "copy_regular_files",
     "first_of",
     "label_value",
     "read_records",
@@ -130,36 +128,10 @@ def archive_name(archive: Path) -> str:
     return "archive" if archive.is_dir() else archive.name
 
 
-def copy_regular_files(source: Path, target: Path) -> list[Path]:
-    """Copy ``source`` (a file, or a folder tree) to ``target``, regular files only: links,
-    wherever they point, are never followed or copied; they are returned for reporting."""
-    if source.is_symlink():
-        return [source]
-    if source.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target, follow_symlinks=False)
-        return []
-    skipped: list[Path] = []
-    for folder, folders, files in os.walk(source, followlinks=False):
-        here = Path(folder)
-        into = target / here.relative_to(source)
-        into.mkdir(parents=True, exist_ok=True)
-        for name in [*folders, *files]:
-            path = here / name
-            if path.is_symlink():
-                skipped.append(path)
-            elif path.is_file():
-                shutil.copyfile(path, into / name, follow_symlinks=False)
-        folders[:] = [name for name in folders if not (here / name).is_symlink()]
-    return skipped
-
-
-def _link_problem(link: Path, archive: Path | None) -> str:
-    problem = "a link in the archive: not copied (regular files only)"
-    target = link.resolve()
-    if archive is not None and not target.is_relative_to(archive.resolve()):
-        problem += f"; it leads to {target}, outside the source folder"
-    return problem
+def _refusal(error: SourceFileError) -> str:
+    """A file of the page archive the one rule refused, worded for the report."""
+    _, _, why = str(error).partition(": ")
+    return f"not copied (regular files inside the archive only): {why}"
 
 
 def write_search_dataset(
@@ -182,13 +154,15 @@ def write_search_dataset(
     if archive is not None and not archive.exists():
         report.problem(str(archive), "no such page archive: nothing copied", "--archive")
         archive = None
-    links: set[Path] = set()
+    refused: dict[Path, str] = {}
     for task in report.tasks.values():
         folder = write_task(destination, task)
         if archive is not None:
-            links.update(copy_regular_files(archive, folder / archive_name(archive)))
-    for link in sorted(links):
-        report.problem(str(link), _link_problem(link, archive))
+            errors: list[SourceFileError] = []
+            copy_source(archive, folder / archive_name(archive), errors)
+            refused.update((error.path, _refusal(error)) for error in errors)
+    for path, problem in sorted(refused.items()):
+        report.problem(str(path), problem)
     for trajectory in report.trajectories.values():
         write_trajectory(destination, trajectory)
     report.urls = needed_urls(report.trajectories.values(), report.tasks.values())
