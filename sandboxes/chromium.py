@@ -81,8 +81,9 @@ CHROMIUM_USER = 65532
 RENDERER_HEAP_MB = 512
 """The most script heap (V8's old space) one renderer may hold, in MiB."""
 
-BROWSER_MEMORY_BYTES = 2 * 2**30
-"""The memory cgroup cap of one browser with all its processes (renderers first to go)."""
+BROWSER_MEMORY_BYTES = 4 * 2**30
+"""The memory cgroup cap of one browser with all its processes (renderers first to go): room for
+eight judges' contexts on a page each (about 1.8 GiB measured) and the page cache."""
 
 BLACKHOLE_PROXY = "http://no-network.invalid:9"
 """The proxy every request that escaped routing would have to use; its name never resolves."""

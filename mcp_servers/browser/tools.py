@@ -454,8 +454,9 @@ Handler = Callable[[BrowserSession, Any], Awaitable[ToolResult]]
 
 def _serialised(handler: Handler) -> Handler:
     """One call at a time per session, each within the session's deadline; a
-    ``BrowserToolError``, a call past its deadline or a crashed page becomes an error result
-    after the session recovered (``BrowserSession.recover``)."""
+    ``BrowserToolError`` becomes an error result; a call past its deadline, one that timed out or
+    failed in the browser, or a crashed page, becomes one after the session recovered
+    (``BrowserSession.recover``)."""
 
     async def run(session: BrowserSession, arguments: Any) -> ToolResult:
         async with session.lock:
@@ -468,6 +469,8 @@ def _serialised(handler: Handler) -> Handler:
                     "(a page's script may never yield)"
                 )
             except BrowserToolError as error:
+                if not (session.crashed or _timed_out(error)):
+                    return ToolResult(text=f"Error: {error}", is_error=True)
                 problem = str(error)
             except Exception as error:  # the page failed under the call (crashed, hung, gone)
                 problem = f"the browser failed: {_first_line(error)}"
@@ -483,6 +486,12 @@ def _serialised(handler: Handler) -> Handler:
             return ToolResult(text=f"Error: {problem}", is_error=True)
 
     return run
+
+
+def _timed_out(error: BrowserToolError) -> bool:
+    """Whether a tool error came from a Playwright timeout (the page may have stopped
+    answering); other tool errors (an unknown ref, a bad address) need no recovery."""
+    return "Timeout" in str(error)
 
 
 def _crash_note(session: BrowserSession) -> str:

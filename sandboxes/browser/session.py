@@ -36,10 +36,10 @@ CALL_DEADLINE_SECONDS = 60.0
 MAX_TABS = 8
 """The most tabs one browser context may have open; a page opening more has them closed."""
 
-PROBE_SECONDS = 2.0
+PROBE_SECONDS = 5.0
 """How long a tab may take to answer a trivial script before ``recover`` counts it as hung."""
 
-CLOSE_SECONDS = 5.0
+CLOSE_SECONDS = 10.0
 """How long closing a hung tab may take before the whole context is replaced."""
 
 _DOCUMENT_TYPES = frozenset({"document", "iframe"})
