@@ -46,10 +46,10 @@ PAGES = {
         "await new Promise(r => setTimeout(r, 0)); } } "
         "setTimeout(grow, 50)</script>",
     ),
-    # Array buffers: memory outside V8's heap, 4 GiB of it, every page touched.
+    # Array buffers: memory outside V8's heap, 6 GiB of it, every page touched.
     BUFFERS: _page(
         "Buffers",
-        "<script>const kept = []; async function grow() { for (let i = 0; i < 64; i++) { "
+        "<script>const kept = []; async function grow() { for (let i = 0; i < 96; i++) { "
         "kept.push(new Uint8Array(64 * 2 ** 20).fill(7)); document.title = 'held ' + "
         "kept.length; await new Promise(r => setTimeout(r, 0)); } } setTimeout(grow, 50)"
         "</script>",
