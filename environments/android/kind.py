@@ -98,6 +98,12 @@ async def _adb(choice: BackendChoice) -> SandboxProvider:
     return _adb_provider()
 
 
+async def _phone_browsers() -> list[str]:
+    from sandboxes.chromium import collect_chromium_leftovers
+
+    return await collect_chromium_leftovers()
+
+
 async def _directories() -> list[str]:
     from sandboxes.filesystem.local import collect_local_leftovers
 
@@ -258,11 +264,13 @@ class AndroidKind(EnvironmentKind):
         return device_server(as_android_sandbox(sandbox).device)
 
     def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
-        """Emulator snapshots of dead runs (when a device is configured), then the run folders
-        that hold Chromium profiles (with the filesystem kind's). Chromium and its driver are
+        """Emulator snapshots of dead runs (when a device is configured), Chromium's
+        single-instance folders and memory cgroups, then the run folders that hold Chromium
+        profiles (with the filesystem kind's). Chromium and its driver are
         helper processes, killed by the shared process collector first."""
         return (
             LeftoverSource("emulator snapshots", _emulator_snapshots, order=20),
+            LeftoverSource("phone browsers", _phone_browsers, order=800),
             LeftoverSource("directories", _directories, order=900),
         )
 

@@ -55,9 +55,9 @@ async def _local(choice: BackendChoice) -> SandboxProvider:
 
 
 async def _browser_leftovers() -> list[str]:
-    from sandboxes.browser.leftovers import collect_browser_leftovers
+    from sandboxes.chromium import collect_chromium_leftovers
 
-    return await collect_browser_leftovers()
+    return await collect_chromium_leftovers()
 
 
 async def _directories() -> list[str]:
@@ -153,9 +153,9 @@ class BrowserKind(EnvironmentKind):
         return browser_server(as_browser_sandbox(sandbox).session)
 
     def leftover_collectors(self, endpoint: str | None) -> Sequence[LeftoverSource]:
-        """Chromium's single-instance folders of dead runs, then the run folders (browser
-        profiles live there); their browser processes are killed first by the shared process
-        collector (``environments.leftovers``)."""
+        """Chromium's single-instance folders and memory cgroups of dead runs, then the run
+        folders (browser profiles live there); their browser processes are killed first by the
+        shared process collector (``environments.leftovers``)."""
         return (
             LeftoverSource("browser sockets", _browser_leftovers, order=800),
             LeftoverSource("directories", _directories, order=900),

@@ -12,6 +12,11 @@ a ref names the same element for as long as the page it was taken on is shown.
 Only ``http``/``https`` addresses can be opened (no ``file:``, ``chrome:``, ``data:`` or
 ``javascript:``), no script can be run, and a screenshot's ``filename`` is never written: the
 image comes back in the answer.
+
+Every call has a deadline (``BrowserSession.call_deadline``, default ``CALL_DEADLINE_SECONDS``):
+a page whose script never yields cannot hold a call, or the calls queued behind it, forever. A
+call past its deadline, or one that fails, has the session close the tabs that stopped answering
+or crashed (``BrowserSession.recover``) and says so; the next call finds a working browser.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pydantic import AliasChoices, Field
 
 from mcp_servers.browser.summaries import summarise_snapshot
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
-from sandboxes.browser.session import ACTION_TIMEOUT_MS, BrowserSession
+from sandboxes.browser.session import ACTION_TIMEOUT_MS, MAX_TABS, BrowserSession, TabLimitError
 
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page
@@ -36,7 +41,10 @@ SNAPSHOT_LIMIT = 40_000
 """Characters of a page snapshot in one answer; the rest is cut with a notice."""
 
 WAIT_LIMIT_SECONDS = 30.0
-"""The longest ``browser_wait_for`` may wait."""
+"""The longest ``browser_wait_for`` may wait (its time and its text together)."""
+
+TITLE_SECONDS = 2.0
+"""How long reading a page's title may take (it runs in the page)."""
 
 REF_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,40}")
 """What an element reference looks like (``e12``; ``f1e3`` inside a frame)."""
@@ -156,7 +164,7 @@ async def page_snapshot(page: Page) -> str:
 
 async def _title(page: Page) -> str:
     try:
-        return await page.title()
+        return await asyncio.wait_for(page.title(), TITLE_SECONDS)
     except Exception:
         return ""
 
@@ -169,6 +177,9 @@ async def page_state(session: BrowserSession, *, snapshot: bool = True) -> str:
     if status is not None and status != 200:
         note = " (not in the archive)" if status == 404 and _missed(session, page.url) else ""
         lines.append(f"- HTTP status: {status}{note}")
+    tab_note = session.take_tab_note()
+    if tab_note is not None:
+        lines.append(f"- Note: {tab_note}")
     if len(session.tabs) > 1:
         lines.append("### Tabs")
         lines.extend([await _tab_line(session, index) for index in range(len(session.tabs))])
@@ -356,7 +367,10 @@ async def tabs(session: BrowserSession, arguments: TabsArguments) -> ToolResult:
         lines = [await _tab_line(session, index) for index in range(len(session.tabs))]
         return ToolResult(text="### Tabs\n" + "\n".join(lines))
     if arguments.action == "new":
-        await session.new_tab()
+        try:
+            await session.new_tab()
+        except TabLimitError as error:
+            raise BrowserToolError(str(error)) from None
         return _done("Opened a new tab", await page_state(session))
     index = session.current if arguments.index is None else arguments.index
     if index >= len(session.tabs):
@@ -379,11 +393,12 @@ async def wait_for(session: BrowserSession, arguments: WaitForArguments) -> Tool
         raise BrowserToolError("give time, text or textGone to wait for")
     page = session.page
     done: list[str] = []
+    seconds = 0.0
     if arguments.time is not None:
         seconds = min(arguments.time, WAIT_LIMIT_SECONDS)
         await asyncio.sleep(seconds)
         done.append(f"Waited {seconds:g} s")
-    timeout = WAIT_LIMIT_SECONDS * 1000
+    timeout = max(WAIT_LIMIT_SECONDS - seconds, 1.0) * 1000
     try:
         if arguments.text is not None:
             await page.get_by_text(arguments.text).first.wait_for(state="visible", timeout=timeout)
@@ -438,16 +453,53 @@ Handler = Callable[[BrowserSession, Any], Awaitable[ToolResult]]
 
 
 def _serialised(handler: Handler) -> Handler:
-    """One call at a time per session; a ``BrowserToolError`` becomes an error result."""
+    """One call at a time per session, each within the session's deadline; a
+    ``BrowserToolError`` becomes an error result; a call past its deadline, one that timed out or
+    failed in the browser, or a crashed page, becomes one after the session recovered
+    (``BrowserSession.recover``)."""
 
     async def run(session: BrowserSession, arguments: Any) -> ToolResult:
         async with session.lock:
+            deadline = session.call_deadline
             try:
-                return await handler(session, arguments)
+                result = await asyncio.wait_for(handler(session, arguments), deadline)
+            except TimeoutError:
+                problem = (
+                    f"the call did not finish within the per-call deadline of {deadline:g} s "
+                    "(a page's script may never yield)"
+                )
             except BrowserToolError as error:
-                return ToolResult(text=f"Error: {error}", is_error=True)
+                if not (session.crashed or _timed_out(error)):
+                    return ToolResult(text=f"Error: {error}", is_error=True)
+                problem = str(error)
+            except Exception as error:  # the page failed under the call (crashed, hung, gone)
+                problem = f"the browser failed: {_first_line(error)}"
+            else:
+                if not session.crashed:
+                    return result
+                problem = _crash_note(session)
+            if session.crashed and not problem.startswith("a page crashed"):
+                problem += "; " + _crash_note(session)
+            recovered = await session.recover()
+            if recovered:
+                problem += ". Recovered: " + "; ".join(recovered)
+            return ToolResult(text=f"Error: {problem}", is_error=True)
 
     return run
+
+
+def _timed_out(error: BrowserToolError) -> bool:
+    """Whether a tool error came from a Playwright timeout (the page may have stopped
+    answering); other tool errors (an unknown ref, a bad address) need no recovery."""
+    return "Timeout" in str(error)
+
+
+def _crash_note(session: BrowserSession) -> str:
+    pages = ", ".join(session.crashed)
+    return (
+        f"a page crashed ({pages}), most likely out of memory ({session.memory_limits}); the "
+        "tab is closed"
+    )
 
 
 def _spec(
@@ -544,7 +596,8 @@ BROWSER_TOOLS: dict[str, ToolSpec[BrowserSession]] = {
             "browser_tabs",
             TabsArguments,
             tabs,
-            "List the open tabs, open a new one, close one, or switch to one.",
+            f"List the open tabs, open a new one (at most {MAX_TABS} may be open), close one, "
+            "or switch to one.",
             acts=True,
             title="Tabs",
         ),

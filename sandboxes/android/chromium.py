@@ -1,16 +1,17 @@
 """The Chromium backend: a phone-sized headless Chromium showing local web apps as a device.
 
-Owns ``PhoneBrowser`` (one headless Chromium per provider, Debian's binary driven through
-Playwright, its processes tracked for ``gc`` and its profile kept in the run's scratch folder),
+Owns ``PhoneBrowser`` (one headless Chromium per provider, started by ``sandboxes.chromium`` with
+the browser kind's walls: boxed, unprivileged with Chromium's own sandbox on, off the network),
 ``WebDevice`` (one browser context = one phone: mobile viewport, touch, device pixel ratio 2, its
 own app data) and ``WebDeviceState`` (the apps' data and the screen shown: what a snapshot keeps).
 
-The phone's "installed apps" are folders of static files (``<apps>/<app id>/index.html``); each
-app runs at its own origin ``http://<app id>.phone.invalid/`` so that, as on Android, every app
-has its own data (``localStorage``), and the home screen at ``http://home.phone.invalid/`` lists
-them. Every request is answered from those folders by request interception: nothing listens on
-any port, the host resolver maps every name to nowhere, and a request for anything else is
-aborted. A read-only device refuses every write to app data (the view judges share).
+The phone's "installed apps" are folders of static files (``<apps>/<app id>/index.html``); each app
+runs at its own origin ``http://<app id>.phone.invalid/`` so that, as on Android, every app has its
+own data (``localStorage``), and the home screen at ``http://home.phone.invalid/`` lists them. Every
+request is answered from those folders by request interception: nothing listens on any port, the
+host resolver maps every name to nowhere, a request for anything else is aborted, and what slips
+past (WebRTC) meets a dead proxy and a box with no network. A read-only device refuses every write
+to app data (the view judges share).
 """
 
 from __future__ import annotations
@@ -20,15 +21,11 @@ import contextlib
 import html
 import json
 import mimetypes
-import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import psutil
 
 from sandboxes.android.actions import (
     ActionError,
@@ -45,11 +42,11 @@ from sandboxes.android.actions import (
 from sandboxes.android.device import Device
 from sandboxes.android.hierarchy import Bounds, UIElement, hierarchy_xml, parse_hierarchy
 from sandboxes.base import SandboxError
-from sandboxes.runs import current_run, track_process, untrack_process
+from sandboxes.chromium import ChromiumProcess
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
-    from playwright.async_api import BrowserContext, Page, Playwright, Route
+    from playwright.async_api import BrowserContext, Page, Route
 
 __all__ = [
     "APP_DOMAIN",
@@ -185,60 +182,24 @@ class WebDeviceState:
 
 
 class PhoneBrowser:
-    """One headless Chromium (per provider) that hands out phone-shaped contexts."""
+    """One headless Chromium (per provider) that hands out phone-shaped contexts: started by
+    ``sandboxes.chromium`` with the browser kind's walls (boxed as an unprivileged user with
+    Chromium's own sandbox on, no network of its own, the dead proxy, WebRTC kept off UDP, the
+    memory caps)."""
 
-    def __init__(self, playwright: Playwright, browser: PlaywrightBrowser, pids: list[int]) -> None:
-        self._playwright = playwright
-        self._browser = browser
-        self._pids = pids
+    def __init__(self, process: ChromiumProcess) -> None:
+        self._process = process
+        self._browser = process.browser
+        self._pids = process.pids
 
     @classmethod
     async def launch(cls, executable: str) -> PhoneBrowser:
         """Start Playwright's driver and Chromium; their processes are tracked so that ``gc``
         kills them if this run dies, and Chromium's profile lives in the run's scratch folder."""
-        from playwright.async_api import async_playwright
-
-        # Short on purpose: Chromium's singleton socket lives below it, and a socket path may
-        # not exceed 107 bytes.
-        profile_root = Path(tempfile.mkdtemp(prefix="c", dir=current_run().directory()))
-        before = {child.pid for child in psutil.Process().children(recursive=True)}
-        # The driver makes Chromium's temporary profile under its TMPDIR: point it at the run's
-        # folder, so the profile of a killed run is collected with that folder.
-        saved = os.environ.get("TMPDIR")
-        os.environ["TMPDIR"] = str(profile_root)
-        try:
-            playwright = await async_playwright().start()
-        finally:
-            if saved is None:
-                os.environ.pop("TMPDIR", None)
-            else:
-                os.environ["TMPDIR"] = saved
-        try:
-            browser = await playwright.chromium.launch(
-                executable_path=executable,
-                headless=True,
-                args=[
-                    "--no-sandbox",  # Chromium's own sandbox needs user namespaces as root
-                    "--disable-dev-shm-usage",
-                    "--host-resolver-rules=MAP * ~NOTFOUND",  # no name resolves: no network
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--no-first-run",
-                    "--disable-sync",
-                ],
-            )
-        except Exception as error:
-            await playwright.stop()
-            raise SandboxError(f"could not start Chromium ({executable}): {error}") from error
-        pids = [
-            child.pid
-            for child in psutil.Process().children(recursive=True)
-            if child.pid not in before
-        ]
-        for pid in pids:
-            with contextlib.suppress(psutil.Error, OSError):
-                track_process(pid)
-        return cls(playwright, browser, pids)
+        process = await ChromiumProcess.start(
+            tag="phone", executable=executable, extra_args=("--no-first-run",)
+        )
+        return cls(process)
 
     async def new_device(
         self, apps_dir: Path, state: WebDeviceState, *, read_only: bool = False
@@ -253,13 +214,8 @@ class PhoneBrowser:
         return device
 
     async def close(self) -> None:
-        """Stop Chromium and the driver, and forget their processes."""
-        with contextlib.suppress(Exception):
-            await self._browser.close()
-        with contextlib.suppress(Exception):
-            await self._playwright.stop()
-        for pid in self._pids:
-            untrack_process(pid)
+        """Stop Chromium and the driver, forget their processes, remove the profile."""
+        await self._process.close()
 
 
 class WebDevice(Device):

@@ -31,7 +31,7 @@ from sandboxes.browser.archive import (
     is_warc,
     write_index,
 )
-from sandboxes.browser.chromium import ChromiumProcess
+from sandboxes.chromium import ChromiumProcess
 
 if TYPE_CHECKING:
     from playwright.async_api import Response, Route

@@ -7,7 +7,7 @@ is which pages were open: the archive never changes, so freezing keeps the open 
 and every clone is a new context (its own cookies and storage) that reopens them. Read-only
 views and writable clones are alike (nothing a judge does reaches the archive); each is
 private, since two users cannot share one page. ``backend`` is ``local``: the browser runs on
-this host, off the network (``sandboxes.browser.chromium``).
+this host, boxed and off the network (``sandboxes.chromium``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataset.assets import state_file
 from dataset.models import PageArchiveState, Task
 from sandboxes.base import Sandbox, SandboxError, SandboxProvider, Snapshot
 from sandboxes.browser.archive import ArchiveError, PageArchive, load_archive
-from sandboxes.browser.chromium import ChromiumProcess
 from sandboxes.browser.session import BrowserSession
+from sandboxes.chromium import ChromiumProcess
 from sandboxes.runs import current_run
 
 
@@ -147,10 +147,12 @@ class BrowserProvider(SandboxProvider):
         process = await self.browser()
         context = await process.new_context()
         try:
-            return await BrowserSession.open(context, archive)
+            session = await BrowserSession.open(context, archive, process.new_context)
         except BaseException:
             await context.close()
             raise
+        session.memory_limits = process.memory_note()
+        return session
 
     async def _session(self, archive: PageArchive) -> BrowserSession:
         """A fresh session over ``archive``: the spare one made after the last open when it is

@@ -11,7 +11,7 @@ quota), filled at start from a folder the host prepared. The control server list
 socket in that home folder, which the host reaches through the box's root
 (``/proc/<pid>/root``). Recorded code therefore runs inside the box, never on the host.
 
-Each desktop gets a memory cgroup (``sandboxes.desktop.memory``) capped at the provider's limit.
+Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit.
 bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
 removes the folders and cgroups a killed run left (``collect_desktop_leftovers``).
 """
@@ -39,7 +39,6 @@ from sandboxes.confinement import (
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.desktop_python import ensure_desktop_packages
 from sandboxes.desktop.image import HOME
-from sandboxes.desktop.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
 from sandboxes.desktop.sandbox import (
     DesktopHandle,
     DesktopProvider,
@@ -49,6 +48,7 @@ from sandboxes.desktop.sandbox import (
     wait_for_document_tree,
     wait_for_window,
 )
+from sandboxes.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
 from sandboxes.runs import (
     current_run,
     run_id_of,

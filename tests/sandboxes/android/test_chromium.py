@@ -279,7 +279,7 @@ async def test_a_killed_runs_chromium_and_profile_are_collected() -> None:
         pids, folder = started["pids"], Path(started["folder"])
         assert pids
         assert all(psutil.pid_exists(pid) for pid in pids)
-        assert any(folder.glob("c*/*"))  # the profile is in the run's folder
+        assert any(folder.glob("*_phone_*/playwright_chromiumdev_profile-*"))  # in the run folder
         process.send_signal(signal.SIGKILL)
         process.wait()
         removed = await collect_all_leftovers()

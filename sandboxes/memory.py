@@ -1,10 +1,12 @@
-"""A memory cap per desktop: a memory cgroup of its own, under this process's cgroup.
+"""A memory cap for a group of processes (a desktop, a browser): a memory cgroup of its own, under
+this process's cgroup.
 
 Works with cgroup v2 (``memory.max``, ``memory.peak``) and with v1's memory controller
 (``memory.limit_in_bytes``, ``memory.max_usage_in_bytes``). The cgroup is named like every other
-resource of the run (``aj_<run id>_desktop_<n>``) and its path is written into the desktop's
-folder, so ``gc`` finds and removes it after a ``kill -9``. Where no cgroup can be made (no
-memory controller, no permission), the desktop runs without a cap and says so.
+resource of the run (``aj_<run id>_desktop_<n>``, ``aj_<run id>_browser_<n>``) and its path is
+written into the owner's folder, so ``gc`` finds and removes it after a ``kill -9``. Where no
+cgroup can be made (no memory controller, no permission), the processes run without a cap and
+say so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 """Where the cgroup file systems are mounted."""
 
 
-def _own_memory_cgroup() -> tuple[Path, int] | None:
+def own_memory_cgroup() -> tuple[Path, int] | None:
     """This process's memory cgroup folder and the cgroup version, if one can take children."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
@@ -41,7 +43,7 @@ def _own_memory_cgroup() -> tuple[Path, int] | None:
 
 
 class MemoryCap:
-    """One desktop's memory cgroup."""
+    """One memory cgroup (a desktop's, a browser's)."""
 
     def __init__(self, folder: Path, version: int) -> None:
         self.folder = folder
@@ -50,7 +52,7 @@ class MemoryCap:
     @classmethod
     def create(cls, name: str, limit_bytes: int) -> MemoryCap | None:
         """A new cgroup ``name`` capped at ``limit_bytes``; None when none can be made here."""
-        own = _own_memory_cgroup()
+        own = own_memory_cgroup()
         if own is None:
             return None
         parent, version = own
