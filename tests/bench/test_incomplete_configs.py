@@ -66,8 +66,8 @@ def test_a_missing_repetition_counts_as_missing() -> None:
     assert llm.incomplete == "partial: 7 of 8 runs"
 
 
-def test_every_rendering_shows_the_mark(report: Any) -> None:
-    from agentjudge import judge_cli
+def test_every_rendering_shows_the_mark(report: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentjudge.judge_cli import print_report
 
     markdown = render_markdown(report)
     html = render_html(report)
@@ -75,12 +75,10 @@ def test_every_rendering_shows_the_mark(report: Any) -> None:
         assert "llm openai/x [partial: 3 of 10 runs]" in text
         assert "agent T=1 openai/x [mostly INVALID: 6 of 10]" in text
     buffer = io.StringIO()
-    original = judge_cli.console
-    judge_cli.console = Console(file=buffer, width=250, highlight=False)
-    try:
-        judge_cli.print_report(report)
-    finally:
-        judge_cli.console = original
+    monkeypatch.setattr(
+        "agentjudge.judge_cli.console", Console(file=buffer, width=250, highlight=False)
+    )
+    print_report(report)
     printed = buffer.getvalue()
     assert "llm openai/x [partial: 3 of 10 runs]" in printed
     assert "agent T=1 openai/x [mostly INVALID: 6 of 10]" in printed
