@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from agentjudge.console import console, print_problems
+from agentjudge.console import PhaseProgress, console, print_problems
 from agentjudge.paths import fail, name_mappings, require_dataset, require_folder
 from dataset.importers.search.common import URLS_FILE, ImportReport
 from dataset.problems import Problem
@@ -165,6 +165,24 @@ def _with_corrections(loaded: Dataset, source: Path) -> Dataset:
     return corrected
 
 
+class _Counted:
+    """A progress display for an importer that reports ``(done, total)``; it starts at the first
+    report, when the total is known."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: PhaseProgress | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = PhaseProgress(self.label, total)
+        self.bar.advance(done - self.bar.done)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 @app.command("import-mcpmark")
 def import_mcpmark_command(
     sources: Annotated[
@@ -252,6 +270,7 @@ def import_mcpmark_command(
             raise fail(f"--collation {given!r}: expected [SERVER=]COLLATION")
         collations[server.strip()] = None if name.strip() == "default" else name.strip()
     started = time.perf_counter()
+    progress = _Counted("importing run folders")
     try:
         report = import_mcpmark(
             sources,
@@ -263,10 +282,13 @@ def import_mcpmark_command(
             max_turns=max_turns,
             skip_empty=skip_empty,
             collations=collations,
+            on_progress=progress,
         )
     except DuplicateIdError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(1) from None
+    finally:
+        progress.stop()
     seconds = time.perf_counter() - started
     import_errors, _ = print_problems(report.problems)
     servers = ", ".join(f"{name} {count}" for name, count in sorted(report.by_server.items()))
@@ -324,7 +346,8 @@ def import_mobile_command(
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
     started = time.perf_counter()
-    summary = import_mobile(source_format, sources, destination, labels=labels)
+    with PhaseProgress(f"importing {source_format}", None):
+        summary = import_mobile(source_format, sources, destination, labels=labels)
     seconds = time.perf_counter() - started
     import_errors, _ = print_problems(summary.problems)
     benchmarks = ", ".join(
@@ -448,6 +471,7 @@ def import_osworld_command(
             console.print(f"error: --labels: {error}", markup=False)
             raise typer.Exit(2) from None
     started = time.perf_counter()
+    importing = PhaseProgress("importing OSWorld runs", None)
     try:
         report = import_osworld(
             sources,
@@ -463,6 +487,8 @@ def import_osworld_command(
     except ExistingDatasetError as error:
         console.print(f"error: {error}", markup=False)
         raise typer.Exit(1) from None
+    finally:
+        importing.stop()
     seconds = time.perf_counter() - started
     import_errors, _ = print_problems(report.problems)
     groups = ", ".join(f"{name} {count}" for name, count in sorted(report.by_subdomain.items()))
@@ -532,7 +558,8 @@ def import_search_command(
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
     started = time.perf_counter()
-    report = import_search_runs(sources, destination, archive=archive)
+    with PhaseProgress("importing search runs", None):
+        report = import_search_runs(sources, destination, archive=archive)
     _finish_search_import(report, destination, time.perf_counter() - started)
 
 
@@ -553,7 +580,8 @@ def import_ajbench_search_command(
     if destination.exists() and not destination.is_dir():
         raise fail(f"{destination}: the destination is a file, not a dataset folder")
     started = time.perf_counter()
-    report = import_ajbench_search(sources, destination)
+    with PhaseProgress("importing AJ-Bench search items", None):
+        report = import_ajbench_search(sources, destination)
     _finish_search_import(report, destination, time.perf_counter() - started)
 
 

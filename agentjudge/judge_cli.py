@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
-from agentjudge.console import console
+from agentjudge.console import PhaseProgress, console
 from agentjudge.endpoints import (
     BackendOption,
     DesktopUrlOption,
@@ -26,6 +27,7 @@ from agentjudge.endpoints import (
     backend_choice,
     parse_kind_settings,
 )
+from agentjudge.interrupts import run_interruptibly
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -49,7 +51,8 @@ from judge_agent.pricing import add_costs
 from storage.locks import ResultsFolderError
 
 if TYPE_CHECKING:
-    from bench.evaluate import EvaluationEvent
+    from bench.evaluate import EvaluationEvent, EvaluationOptions, EvaluationResult
+    from bench.model_watch import ModelUnusableError
     from bench.scores import BenchReport
 
 NO_MODEL_LEAD = (
@@ -132,41 +135,18 @@ def _turns(text: str) -> tuple[int, ...]:
 
 
 class JudgeProgress:
-    """Runs done of planned, verdicts so far, tokens and dollars: a live ``rich`` bar on a
-    terminal; in a log or a pipe, a plain line at every tenth of the runs."""
+    """Runs done of planned (earlier invocations' counted as done), elapsed time, time left,
+    verdicts so far, tokens and dollars (``PhaseProgress``)."""
 
-    def __init__(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        self.live = console.is_terminal
-        # No stdout redirection: other output goes through the same console anyway.
-        self.progress = Progress(
-            TextColumn("judging"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
-            console=console,
-            transient=False,
-            redirect_stdout=False,
-            redirect_stderr=False,
-            disable=not self.live,
-        )
-        self.task: Any = None
-        self.total = 0
-        self.done = 0
+    def __init__(self, new: int, reused: int) -> None:
+        console.print(f"{new} judge run(s) to make, {reused} reused.", markup=False)
+        self.bar = PhaseProgress("judging", new + reused, done=reused)
         self.counts = {"PASS": 0, "FAIL": 0, "INVALID": 0}
         self.tokens = 0
         self.dollars: float | None = 0.0
 
-    def planned(self, new: int, reused: int) -> None:
-        """Start the display once the runs are planned."""
-        console.print(f"{new} judge run(s) to make, {reused} reused.", markup=False)
-        self.total = new
-        self.progress.start()
-        self.task = self.progress.add_task("judging", total=new, status="")
-
     def status(self) -> str:
-        """Verdicts, tokens and dollars so far."""
+        """Verdicts, tokens and dollars of this invocation so far."""
         verdicts = " ".join(f"{name} {count}" for name, count in self.counts.items())
         dollars = "$?" if self.dollars is None else f"${self.dollars:.4f}"
         return f"{verdicts}  {self.tokens:,} tokens {dollars}"
@@ -174,18 +154,14 @@ class JudgeProgress:
     def record(self, record: JudgeRecord) -> None:
         """Count one finished run."""
         verdict = record.verdict
-        self.done += 1
         self.counts[verdict.verdict] += 1
         self.tokens += verdict.tokens_in + verdict.tokens_out
         self.dollars = add_costs(self.dollars, verdict.cost_usd)
-        self.progress.update(self.task, advance=1, status=self.status())
-        step = max(1, self.total // 10)
-        if not self.live and (self.done % step == 0 or self.done == self.total):
-            console.print(f"judged {self.done}/{self.total}: {self.status()}", markup=False)
+        self.bar.advance(status=self.status())
 
     def stop(self) -> None:
         """End the display."""
-        self.progress.stop()
+        self.bar.stop()
 
 
 def print_report(report: BenchReport) -> None:
@@ -208,7 +184,7 @@ def print_report(report: BenchReport) -> None:
     for scores in report.configs:
         overall = scores.group("overall")
         table.add_row(
-            scores.label + (" (scripted)" if scores.scripted else ""),
+            Text(scores.shown_label + (" (scripted)" if scores.scripted else "")),
             *(format_number(found.f1 if (found := scores.group(g)) else None) for g in groups),
             f"[{overall.f1_interval.low:.2f}, {overall.f1_interval.high:.2f}]"
             if overall and overall.f1_interval
@@ -267,10 +243,14 @@ def print_summary(summary: JudgeSummary, records: list[JudgeRecord], scripted: b
 
 
 class _Printer:
-    """Prints ``evaluate``'s progress events as ``agentjudge judge`` always has."""
+    """Prints ``evaluate``'s progress events: a progress display per phase, each distinct model
+    problem once, the tables when a phase ends; keeps what an interruption must say."""
 
     def __init__(self) -> None:
+        self.replay: PhaseProgress | None = None
         self.progress: JudgeProgress | None = None
+        self.replay_folder: Path | None = None
+        self.judge_folder: Path | None = None
 
     def __call__(self, event: EvaluationEvent) -> None:
         from bench.evaluate import (
@@ -278,35 +258,123 @@ class _Printer:
             JudgeRunsPlanned,
             JudgingFinished,
             JudgingStarted,
+            ModelProblemSeen,
+            PhaseNote,
             ReplayFinished,
+            ReplayPlanned,
             ReplayStarted,
+            TrajectoryReplayed,
         )
 
         match event:
             case ReplayStarted(dataset=dataset, folder=folder):
+                self.replay_folder = folder
                 console.print(
                     f"Replaying {dataset} and running every verifier -> {folder}", markup=False
                 )
+            case ReplayPlanned(new=new, reused=reused):
+                self.replay = PhaseProgress("replaying", new + reused, done=reused)
+            case PhaseNote(text=text):
+                console.print(text, markup=False)
+            case TrajectoryReplayed(report=report) if self.replay is not None:
+                self.replay.advance(status=f"{report.trajectory_id}: {report.verdict}")
             case ReplayFinished(summary=summary, folder=folder):
+                self.stop()
                 print_replay_summary(summary, folder)
             case JudgingStarted(dataset=dataset, models=models, folder=folder):
+                self.judge_folder = folder
                 console.print(
                     f"Judging {dataset} with {', '.join(models)} -> {folder}", markup=False
                 )
-                self.progress = JudgeProgress()
-            case JudgeRunsPlanned(new=new, reused=reused) if self.progress is not None:
-                self.progress.planned(new, reused)
+            case JudgeRunsPlanned(new=new, reused=reused):
+                self.progress = JudgeProgress(new, reused)
             case JudgeRunFinished(record=record) if self.progress is not None:
                 self.progress.record(record)
+            case ModelProblemSeen(line=line):
+                console.print(line, markup=False)
             case JudgingFinished(summary=summary, records=records):
                 self.stop()
                 print_summary(summary, records, any(r.scripted for r in records))
 
     def stop(self) -> None:
-        """End the live display, if one is running."""
-        if self.progress is not None:
-            self.progress.stop()
-            self.progress = None
+        """End the live displays, if any is running."""
+        for display in (self.replay, self.progress):
+            if display is not None:
+                display.stop()
+        self.replay = None
+        self.progress = None
+
+
+def _interrupted(printer: _Printer, folder: Path, replay_folder: Path) -> typer.Exit:
+    """After Ctrl-C: one line saying what is saved and how to resume; exit code 130."""
+    from bench.grid_runner import read_records
+    from replay.runner import REPORT_FILE, read_reports
+
+    printer.stop()
+    judged = folder / VERDICTS_FILE
+    replayed = replay_folder / REPORT_FILE
+    parts = []
+    if judged.is_file():
+        parts.append(f"{len(read_records(judged))} judge run(s) in {judged}")
+    if replayed.is_file():
+        parts.append(f"{len(read_reports(replayed))} replay report(s) in {replayed}")
+    saved = " and ".join(parts) if parts else "nothing yet"
+    console.print(
+        f"Interrupted: {saved} saved; run the same command again to resume.", markup=False
+    )
+    return typer.Exit(130)
+
+
+def _model_unusable(error: ModelUnusableError, folder: Path) -> typer.Exit:
+    """The grid stopped on a model that cannot be used: the cause, what is saved, exit code 1."""
+    console.print(
+        f"error: stopped the judge grid: the model cannot be used: {error}. "
+        f"{error.saved} judge run(s) saved in {folder / VERDICTS_FILE}; fix the model's address "
+        "or credentials and run the same command again to resume.",
+        markup=False,
+    )
+    return typer.Exit(1)
+
+
+def _evaluate(dataset: Path, options: EvaluationOptions) -> EvaluationResult:
+    """``evaluate`` with its progress printed; every way it can stop early becomes one line and
+    an exit code (Ctrl-C: what is saved, 130; a model that cannot be used: the cause, 1)."""
+    from bench.evaluate import (
+        DEFAULT_OUTPUT,
+        DEFAULT_REPLAY_OUTPUT,
+        EvaluationError,
+        evaluate_async,
+    )
+    from bench.executors import ExecutorError
+    from bench.model_watch import ModelUnusableError
+
+    printer = _Printer()
+    name = dataset.resolve().name
+    folder = options.output or DEFAULT_OUTPUT / name
+    try:
+        return run_interruptibly(evaluate_async(dataset, options, on_event=printer))
+    except KeyboardInterrupt:
+        replays = (
+            options.replay_output
+            or printer.replay_folder
+            or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
+        )
+        raise _interrupted(printer, printer.judge_folder or folder, replays) from None
+    except ModelUnusableError as error:
+        printer.stop()
+        raise _model_unusable(error, printer.judge_folder or folder) from None
+    except EvaluationError as error:
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(2) from None
+    except ExecutorError as error:  # e.g. the cluster unreachable; landed records stay
+        printer.stop()
+        console.print(f"error: {error}", markup=False)
+        raise typer.Exit(1) from None
+    except ResultsFolderError as error:
+        printer.stop()
+        raise folder_error(error) from None
+    finally:
+        printer.stop()
 
 
 def judge(
@@ -532,8 +600,7 @@ def judge(
     with `--wait`, waits); a missing dataset folder is exit code 2 too.
     """
     require_dataset(dataset)  # before the evaluation's imports: a typo fails at once
-    from bench.evaluate import EvaluationError, EvaluationOptions, evaluate
-    from bench.executors import ExecutorError
+    from bench.evaluate import EvaluationOptions
     from judge_agent.providers.registry import MODEL_ENV
 
     settings = parse_kind_settings(
@@ -595,21 +662,7 @@ def judge(
         executor=executor,
         address=address,
     )
-    printer = _Printer()
-    try:
-        result = evaluate(dataset, options, on_event=printer)
-    except EvaluationError as error:
-        console.print(f"error: {error}", markup=False)
-        raise typer.Exit(2) from None
-    except ExecutorError as error:  # e.g. the cluster unreachable; landed records stay
-        printer.stop()
-        console.print(f"error: {error}", markup=False)
-        raise typer.Exit(1) from None
-    except ResultsFolderError as error:
-        printer.stop()
-        raise folder_error(error) from None
-    finally:
-        printer.stop()
+    result = _evaluate(dataset, options)
     print_report(result.report)
     files = result.files
     console.print(f"Report: {files.html} (also {files.markdown}, {files.json_file})", markup=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +9,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from agentjudge.console import console
+from agentjudge.console import PhaseProgress, console
 from agentjudge.endpoints import (
     BackendOption,
     DesktopUrlOption,
@@ -21,6 +20,7 @@ from agentjudge.endpoints import (
     backend_choice,
     parse_kind_settings,
 )
+from agentjudge.interrupts import run_interruptibly
 from agentjudge.paths import (
     SuppliedEnvironments,
     folder_error,
@@ -34,6 +34,7 @@ from replay.runner import (
     SUMMARY_FILE,
     ReplaySummary,
     SubdomainRow,
+    read_reports,
     replay_dataset,
 )
 from storage.locks import ResultsFolderError
@@ -89,7 +90,8 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
     )
 
 
-def _progress(report: FidelityReport) -> None:
+def report_line(report: FidelityReport) -> str:
+    """One replayed trajectory in one line: verdict, verifier outcome, time."""
     agrees = ""
     check = report.verifier
     if check is not None and check.replayed.errored:
@@ -99,10 +101,26 @@ def _progress(report: FidelityReport) -> None:
     elif check is not None and check.agrees is not None:
         agrees = " verifier agrees" if check.agrees else " VERIFIER DISAGREES"
     effect = {"presentation": " (shown only)", "state": " (state)"}.get(report.divergence or "", "")
-    console.print(
-        f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)",
-        markup=False,
-    )
+    return f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)"
+
+
+class _Progress:
+    """A line per replayed trajectory under a progress display (``PhaseProgress``)."""
+
+    def __init__(self) -> None:
+        self.bar: PhaseProgress | None = None
+
+    def planned(self, new: int, reused: int) -> None:
+        self.bar = PhaseProgress("replaying", new + reused, done=reused)
+
+    def report(self, report: FidelityReport) -> None:
+        console.print(report_line(report), markup=False)
+        if self.bar is not None:
+            self.bar.advance(status=report.trajectory_id)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def replay(
@@ -157,20 +175,34 @@ def replay(
     choice = backend_choice(backend, settings, environments=supplied_environments(environment))
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
     console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
+    progress = _Progress()
     try:
-        summary = asyncio.run(
+        summary = run_interruptibly(
             replay_dataset(
                 dataset,
                 folder,
                 choice=choice,
                 jobs=jobs,
                 fresh=fresh,
-                on_report=_progress,
+                on_report=progress.report,
                 wait=wait,
+                on_planned=progress.planned,
+                on_note=lambda text: console.print(text, markup=False),
             )
         )
+    except KeyboardInterrupt:
+        progress.stop()
+        saved = len(read_reports(folder / REPORT_FILE)) if (folder / REPORT_FILE).is_file() else 0
+        console.print(
+            f"Interrupted: {saved} replay report(s) saved in {folder / REPORT_FILE}; run the "
+            "same command again to resume.",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
     except ResultsFolderError as error:
         raise folder_error(error) from None
+    finally:
+        progress.stop()
     print_summary(summary, folder)
     total = summary.total
     if total.diverged or total.failed or summary.problems:

@@ -7,8 +7,9 @@ import logging
 from typing import Annotated
 
 import typer
+from rich.logging import RichHandler
 
-from agentjudge.console import console
+from agentjudge.console import PhaseProgress, console
 from agentjudge.endpoints import (
     DsnOption,
     EndpointOption,
@@ -83,10 +84,16 @@ def build_images(
     if not images:
         console.print("no image to build: the chosen kinds run no Docker image", markup=False)
         return
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")  # build progress
+    # The build's own steps, printed above the progress display.
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(message)s",
+        handlers=[RichHandler(console=console, show_path=False, markup=False)],
+    )
     try:
         for image, kinds in images:
-            line = image.build(force)
+            with PhaseProgress(f"{image.name} image ({', '.join(kinds)})", None):
+                line = image.build(force)
             console.print(f"{image.name} image ({', '.join(kinds)}): {line}", markup=False)
     except SandboxError as error:
         console.print(f"error: {error}", markup=False)

@@ -50,7 +50,7 @@ from dataset.problems import DatasetError
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from environments.kind import CommandLineBackend
-from judge_agent.model import ModelAPI
+from judge_agent.model import ModelAPI, ModelFailureKind
 from judge_agent.providers.registry import no_model_hint
 from replay.report import FidelityReport
 from replay.runner import DEFAULT_OUTPUT as REPLAY_DEFAULT_OUTPUT
@@ -70,7 +70,10 @@ __all__ = [
     "JudgeRunsPlanned",
     "JudgingFinished",
     "JudgingStarted",
+    "ModelProblemSeen",
+    "PhaseNote",
     "ReplayFinished",
+    "ReplayPlanned",
     "ReplayStarted",
     "TrajectoryReplayed",
     "evaluate",
@@ -197,6 +200,31 @@ class TrajectoryReplayed(BaseModel):
     """Its fidelity report, verifier result included."""
 
 
+class ReplayPlanned(BaseModel):
+    """The replays are planned: how many are to make and how many earlier reports are reused."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["replay-planned"] = "replay-planned"
+    """The event's name."""
+    new: int
+    """Replays to make now."""
+    reused: int
+    """Reports kept from an earlier run."""
+
+
+class PhaseNote(BaseModel):
+    """A slow step that makes no report is starting (e.g. a sandbox backend building its
+    Docker image)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["phase-note"] = "phase-note"
+    """The event's name."""
+    text: str
+    """What is starting, in one line."""
+
+
 class ReplayFinished(BaseModel):
     """The replay and verifier check are done."""
 
@@ -249,6 +277,24 @@ class JudgeRunFinished(BaseModel):
     """The run's record."""
 
 
+class ModelProblemSeen(BaseModel):
+    """A model failure with a cause not seen before in this grid (each cause is reported once;
+    ``bench.model_watch``)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    kind: Literal["model-problem"] = "model-problem"
+    """The event's name."""
+    failure: ModelFailureKind
+    """What kind of failure (``connection``, ``authentication``, ``rate-limit`` ...)."""
+    cause: str
+    """The call and the reason."""
+    retrying: bool
+    """True when the failed attempt is retried; False when a run ended on it."""
+    line: str
+    """The problem in one line, for a terminal."""
+
+
 class JudgingFinished(BaseModel):
     """The judge grid is done."""
 
@@ -264,11 +310,14 @@ class JudgingFinished(BaseModel):
 
 EvaluationEvent = (
     ReplayStarted
+    | ReplayPlanned
+    | PhaseNote
     | TrajectoryReplayed
     | ReplayFinished
     | JudgingStarted
     | JudgeRunsPlanned
     | JudgeRunFinished
+    | ModelProblemSeen
     | JudgingFinished
 )
 """What ``evaluate`` reports while it runs, in this order (the judge events only with a model)."""
@@ -407,6 +456,8 @@ async def _evaluate_into(
         jobs=options.jobs,
         on_report=lambda report: emit(TrajectoryReplayed(report=report)),
         wait=options.wait,
+        on_planned=lambda new, reused: emit(ReplayPlanned(new=new, reused=reused)),
+        on_note=lambda text: emit(PhaseNote(text=text)),
     )
     emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
     baselines = write_baselines(dataset, folder, replay_reports)
@@ -427,6 +478,14 @@ async def _evaluate_into(
             backend_choice=choice,
             on_planned=lambda new, reused: emit(JudgeRunsPlanned(new=new, reused=reused)),
             on_record=lambda record: emit(JudgeRunFinished(record=record)),
+            on_problem=lambda problem: emit(
+                ModelProblemSeen(
+                    failure=problem.kind,
+                    cause=problem.cause,
+                    retrying=problem.retrying,
+                    line=str(problem),
+                )
+            ),
             wait=options.wait,
             executor=executor,
         )
@@ -525,12 +584,21 @@ async def replay_and_verify(
     jobs: int = 4,
     on_report: Callable[[FidelityReport], None] | None = None,
     wait: bool = False,
+    on_planned: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
     """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
     return the summary and each trajectory's report, verifier result included."""
     with lock_folder(folder, wait=wait):  # held until the reports are read back
         summary = await replay_dataset(
-            root, folder, choice=choice, jobs=jobs, on_report=on_report, wait=wait
+            root,
+            folder,
+            choice=choice,
+            jobs=jobs,
+            on_report=on_report,
+            wait=wait,
+            on_planned=on_planned,
+            on_note=on_note,
         )
         return summary, read_reports(folder / REPORT_FILE)
 

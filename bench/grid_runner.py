@@ -35,7 +35,7 @@ import contextlib
 import hashlib
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,16 +43,25 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bench.model_watch import ModelProblem, ModelUnusableError, ModelWatch
 from dataset.items import focus_on_item
 from dataset.models import LabelSource, Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from judge_agent.conversation import JudgeLimits
 from judge_agent.loop import JudgeSettings, judge_trajectory
-from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
+from judge_agent.model import (
+    STOPPING_FAILURES,
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ToolInfo,
+)
 from judge_agent.modes import ModeName, check_method_options, judge_mode, method_options_for
 from judge_agent.pricing import add_costs, cost_usd, total_cost
 from judge_agent.providers.registry import is_scripted
 from judge_agent.records import RunLog
+from judge_agent.retry import CALL_WATCHER
 from judge_agent.sampling import ModelSampler
 from judge_agent.toolbox import Toolbox
 from judge_agent.verdict import Verdict
@@ -522,6 +531,7 @@ async def judge_dataset(
     backend_choice: BackendChoice | None = None,
     on_planned: Callable[[int, int], None] | None = None,
     on_record: Callable[[JudgeRecord], None] | None = None,
+    on_problem: Callable[[ModelProblem], None] | None = None,
     only: set[str] | None = None,
     wait: bool = False,
     executor: GridExecutor | None = None,
@@ -532,11 +542,17 @@ async def judge_dataset(
 
     Runs already recorded in ``output`` are skipped (``INVALID`` ones are made again with
     ``retry_invalid``). ``on_planned(new, reused)`` is called once the runs are planned,
-    ``on_record`` after each run lands. ``executor`` makes the runs (default: this process,
+    ``on_record`` after each run lands, ``on_problem`` the first time each distinct model
+    failure happens (``bench.model_watch``). ``executor`` makes the runs (default: this process,
     ``LocalExecutor``; ``bench.executors`` has the others); the records land here either way.
-    Raises ``DatasetNotFoundError`` for a missing or
-    unreadable ``root`` and ``FolderBusyError`` when another process writes ``output`` (unless
-    ``wait``), before any work.
+    Runs recorded ``INVALID`` because the model could not be reached or refused the credentials
+    are made again on the next invocation: they say nothing about the judge.
+
+    Raises ``DatasetNotFoundError`` for a missing or unreadable ``root`` and ``FolderBusyError``
+    when another process writes ``output`` (unless ``wait``), before any work;
+    ``ModelUnusableError`` when the grid stopped because its model cannot be used (a few
+    connection or authentication failures in a row; the runs in flight are cancelled, the
+    records made stay).
     """
     all_arms = list(arms)
     if model_factory is not None:
@@ -558,6 +574,7 @@ async def judge_dataset(
             backend_choice=backend_choice,
             on_planned=on_planned,
             on_record=on_record,
+            on_problem=on_problem,
             only=only,
             executor=executor,
         )
@@ -575,6 +592,7 @@ async def _judge_into(
     backend_choice: BackendChoice | None,
     on_planned: Callable[[int, int], None] | None,
     on_record: Callable[[JudgeRecord], None] | None,
+    on_problem: Callable[[ModelProblem], None] | None,
     only: set[str] | None,
     executor: GridExecutor | None,
 ) -> JudgeSummary:
@@ -585,7 +603,10 @@ async def _judge_into(
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
 
     def kept(record: JudgeRecord) -> bool:
-        """An earlier record stands, unless it is INVALID and ``retry_invalid`` asks again."""
+        """An earlier record stands, unless it is INVALID and ``retry_invalid`` asks again, or
+        its model could not be used (unreachable, credentials refused)."""
+        if record.verdict.model_failure in STOPPING_FAILURES:
+            return False
         return not (retry_invalid and record.verdict.verdict == "INVALID")
 
     records = {key: record for key, record in results_file.earlier.items() if kept(record)}
@@ -611,10 +632,26 @@ async def _judge_into(
         max_connections=max_connections,
         backend_choice=backend_choice,
     )
+    watch = ModelWatch(on_problem)
+    landed = 0
+
+    def recorded(record: JudgeRecord) -> None:
+        nonlocal landed
+        landed += 1
+        watch.run_finished(record.verdict)
+        if on_record is not None:
+            on_record(record)
+
     try:
-        results = await (executor or LocalExecutor()).run(
-            work, models, plan.pending, results_file, on_result=on_record
+        results = await _watched(
+            watch,
+            (executor or LocalExecutor()).run(
+                work, models, plan.pending, results_file, on_result=recorded
+            ),
         )
+    except ModelUnusableError as stop:
+        stop.saved = len(plan.reused) + landed
+        raise
     finally:
         for model in models:
             await model.aclose()
@@ -640,6 +677,32 @@ async def _judge_into(
     )
     write_json_atomic(output / SUMMARY_FILE, summary.model_dump(mode="json"))
     return summary
+
+
+async def _watched(
+    watch: ModelWatch, running: Coroutine[Any, Any, JobResults[PlannedRun, JudgeRecord]]
+) -> JobResults[PlannedRun, JudgeRecord]:
+    """Run the grid with ``watch`` hearing of every model call (``CALL_WATCHER``, inherited by
+    every task the run starts); when the watch trips, cancel the runs in flight and raise its
+    ``ModelUnusableError``. Cancelled itself, it cancels the grid and waits for it to end."""
+    token = CALL_WATCHER.set(watch)
+    try:
+        grid = asyncio.ensure_future(running)
+    finally:
+        CALL_WATCHER.reset(token)
+    stopper = asyncio.ensure_future(watch.tripped())
+    try:
+        await asyncio.wait({grid, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (grid, stopper):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(grid, stopper, return_exceptions=True)
+    if grid.done() and not grid.cancelled() and grid.exception() is None:
+        return grid.result()  # every run made, even if the watch tripped on the last ones
+    if watch.stop is not None:
+        raise watch.stop
+    return grid.result()  # raises what the grid raised
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def _scripted_suffix(report: BenchReport) -> str:
 
 
 def _label(config: ConfigScores, width: int) -> str:
-    return _wrap(config.label + (" [scripted]" if config.scripted else ""), width)
+    return _wrap(config.shown_label + (" [scripted]" if config.scripted else ""), width)
 
 
 def _place_labels(points: list[tuple[float, float, str]], low: float, high: float) -> list[float]:
@@ -141,7 +141,7 @@ def f1_vs_turns(report: BenchReport) -> bytes:
             marker="o",
             capsize=4,
             color=colours[index % len(colours)],
-            label=_plain(curve.family),
+            label=_plain(curve.family + (f" [{curve.incomplete}]" if curve.incomplete else "")),
         )
         drawn += 1
     baselines = [c for c in report.configs if c.config.kind == "baseline"]

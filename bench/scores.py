@@ -161,6 +161,15 @@ class ConfigScores(_Model):
     """Ranking fidelity over agents (None with fewer than two agents)."""
     error_tags: dict[str, int] = Field(default_factory=dict)
     """Wrong verdicts per error tag."""
+    incomplete: str | None = None
+    """Why this configuration's scores do not compare with the others', when they do not: runs
+    missing (``partial: 12 of 40 runs``) or mostly ``INVALID`` verdicts (``mostly INVALID: 30
+    of 40``); None when complete. Every report shows it next to the label."""
+
+    @property
+    def shown_label(self) -> str:
+        """The label with the incompleteness mark, as the reports show it."""
+        return self.label + (f" [{self.incomplete}]" if self.incomplete else "")
 
     def group(self, name: str) -> GroupScores | None:
         """The scores of one group, if present."""
@@ -236,6 +245,9 @@ class TurnCurve(_Model):
     """``JudgeConfig.family``."""
     points: list[CurvePoint]
     """By increasing budget."""
+    incomplete: str | None = None
+    """Set when a configuration of the family has runs missing or mostly ``INVALID`` verdicts
+    (``ConfigScores.incomplete``), e.g. ``partial at T=4``; the plot's legend shows it."""
 
 
 class WrongVerdict(_Model):

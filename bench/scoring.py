@@ -217,6 +217,25 @@ def _score_config(
     )
 
 
+MOSTLY_INVALID = 0.5
+"""A configuration with more than this share of ``INVALID`` verdicts is marked in the reports."""
+
+
+def incompleteness(predictions: Sequence[Prediction], subjects: int) -> str | None:
+    """Why a judge configuration's scores do not compare with the others' (``ConfigScores.
+    incomplete``): fewer predictions than ``subjects`` times its repetitions (runs missing), or
+    mostly ``INVALID`` verdicts; None when neither."""
+    if not predictions:
+        return None
+    expected = subjects * max(p.run for p in predictions)
+    if len(predictions) < expected:
+        return f"partial: {len(predictions)} of {expected} runs"
+    invalid = sum(p.verdict == "INVALID" for p in predictions)
+    if invalid > MOSTLY_INVALID * len(predictions):
+        return f"mostly INVALID: {invalid} of {len(predictions)}"
+    return None
+
+
 def _paired(
     agent: Sequence[Prediction], llm: Sequence[Prediction], replicates: int, seed: int
 ) -> tuple[PairedTest, list[tuple[Prediction, Prediction]]]:
@@ -322,9 +341,12 @@ def _modality_comparisons(
 
 def _curves(scores: dict[JudgeConfig, ConfigScores]) -> list[TurnCurve]:
     families: dict[str, list[CurvePoint]] = defaultdict(list)
+    marks: dict[str, list[str]] = defaultdict(list)
     for config, score in scores.items():
         if config.kind != "judge" or config.turns == 0:
             continue
+        if score.incomplete:
+            marks[config.family].append(f"T={config.turns}")
         overall = score.group("overall")
         families[config.family].append(
             CurvePoint(
@@ -334,7 +356,11 @@ def _curves(scores: dict[JudgeConfig, ConfigScores]) -> list[TurnCurve]:
             )
         )
     return [
-        TurnCurve(family=family, points=sorted(points, key=lambda point: point.turns))
+        TurnCurve(
+            family=family,
+            points=sorted(points, key=lambda point: point.turns),
+            incomplete=f"incomplete at {', '.join(marks[family])}" if marks[family] else None,
+        )
         for family, points in sorted(families.items())
     ]
 
@@ -381,6 +407,13 @@ def build_report(
         config: _score_config(config, by_config[config], levels, replicates, seed)
         for config in ordered
     }
+    subjects = len({prediction.subject for prediction in predictions})
+    flagged: list[str] = []
+    for config, score in scores.items():
+        if config.kind == "judge":
+            score.incomplete = incompleteness(by_config[config], subjects)
+            if score.incomplete:
+                flagged.append(score.shown_label)
     labels: dict[str, str] = {}
     where: dict[str, Prediction] = {}
     for prediction in predictions:
@@ -405,6 +438,12 @@ def build_report(
         all_notes.append(
             f"The rows of {', '.join(scripted)} come from the scripted mock model: they exercise "
             "the pipeline and are not judge results."
+        )
+    if flagged:
+        all_notes.append(
+            "Not comparable with the other rows (runs missing, or mostly INVALID verdicts, which "
+            "count as wrong): " + "; ".join(flagged) + ". Resume the judge run (INVALID ones "
+            "with --retry-invalid) to complete them."
         )
     return BenchReport(
         title=title,

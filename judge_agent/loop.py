@@ -38,6 +38,7 @@ from judge_agent.model import (
     GenerateConfig,
     ModelAPI,
     ModelError,
+    ModelFailureKind,
     ToolInfo,
 )
 from judge_agent.modes import ModeName, judge_mode
@@ -199,6 +200,7 @@ async def judge_trajectory(
     for message in messages:
         log.write("message", message=message)
     error: str | None = None
+    failure_kind: ModelFailureKind | None = None
     try:
         async with asyncio.timeout(settings.limits.time_limit):
             parsed, reason, error = await _conversation(run, mode.conversation)
@@ -207,6 +209,7 @@ async def judge_trajectory(
         error = f"the run took longer than {settings.limits.time_limit:g} s"
     except ModelError as failure:
         parsed, reason, error = None, "error", f"model call failed: {failure}"
+        failure_kind = failure.kind
     together = [] if focused_item(trajectory) is not None else trajectory.items
     verdict = Verdict(
         trajectory_id=trajectory.id,
@@ -222,6 +225,7 @@ async def judge_trajectory(
         wall_time_seconds=round(time.perf_counter() - started, 6),
         stop_reason=reason,
         error=None if parsed else error,
+        model_failure=None if parsed else failure_kind,
         model=model.name,
         mode=settings.mode,
         finished_at=datetime.now(UTC),

@@ -181,17 +181,49 @@ class ModelOutput(_Record):
     """True when the answer came from the response cache rather than from the model."""
 
 
+ModelFailureKind = Literal[
+    "connection", "authentication", "rate-limit", "timeout", "server", "request", "answer", "other"
+]
+"""What kind of failure a model call met, whatever the provider: the endpoint could not be
+reached (refused, unresolvable host, dropped connection), the credentials were refused (HTTP
+401/403), a rate limit (429), a timeout, a server error (5xx), a request the server rejected
+(another 4xx), an answer outside the expected format, or anything else."""
+
+STOPPING_FAILURES: frozenset[ModelFailureKind] = frozenset({"connection", "authentication"})
+"""Failures that say the model cannot be used at all (not that one call went wrong): a grid
+stops after a few in a row (``bench.grid_runner``) rather than recording every run INVALID."""
+
+
+def failure_kind_of_status(status: int) -> ModelFailureKind:
+    """The kind of failure an HTTP error status means."""
+    if status in (401, 403):
+        return "authentication"
+    if status == 429:
+        return "rate-limit"
+    if status == 408:
+        return "timeout"
+    return "server" if status >= 500 else "request"
+
+
 class ModelError(Exception):
     """A model call failed for good (after its retries, or at once for a non-retryable error).
 
     ``retryable`` says whether the last failure was of a kind that is retried; ``status`` is the
-    HTTP status when there was one.
+    HTTP status when there was one; ``kind`` what kind of failure it was (provider-neutral).
     """
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        kind: ModelFailureKind = "other",
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.kind: ModelFailureKind = kind
 
 
 @runtime_checkable

@@ -6,7 +6,13 @@ before the next one (exponential backoff with full jitter, or what the server as
 ``Retry-After``), the per-attempt timeout, and the ``ModelError`` raised when a call fails for good.
 
 A provider supplies ``classify``, which turns its SDK's exceptions into a ``RetryDecision``; the
-helpers ``status_decision`` and ``retry_after_seconds`` cover the HTTP part of that.
+helpers ``status_decision`` and ``retry_after_seconds`` cover the HTTP part of that. Each decision
+carries a provider-neutral ``ModelFailureKind``, so the layers above can tell an unreachable
+endpoint or refused credentials from one bad call without knowing any SDK.
+
+Whoever runs many calls (a judge grid) can watch every attempt, failed or not, through
+``CALL_WATCHER``: a context variable, so the watcher reaches the retry loops of all the tasks it
+starts without any provider passing it along.
 """
 
 from __future__ import annotations
@@ -15,11 +21,17 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from judge_agent.model import GenerateConfig, ModelError
+from judge_agent.model import (
+    GenerateConfig,
+    ModelError,
+    ModelFailureKind,
+    failure_kind_of_status,
+)
 
 T = TypeVar("T")
 
@@ -42,6 +54,24 @@ class RetryDecision:
     """The HTTP status, when the failure was an HTTP answer."""
     retry_after: float | None = None
     """Seconds the server asked us to wait, when it said."""
+    kind: ModelFailureKind = "other"
+    """What kind of failure it was, whatever the provider."""
+
+
+class CallWatcher(Protocol):
+    """Told about every attempt of every model call made under it (see ``CALL_WATCHER``)."""
+
+    def attempt_failed(self, describe: str, decision: RetryDecision, *, final: bool) -> None:
+        """An attempt of the call ``describe`` failed; ``final``: no retry follows."""
+        ...
+
+    def attempt_succeeded(self, describe: str) -> None:
+        """An attempt of the call ``describe`` got an answer."""
+        ...
+
+
+CALL_WATCHER: ContextVar[CallWatcher | None] = ContextVar("model_call_watcher", default=None)
+"""The watcher of the model calls made in this context (None: nobody watches)."""
 
 
 def is_retryable_status(status: int) -> bool:
@@ -82,6 +112,7 @@ def status_decision(
         reason=f"HTTP {status}: {shorten(message)}",
         status=status,
         retry_after=retry_after_seconds(headers),
+        kind=failure_kind_of_status(status),
     )
 
 
@@ -124,8 +155,10 @@ async def call_with_retries(
     retryable is retried up to ``config.max_retries`` times after a backoff; any other failure,
     or the last retryable one, raises ``ModelError`` naming ``describe``, the failure and the
     number of attempts. A ``ModelError`` raised by ``attempt`` itself is classified by its own
-    ``retryable`` and ``status``. Cancellation is never swallowed.
+    ``retryable``, ``status`` and ``kind``. Cancellation is never swallowed. The context's
+    ``CALL_WATCHER``, if any, hears of every attempt.
     """
+    watcher = CALL_WATCHER.get()
     attempts_allowed = max(0, config.max_retries) + 1
     for number in range(1, attempts_allowed + 1):
         try:
@@ -133,24 +166,32 @@ async def call_with_retries(
                 result = await attempt()
         except TimeoutError as error:
             decision = RetryDecision(
-                retryable=True, reason=f"timed out after {config.timeout_seconds:g} s"
+                retryable=True,
+                reason=f"timed out after {config.timeout_seconds:g} s",
+                kind="timeout",
             )
             last_error: BaseException = error
         except ModelError as error:
             decision = RetryDecision(
-                retryable=error.retryable, reason=str(error), status=error.status
+                retryable=error.retryable, reason=str(error), status=error.status, kind=error.kind
             )
             last_error = error
         except Exception as error:
             decision = classify(error)
             last_error = error
         else:
+            if watcher is not None:
+                watcher.attempt_succeeded(describe)
             return result, number - 1
+        final = not decision.retryable or number == attempts_allowed
+        if watcher is not None:
+            watcher.attempt_failed(describe, decision, final=final)
         if not decision.retryable:
             raise ModelError(
                 f"{describe}: {decision.reason} (attempt {number}, not retried)",
                 retryable=False,
                 status=decision.status,
+                kind=decision.kind,
             ) from last_error
         if number == attempts_allowed:
             raise ModelError(
@@ -158,6 +199,7 @@ async def call_with_retries(
                 f"{'s' if number > 1 else ''})",
                 retryable=True,
                 status=decision.status,
+                kind=decision.kind,
             ) from last_error
         await sleep(
             backoff_seconds(number - 1, config.retry_base_seconds, decision.retry_after, rng=rng)
@@ -171,12 +213,29 @@ def classify_sdk_error(error: BaseException, sdk: Any) -> RetryDecision:
     if isinstance(error, sdk.APIStatusError):
         return status_decision(error.status_code, error.message, error.response.headers)
     if isinstance(error, sdk.APITimeoutError):
-        return RetryDecision(retryable=True, reason="the request timed out")
+        return RetryDecision(retryable=True, reason="the request timed out", kind="timeout")
     if isinstance(error, sdk.APIConnectionError):
-        cause = error.__cause__ or error
         return RetryDecision(
-            retryable=True, reason=f"connection failed: {shorten(str(cause) or repr(cause))}"
+            retryable=True,
+            reason=f"connection failed: {shorten(_root_cause(error))}",
+            kind="connection",
         )
     if isinstance(error, sdk.APIResponseValidationError):
-        return RetryDecision(retryable=False, reason=f"unexpected answer: {shorten(str(error))}")
+        return RetryDecision(
+            retryable=False, reason=f"unexpected answer: {shorten(str(error))}", kind="answer"
+        )
     return RetryDecision(retryable=False, reason=f"{type(error).__name__}: {shorten(str(error))}")
+
+
+def _root_cause(error: BaseException) -> str:
+    """The innermost cause under the SDK's and the HTTP library's wrappers, with its type (e.g.
+    ``ConnectionRefusedError: [Errno 111] Connect call failed``, ``gaierror: [Errno -2] Name or
+    service not known``), or the error's own message."""
+    cause: BaseException = error
+    seen = {id(cause)}
+    while (inner := cause.__cause__ or cause.__context__) is not None and id(inner) not in seen:
+        cause = inner
+        seen.add(id(cause))
+    if cause is error:
+        return str(error) or repr(error)
+    return f"{type(cause).__name__}: {cause}"

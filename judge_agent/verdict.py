@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeFloat, NonNegativeInt
 
+from judge_agent.model import ModelFailureKind
+
 __all__ = ["JudgeStopReason", "JudgeToolCall", "Verdict", "VerdictValue"]
 
 VerdictValue = Literal["PASS", "FAIL", "INVALID"]
@@ -85,6 +87,10 @@ class Verdict(BaseModel):
 
     error: str | None = None
     """The error that made the verdict ``INVALID``, if any."""
+
+    model_failure: ModelFailureKind | None = None
+    """When a model call failed for good and ended the run: what kind of failure it was (e.g.
+    ``connection``: the endpoint could not be reached); None otherwise."""
 
     items: dict[str, VerdictValue] = Field(default_factory=dict)
     """Per-claim verdicts by item id, when the trajectory's claims were judged together in this

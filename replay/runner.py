@@ -205,8 +205,14 @@ async def replay_dataset(
     only: set[str] | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
     wait: bool = False,
+    on_planned: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> ReplaySummary:
     """Replay every trajectory of the dataset at ``root``; write and return the summary.
+
+    ``on_planned(new, reused)`` is called once the replays are planned, ``on_report`` with each
+    report made, ``on_note`` with a line before a slow step that makes no report (starting a
+    sandbox backend, which may first build its Docker image).
 
     Raises, before replaying anything: ``DatasetNotFoundError`` when ``root`` is missing or
     unreadable; ``FolderBusyError`` when another process writes ``output`` (with ``wait=True``,
@@ -219,7 +225,9 @@ async def replay_dataset(
         fresh=fresh,
         wait=wait,
     ) as results_file:
-        return await _replay_into(results_file, root, output, choice, jobs, only, on_report)
+        return await _replay_into(
+            results_file, root, output, choice, jobs, only, on_report, on_planned, on_note
+        )
 
 
 async def _replay_into(
@@ -230,6 +238,8 @@ async def _replay_into(
     jobs: int,
     only: set[str] | None,
     on_report: Callable[[FidelityReport], None] | None,
+    on_planned: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> ReplaySummary:
     """``replay_dataset`` once its output folder is this process's."""
     loop = asyncio.get_running_loop()
@@ -239,6 +249,8 @@ async def _replay_into(
     problems = [str(problem) for problem in dataset.problems if problem.severity == "error"]
     await collect_all_leftovers(choice.endpoints)
     plan = results_file.plan(_jobs(dataset, root, choice, only), is_current=_is_current)
+    if on_planned is not None:
+        on_planned(len(plan.pending), len(plan.reused))
 
     async def replay_one(item: _Replay) -> FidelityReport:
         result = await replay_trajectory(
@@ -257,6 +269,13 @@ async def _replay_into(
         # instead of failing each trajectory on its own.
         needed = {job.item.kind.name for job in plan.pending if job.item.kind is not None}
         for name in sorted(needed):
+            if on_note is not None:
+                on_note(
+                    f"starting the {choice.label(name)} backend of {name} "
+                    "(the first Docker run builds its image: minutes)"
+                    if choice.label(name) == "docker"
+                    else f"starting the {choice.label(name)} backend of {name}"
+                )
             await providers.get(name)
         # Verifiers run in a bubblewrap box: without bwrap, say so once, before any replay.
         if any(job.item.task.verifier is not None for job in plan.pending):

@@ -99,7 +99,7 @@ def main_table(report: BenchReport) -> list[Block]:
         return [*blocks, Para("No configurations were scored, so there is nothing to show.")]
 
     def row(config: ConfigScores) -> list[Cell]:
-        cells: list[Cell] = [config.label]
+        cells: list[Cell] = [config.shown_label]
         for name in report.groups:
             group = config.group(name)
             cells.append(DASH if group is None else format_interval(group.f1, group.f1_interval))
@@ -130,9 +130,9 @@ def _detailed_row(config: ConfigScores) -> list[Cell]:
         f"{config.tool_calls_per_verdict:.2f}",
     ]
     if overall is None:
-        return [config.label, *[DASH] * 9, *tail]
+        return [config.shown_label, *[DASH] * 9, *tail]
     return [
-        config.label,
+        config.shown_label,
         format_number(overall.accuracy),
         format_number(overall.precision),
         format_number(overall.recall),

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import inspect
 import itertools
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -117,7 +118,11 @@ BUILT_IN_SCRIPTS: dict[str, Responder] = {
 }
 """Scripts reachable from the command line, each a dry run of the pipeline whose verdicts are
 recorded as scripted: ``mock/pass`` and ``mock/fail`` answer the same verdict to everything;
-``mock/coin`` makes one tool call when it can and answers a verdict fixed by the prompt's hash."""
+``mock/coin`` makes one tool call when it can and answers a verdict fixed by the prompt's hash.
+A built-in script named with ``@SECONDSs`` (``mock/pass@0.5s``) waits that long before each
+answer, like a slow model (for trying progress displays and interruptions)."""
+
+_SLOW_SCRIPT = re.compile(r"^(?P<script>[a-z]+)@(?P<delay>\d+(?:\.\d+)?)s$")
 
 
 class ScriptedModel:
@@ -141,6 +146,9 @@ class ScriptedModel:
         self._replies = list(replies or [])
         self._respond = respond
         if respond is None and replies is None:
+            slow = _SLOW_SCRIPT.match(model)
+            if slow is not None and slow["script"] in BUILT_IN_SCRIPTS:
+                model, delay_seconds = slow["script"], float(slow["delay"])
             self._respond = BUILT_IN_SCRIPTS.get(model)
         self.delay_seconds = delay_seconds
         self.usage = usage or ModelUsage(input_tokens=100, output_tokens=20)

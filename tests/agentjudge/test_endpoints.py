@@ -36,7 +36,7 @@ def choices(monkeypatch: pytest.MonkeyPatch) -> list[BackendChoice]:
         seen.append(choice)
         raise WorkStartedError
 
-    def evaluate(dataset: Path, options: Any, **_: Any) -> None:  # judge imports it when run
+    async def evaluate(dataset: Path, options: Any, **_: Any) -> None:  # judge imports it
         seen.append(
             BackendChoice.for_backend(
                 options.backend, endpoints=options.endpoints, options=options.kind_options
@@ -51,7 +51,7 @@ def choices(monkeypatch: pytest.MonkeyPatch) -> list[BackendChoice]:
     import bench.evaluate
 
     monkeypatch.setattr(replay_cli, "replay_dataset", replay)
-    monkeypatch.setattr(bench.evaluate, "evaluate", evaluate)
+    monkeypatch.setattr(bench.evaluate, "evaluate_async", evaluate)
     monkeypatch.setattr(serve_cli, "_serve", serve)
     return seen
 

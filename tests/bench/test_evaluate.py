@@ -20,6 +20,7 @@ from bench.evaluate import (
     JudgingFinished,
     JudgingStarted,
     ReplayFinished,
+    ReplayPlanned,
     ReplayStarted,
     evaluate,
     no_model_note,
@@ -54,10 +55,15 @@ def test_without_a_model_replay_baselines_and_report_run(
     options = EvaluationOptions(output=tmp_path, replay_output=replay_folder)
     result = evaluate(MINI, options, on_event=events.append)
 
+    # The backends' start is announced (a first Docker run builds an image: minutes).
     assert [k for k in _kinds(events) if k != "trajectory-replayed"] == [
         "replay-started",
+        "replay-planned",
+        "phase-note",
         "replay-finished",
     ]
+    planned_replays = next(e for e in events if isinstance(e, ReplayPlanned))
+    assert planned_replays.new + planned_replays.reused == len(load_dataset(MINI).trajectories)
     started, finished = events[0], events[-1]
     assert isinstance(started, ReplayStarted)
     assert started.folder == replay_folder
@@ -99,9 +105,10 @@ def test_a_scripted_grid_writes_verdicts_and_resumes_without_redoing(
     events: list[EvaluationEvent] = []
     result = evaluate(MINI, options, on_event=events.append)
 
-    kinds = [k for k in _kinds(events) if k != "trajectory-replayed"]
+    kinds = [k for k in _kinds(events) if k not in ("trajectory-replayed", "phase-note")]
     assert kinds == [
         "replay-started",
+        "replay-planned",
         "replay-finished",
         "judging-started",
         "judge-runs-planned",

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -134,8 +134,12 @@ def import_mcpmark(
     max_turns: int = 100,
     skip_empty: bool = False,
     collations: Mapping[str, str | None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Convert every MCPMark run folder under ``sources`` into the dataset at ``destination``.
+
+    ``on_progress(done, total)`` is called after each run folder is converted (for a progress
+    display).
 
     ``tasks_root`` is MCPMark's ``tasks/`` folder (``description.md``, ``verify.py`` and the
     files next to them); ``environments_root`` holds initial states (``<category>/`` trees for
@@ -176,11 +180,13 @@ def import_mcpmark(
     _refuse_duplicate_ids(runs, destination)
 
     batch = _Batch(destination, options, Environments(environments_root, environments, log))
-    for run in runs:
+    for done, run in enumerate(runs, start=1):
         try:
             batch.import_run(run, skip_empty=skip_empty)
         except Exception as error:  # a corrupt run must not stop the batch
             log.add(run.folder, f"could not be imported: {type(error).__name__}: {error}")
+        if on_progress is not None:
+            on_progress(done, len(runs))
     batch.finish()
     batch.report.problems = log.problems
     return batch.report
