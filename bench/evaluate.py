@@ -45,8 +45,9 @@ from bench.results import BASELINES_FILE, Prediction, read_predictions, with_lab
 from bench.scores import BenchReport
 from bench.scoring import build_report
 from dataset.combine import combine_datasets, suite_folders
-from dataset.corrections import read_corrections
+from dataset.corrections import CORRECTIONS_FILE, read_corrections
 from dataset.problems import DatasetError
+from dataset.selection import Selection, SelectionError, select_trajectories
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from environments.kind import CommandLineBackend
@@ -59,6 +60,7 @@ from storage.files import write_json_atomic, write_text_atomic
 from storage.locks import lock_folder
 
 __all__ = [
+    "CORRECTIONS_NOTE_PREFIX",
     "DEFAULT_OUTPUT",
     "DEFAULT_REPLAY_OUTPUT",
     "EARLIER_RUNS_NOTE",
@@ -73,6 +75,7 @@ __all__ = [
     "ReplayFinished",
     "ReplayStarted",
     "TrajectoryReplayed",
+    "corrections_note",
     "evaluate",
     "evaluate_async",
     "no_model_note",
@@ -171,6 +174,12 @@ class EvaluationOptions(BaseModel):
     address: str | None = None
     """The cluster the executor connects to (``ray``: ``HOST:PORT`` of the head, or ``auto``);
     None: the executor's default (``ray``: ``$RAY_ADDRESS``, else a cluster started here)."""
+    folder_corrections: bool = True
+    """Score against the results folder's own ``label_corrections.jsonl`` (the corrections made
+    in ``agentjudge view``) when it has one and no ``label_corrections`` file is given."""
+    selection: Selection = Field(default_factory=Selection)
+    """The trajectories to evaluate (``--only``, ``--limit``; default: all): only these are
+    replayed, given baselines, judged and reported on."""
 
 
 class ReplayStarted(BaseModel):
@@ -372,6 +381,12 @@ async def evaluate_async(
         raise EvaluationError(str(error)) from error
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
+    own_corrections = folder / CORRECTIONS_FILE
+    if options.label_corrections is None and options.folder_corrections:
+        try:
+            read_corrections(own_corrections)  # a broken file stops before any work
+        except ValueError as error:
+            raise EvaluationError(str(error)) from error
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
     with lock_folder(folder, wait=options.wait):
         suites = suite_folders(dataset)
@@ -399,6 +414,14 @@ async def _evaluate_into(
     executor: GridExecutor,
 ) -> EvaluationResult:
     """``evaluate_async`` once the results folder is this process's."""
+    only: set[str] | None = None
+    if not options.selection.everything:
+        try:
+            only = select_trajectories(
+                load_dataset(dataset, partial=True).trajectories, options.selection
+            )
+        except SelectionError as error:
+            raise EvaluationError(f"{dataset}: {error}") from error
     emit(ReplayStarted(dataset=dataset, folder=replay_folder))
     replay_summary, replay_reports = await replay_and_verify(
         dataset,
@@ -407,9 +430,10 @@ async def _evaluate_into(
         jobs=options.jobs,
         on_report=lambda report: emit(TrajectoryReplayed(report=report)),
         wait=options.wait,
+        only=only,
     )
     emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
-    baselines = write_baselines(dataset, folder, replay_reports)
+    baselines = write_baselines(dataset, folder, replay_reports, only=only)
 
     problems = list(replay_summary.problems)
     models = sorted({arm.model_factory().name for arm in arms})
@@ -429,6 +453,7 @@ async def _evaluate_into(
             on_record=lambda record: emit(JudgeRunFinished(record=record)),
             wait=options.wait,
             executor=executor,
+            only=only,
         )
         records = list(read_records(folder / VERDICTS_FILE).values())
         emit(JudgingFinished(summary=judge_summary, records=records))
@@ -447,6 +472,9 @@ async def _evaluate_into(
         replicates=options.replicates,
         item_scoring=options.item_scoring,
         label_corrections=options.label_corrections,
+        folder_corrections=options.folder_corrections,
+        trajectories=only,
+        selection=options.selection,
     )
     return EvaluationResult(
         dataset=dataset,
@@ -525,12 +553,14 @@ async def replay_and_verify(
     jobs: int = 4,
     on_report: Callable[[FidelityReport], None] | None = None,
     wait: bool = False,
+    only: set[str] | None = None,
 ) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
-    """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
-    return the summary and each trajectory's report, verifier result included."""
+    """Replay the dataset (or the trajectories in ``only``) into ``folder`` (resuming an earlier
+    ``agentjudge replay`` there) and return the summary and each trajectory's report, verifier
+    result included."""
     with lock_folder(folder, wait=wait):  # held until the reports are read back
         summary = await replay_dataset(
-            root, folder, choice=choice, jobs=jobs, on_report=on_report, wait=wait
+            root, folder, choice=choice, jobs=jobs, on_report=on_report, wait=wait, only=only
         )
         return summary, read_reports(folder / REPORT_FILE)
 
@@ -555,11 +585,19 @@ def replay_notes(summary: ReplaySummary) -> list[str]:
 
 
 def write_baselines(
-    root: Path, output: Path, replay_reports: dict[str, FidelityReport] | None
+    root: Path,
+    output: Path,
+    replay_reports: dict[str, FidelityReport] | None,
+    *,
+    only: Collection[str] | None = None,
 ) -> list[Prediction]:
-    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``."""
+    """Compute every baseline on the dataset at ``root`` (or on its trajectories in ``only``)
+    and (re)write ``baselines.jsonl``."""
     dataset = load_dataset(root, partial=True)
-    predictions = baseline_predictions(dataset.trajectories, dataset.tasks, replay_reports)
+    trajectories = dataset.trajectories
+    if only is not None:
+        trajectories = {key: value for key, value in trajectories.items() if key in only}
+    predictions = baseline_predictions(trajectories, dataset.tasks, replay_reports)
     output.mkdir(parents=True, exist_ok=True)
     write_text_atomic(
         output / BASELINES_FILE,
@@ -578,14 +616,27 @@ def report_folder(
     item_scoring: ItemScoring = "trajectory",
     label_corrections: Path | None = None,
     label_sources: Collection[str] = (),
+    folder_corrections: bool = True,
+    trajectories: Collection[str] | None = None,
+    selection: Selection | None = None,
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
     could run now. ``label_corrections`` (a ``dataset.corrections`` file) replaces the labels
-    it corrects; the report says how many. ``label_sources`` (``dataset.models.LabelSource``
-    names) scores only the trajectories whose label came from one of them. Raises
-    ``ValueError`` naming the file and line when that file does not parse."""
-    predictions = read_predictions(folder, label_corrections)
+    it corrects; without it, the folder's own ``label_corrections.jsonl`` (the corrections made
+    in ``agentjudge view``) is applied unless ``folder_corrections`` is False; the report says
+    how many labels were corrected, and from which file. ``label_sources``
+    (``dataset.models.LabelSource`` names) scores only the trajectories whose label came from
+    one of them; ``trajectories`` (ids chosen by ``selection``), only those. Raises
+    ``ValueError`` naming the file and line when a correction file does not parse."""
+    corrections_file = label_corrections
+    if corrections_file is None and folder_corrections:
+        own = folder / CORRECTIONS_FILE
+        corrections_file = own if own.is_file() else None
+    predictions = read_predictions(folder, corrections_file)
+    if trajectories is not None:
+        kept = set(trajectories)
+        predictions = [p for p in predictions if p.trajectory_id in kept]
     if label_sources:
         predictions = with_label_sources(predictions, label_sources)
     dataset = str(folder)
@@ -593,11 +644,14 @@ def report_folder(
     if summary_path.is_file():
         dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
     all_notes = list(notes)
-    if label_corrections is not None:
-        corrected = len(read_corrections(label_corrections))
+    if corrections_file is not None:
         all_notes.append(
-            f"Labels corrected by review: {corrected} label(s) from {label_corrections} "
-            "replace the dataset's."
+            corrections_note(corrections_file, predictions, from_folder=label_corrections is None)
+        )
+    if trajectories is not None:
+        chosen = selection.describe() if selection is not None else "a selection"
+        all_notes.append(
+            f"Scored only the {len(set(trajectories))} trajectory(ies) chosen by {chosen}."
         )
     if label_sources:
         all_notes.append(
@@ -621,3 +675,26 @@ def report_folder(
     files = write_report(report, output or folder)
     write_agent_ranking(output or folder, predictions, Path(dataset), replicates=replicates)
     return report, files
+
+
+CORRECTIONS_NOTE_PREFIX = "Labels corrected by review:"
+"""How the report's note on applied label corrections starts (the command line prints it)."""
+
+
+def corrections_note(path: Path, predictions: Sequence[Prediction], *, from_folder: bool) -> str:
+    """The report's note on the label corrections of ``path``: how many labels of these
+    predictions they correct, how many name nothing here, and (for the results folder's own
+    file, applied by default) how to score the dataset's labels instead."""
+    corrections = read_corrections(path)
+    subjects = {(p.trajectory_id, p.item_id) for p in predictions}
+    applied = sum(key in subjects for key in corrections)
+    note = f"{CORRECTIONS_NOTE_PREFIX} {applied} label(s) from {path} replace the dataset's"
+    unused = len(corrections) - applied
+    if unused:
+        note += f"; {unused} correction(s) there name no trajectory in these results"
+    if from_folder:
+        note += (
+            " (the corrections made in `agentjudge view`, applied by default; "
+            "--no-folder-corrections scores the dataset's own labels)"
+        )
+    return note + "."
