@@ -180,7 +180,7 @@ def turn_plot(report: BenchReport) -> TurnPlot:
         if is_judge and config.config.turns > 0:
             continue  # on a curve
         overall = _overall(config)
-        label = config.label + (" [scripted]" if config.scripted else "")
+        label = config.label  # named as the curves' families are (the title flags scripts)
         if overall is None or overall.f1 is None:
             without.append(label)
             continue
