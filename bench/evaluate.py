@@ -179,7 +179,8 @@ class EvaluationOptions(BaseModel):
     in ``agentjudge view``) when it has one and no ``label_corrections`` file is given."""
     selection: Selection = Field(default_factory=Selection)
     """The trajectories to evaluate (``--only``, ``--limit``; default: all): only these are
-    replayed, given baselines, judged and reported on."""
+    replayed, judged and reported on (the baselines are computed on the whole dataset, and
+    reported for these)."""
 
 
 class ReplayStarted(BaseModel):
@@ -433,7 +434,7 @@ async def _evaluate_into(
         only=only,
     )
     emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
-    baselines = write_baselines(dataset, folder, replay_reports, only=only)
+    baselines = write_baselines(dataset, folder, replay_reports)
 
     problems = list(replay_summary.problems)
     models = sorted({arm.model_factory().name for arm in arms})
@@ -585,19 +586,15 @@ def replay_notes(summary: ReplaySummary) -> list[str]:
 
 
 def write_baselines(
-    root: Path,
-    output: Path,
-    replay_reports: dict[str, FidelityReport] | None,
-    *,
-    only: Collection[str] | None = None,
+    root: Path, output: Path, replay_reports: dict[str, FidelityReport] | None
 ) -> list[Prediction]:
-    """Compute every baseline on the dataset at ``root`` (or on its trajectories in ``only``)
-    and (re)write ``baselines.jsonl``."""
+    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``.
+
+    Always over the whole dataset, also when a run judges a subset: some baselines are fitted
+    on all the trajectories they see (the length threshold), so a subset's would differ from
+    the same trajectories' in a whole run; the report keeps the subset's rows."""
     dataset = load_dataset(root, partial=True)
-    trajectories = dataset.trajectories
-    if only is not None:
-        trajectories = {key: value for key, value in trajectories.items() if key in only}
-    predictions = baseline_predictions(trajectories, dataset.tasks, replay_reports)
+    predictions = baseline_predictions(dataset.trajectories, dataset.tasks, replay_reports)
     output.mkdir(parents=True, exist_ok=True)
     write_text_atomic(
         output / BASELINES_FILE,

@@ -63,8 +63,13 @@ def test_judge_only_judges_baselines_and_reports_the_chosen_trajectories(tmp_pat
     }
     assert _ids(tmp_path / "replay" / "fidelity.jsonl", "trajectory_id") == chosen
     assert _ids(tmp_path / VERDICTS_FILE, "trajectory_id") == chosen
-    assert _ids(tmp_path / BASELINES_FILE, "trajectory_id") == chosen
     report = json.loads((tmp_path / "report.json").read_text())
+    # Baselines are fitted on the whole dataset (as in a whole run); the report keeps the subset.
+    assert chosen < _ids(tmp_path / BASELINES_FILE, "trajectory_id")
+    always_pass = next(c for c in report["configs"] if c["label"] == "baseline: always-pass")
+    overall = next(g for g in always_pass["groups"] if g["level"] == "overall")
+    counts = overall["confusion"]
+    assert counts["tp"] + counts["fp"] + counts["tn"] + counts["fn"] == len(chosen)
     assert any(
         note.startswith("Scored only the 3 trajectory(ies) chosen by --only 'pg-*'")
         for note in report["notes"]
