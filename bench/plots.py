@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator, StrMethodFormatter
 
@@ -195,7 +196,7 @@ def f1_vs_turns_figure(report: BenchReport) -> Figure:
     figure = _figure(7.5, 5.6)
     axes = figure.add_subplot()
     colours = [f"C{index}" for index in range(10)]
-    judges: list[Artist] = []
+    judges: list[Artist | ErrorbarContainer] = []
     for index, curve in enumerate(data.curves):
         points = [p for p in curve.points if p.turns > 0 and p.f1 is not None]
         values = [p.f1 for p in points if p.f1 is not None]

@@ -34,7 +34,8 @@ def in_ci() -> bool:
 
 def needs_shared(path: Path, what: str) -> pytest.MarkDecorator:
     """Mark a test as reading ``path`` (under ``SHARED``), described as ``what``."""
-    return getattr(pytest.mark, MARKER)(path, what)
+    marker: pytest.MarkDecorator = getattr(pytest.mark, MARKER)(path, what)
+    return marker
 
 
 def missing_shared(path: Path, what: str) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
-import click
 import pytest
 import typer.main
 from typer.testing import CliRunner
@@ -24,7 +24,7 @@ from judge_agent.conversation import single_call
 from judge_agent.modes import JudgeModeSpec, mode_names
 from judge_agent.providers.registry import ProviderRegistration, provider_names
 from prompts import PromptStyle
-from replay.runner import ReplaySummary, SubdomainRow
+from replay.runner import DEFAULT_OUTPUT, ReplaySummary, SubdomainRow
 from tests.environments.notes_kind import NotesKind
 
 runner = CliRunner(env={"COLUMNS": "400", "JUDGE_MODEL": ""})
@@ -107,9 +107,8 @@ def test_judge_help_lists_the_registered_modes_groups_and_providers(
     assert "inhouse" in shown
 
 
-def _commands(
-    command: click.Command, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+def _commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every command below ``command`` (a click command, Typer's own click included)."""
     yield path, command
     for name, sub in getattr(command, "commands", {}).items():
         yield from _commands(sub, (*path, name))
@@ -160,7 +159,7 @@ def _summary() -> ReplaySummary:
 
 def test_the_replay_table_has_a_legend_for_its_columns() -> None:
     with console.capture() as captured:
-        replay_cli.print_summary(_summary(), replay_cli.DEFAULT_OUTPUT)
+        replay_cli.print_summary(_summary(), DEFAULT_OUTPUT)
     text = captured.get()
     for column in ("of which shown only", "no replay", "label crashed", "verifier error"):
         legend = [line for line in text.splitlines() if line.strip().startswith(column)]
