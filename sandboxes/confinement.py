@@ -57,7 +57,7 @@ EXCERPT_BYTES = 64 * 2**10
 
 BUBBLEWRAP_HINT = (
     "dataset code (verify.py) runs in a bubblewrap box, and bwrap is not installed: install it "
-    "with `sudo apt-get install bubblewrap` (or rerun as root, which installs it), then rerun"
+    "with `apt-get install bubblewrap` (as root; a run as root installs it itself), then rerun"
 )
 """The one line a machine without bubblewrap gets when the runtime cannot install it."""
 
