@@ -32,6 +32,11 @@ ENDPOINTS ?=
 KIND_OPTIONS ?=
 DSN ?=
 KIND_FLAGS = $(foreach endpoint,$(ENDPOINTS),--endpoint $(endpoint)) $(if $(DSN),--endpoint postgres=$(DSN),) $(foreach option,$(KIND_OPTIONS),--kind-option $(option))
+# A subset of the dataset for replay and judge: ONLY, space-separated shell globs on trajectory
+# and task ids (e.g. ONLY='gui-* fs-meeting-notes-index'); LIMIT, at most that many trajectories.
+ONLY ?=
+LIMIT ?=
+SUBSET_FLAGS = $(foreach pattern,$(ONLY),--only '$(pattern)') $(if $(LIMIT),--limit $(LIMIT),)
 # The kinds whose Docker images `make images` builds (default: every kind's).
 KINDS ?=
 # llama-cpp-python (a test dependency) compiles from source: build for any x86-64 with AVX2, not
@@ -83,10 +88,10 @@ docs-serve: $(DEV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 replay: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS)
+	$(BIN)/agentjudge replay $(DATASET) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS) $(SUBSET_FLAGS)
 
 judge: $(RUNTIME_STAMP)
-	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),)
+	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),) $(SUBSET_FLAGS)
 
 perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor
 

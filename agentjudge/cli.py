@@ -17,6 +17,8 @@ from agentjudge import (
     view_cli,
 )
 from agentjudge.console import console
+from agentjudge.endpoints import endpoint_help, kind_option_help
+from agentjudge.help import HelpGroup, install_help, live_help
 
 __all__ = ["app", "main"]
 
@@ -25,12 +27,17 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
+    cls=HelpGroup,
 )
+_KIND_HELP = {"endpoint": endpoint_help, "kind_option": kind_option_help}
+"""The options every sandbox-starting command lists the registered kinds in."""
 app.add_typer(datasets_cli.app, name="datasets")
 app.add_typer(sandboxes_cli.app, name="sandboxes")
-app.command()(replay_cli.replay)
-app.command()(serve_cli.serve)
-app.command()(judge_cli.judge)
+app.command(cls=live_help(**_KIND_HELP))(replay_cli.replay)
+app.command(cls=live_help(kind=serve_cli.kind_help, **_KIND_HELP))(serve_cli.serve)
+app.command(cls=live_help(mode=judge_cli.mode_help, model=judge_cli.model_help, **_KIND_HELP))(
+    judge_cli.judge
+)
 app.command("settings")(settings_cli.show_settings)
 app.command()(view_cli.view)
 
@@ -71,6 +78,15 @@ def report(
             "`agentjudge view` writes to label_corrections.jsonl); the dataset is not changed."
         ),
     ] = None,
+    folder_corrections: Annotated[
+        bool,
+        typer.Option(
+            help="Score against the label corrections made in `agentjudge view` "
+            "(label_corrections.jsonl in the results folder) when there are any; "
+            "--no-folder-corrections scores the dataset's own labels. Ignored with "
+            "--label-corrections.",
+        ),
+    ] = True,
     label_source: Annotated[
         list[str] | None,
         typer.Option(
@@ -83,7 +99,10 @@ def report(
     """Score a results folder and write `report.md`, `report.html` (self-contained) and
     `report.json`: F1 with bootstrap intervals per subdomain, domain and overall, baselines,
     agent-vs-LLM improvements with paired tests, F1-vs-turns curves, confusion matrices, cost,
-    ranking fidelity, and every wrong verdict with its error tag and transcript."""
+    ranking fidelity, and every wrong verdict with its error tag and transcript.
+
+    The label corrections made in `agentjudge view` (the results folder's
+    label_corrections.jsonl) are applied by default; a line says how many."""
     from bench.evaluate import report_folder
     from bench.grid_runner import VERDICTS_FILE
 
@@ -100,10 +119,13 @@ def report(
             markup=False,
         )
         raise typer.Exit(2)
-    if label_corrections is not None:
-        from agentjudge.paths import require_corrections
+    from agentjudge.paths import require_corrections
+    from dataset.corrections import CORRECTIONS_FILE
 
+    if label_corrections is not None:
         require_corrections(label_corrections)
+    elif folder_corrections and (folder / CORRECTIONS_FILE).is_file():
+        require_corrections(folder / CORRECTIONS_FILE)
     from dataset.models import LABEL_SOURCES
 
     unknown = sorted(set(label_source or ()) - set(LABEL_SOURCES))
@@ -119,6 +141,7 @@ def report(
         item_scoring=item_scoring,
         label_corrections=label_corrections,
         label_sources=label_source or (),
+        folder_corrections=folder_corrections,
     )
     from agentjudge.judge_cli import print_report
 
@@ -141,3 +164,6 @@ def main() -> None:
     except (SandboxError, SettingsError, DatasetNotFoundError, ResultsFolderError) as error:
         console.print(f"error: {error}", markup=False)
         raise SystemExit(2) from None
+
+
+install_help(app)  # last: every command above, the kinds' included, keeps its placeholders

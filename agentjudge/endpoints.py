@@ -31,7 +31,8 @@ BackendOption = Annotated[
 ]
 
 
-def _endpoint_help() -> str:
+def endpoint_help() -> str:
+    """``--endpoint``'s help: the kinds that take one, from the registry."""
     from environments.registry import all_kinds
 
     taking = [
@@ -44,7 +45,8 @@ def _endpoint_help() -> str:
     )
 
 
-def _kind_option_help() -> str:
+def kind_option_help() -> str:
+    """``--kind-option``'s help: every kind's settings, from the registry."""
     from environments.registry import all_kinds
 
     fields = [
@@ -61,7 +63,7 @@ EndpointOption = Annotated[
     typer.Option(
         "--endpoint",
         metavar="KIND=VALUE",
-        help=_endpoint_help(),
+        help=endpoint_help(),
         rich_help_panel=ENVIRONMENTS_PANEL,
     ),
 ]
@@ -71,7 +73,7 @@ KindOptionOption = Annotated[
     typer.Option(
         "--kind-option",
         metavar="KIND.FIELD=VALUE",
-        help=_kind_option_help(),
+        help=kind_option_help(),
         rich_help_panel=ENVIRONMENTS_PANEL,
     ),
 ]

@@ -35,6 +35,7 @@ from agentjudge.paths import (
     supplied_environments,
 )
 from agentjudge.replay_cli import print_summary as print_replay_summary
+from agentjudge.subset import LimitOption, OnlyOption, selected_ids, selection
 from bench.grid_runner import (
     LOGS_DIR,
     SUMMARY_FILE,
@@ -46,7 +47,7 @@ from bench.grid_runner import (
 from dataset.screenshots import parse_screenshot_policy
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
-from judge_agent.modes import check_method_options, mode_names, select_modes
+from judge_agent.modes import check_method_options, judge_mode, mode_names, select_modes
 from judge_agent.pricing import add_costs
 from storage.locks import ResultsFolderError
 
@@ -59,6 +60,34 @@ NO_MODEL_LEAD = (
     "No judge model is configured, so only the replay, the verifier check and the baselines ran."
 )
 """Printed before the registry's hint on how to configure a model (``no_model_hint``)."""
+
+
+def mode_help() -> str:
+    """``--mode``'s help: the registered modes (with what each ungrouped one does) and groups."""
+    own: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for name in mode_names():
+        group = judge_mode(name).group
+        if group is None:
+            own.append(name)
+        else:
+            groups.setdefault(group, []).append(name)
+    described = "; ".join(f"{name}: {judge_mode(name).description}" for name in own)
+    grouped = "; ".join(f"{group} ({', '.join(members)})" for group, members in groups.items())
+    return (
+        f"Judge modes: {described}. Groups: {grouped or 'none'}. Give a mode, a group, a comma "
+        f"list, or all ({', '.join(own)})."
+    )
+
+
+def model_help() -> str:
+    """``--model``'s help: the registered providers."""
+    from judge_agent.providers.registry import provider_names
+
+    return (
+        "Judge model as provider/model, e.g. openai/gpt-4o-mini (default: $JUDGE_MODEL). "
+        f"Providers: {', '.join(provider_names())}."
+    )
 
 
 def _policy(option: str, value: str) -> str:
@@ -91,12 +120,22 @@ def _switches(given: list[str]) -> dict[str, str]:
 
 
 def _dry_run(
-    dataset: Path, output: Path, modes: tuple[str, ...], switches: dict[str, str], screenshots: str
+    dataset: Path,
+    output: Path,
+    modes: tuple[str, ...],
+    switches: dict[str, str],
+    screenshots: str,
+    subset: set[str] | None,
 ) -> None:
     from bench.dry_run import write_dry_run
 
     summary = write_dry_run(
-        dataset, output, modes=modes, method_options=switches, screenshots=screenshots
+        dataset,
+        output,
+        modes=modes,
+        method_options=switches,
+        screenshots=screenshots,
+        trajectories=sorted(subset or ()),
     )
     for problem in summary.problems:
         console.print(problem, markup=False)
@@ -116,7 +155,10 @@ def _print_agent_ranking(folder: Path) -> None:
         return
     text = path.read_text(encoding="utf-8")
     head = text.split("\n## Per source benchmark", 1)[0]
-    console.print(head.rstrip(), markup=False)
+    from rich.markdown import Markdown
+
+    # Rendered, not printed as Markdown source: its tables become terminal tables.
+    console.print(Markdown(head.rstrip()))
     console.print(
         f"Agent ranking tables: {path} (per benchmark, per agent, failures)", markup=False
     )
@@ -381,17 +423,13 @@ def judge(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder to judge.")],
     model: Annotated[
         str | None,
-        typer.Option(
-            help="Judge model as provider/model (default: $JUDGE_MODEL).", rich_help_panel="Model"
-        ),
+        # The help lists the registered providers when rendered (``model_help``).
+        typer.Option(help="Judge model as provider/model.", rich_help_panel="Model"),
     ] = None,
     mode: Annotated[
         str,
-        typer.Option(
-            help=f"{', '.join(mode_names())}, the group mobile-methods, a comma list, or all "
-            "(the runtime's agent, react and llm).",
-            rich_help_panel="Grid",
-        ),
+        # The help lists the registered modes when rendered (``mode_help``), not at import.
+        typer.Option(help="Judge modes, a group, a comma list, or all.", rich_help_panel="Grid"),
     ] = "all",
     turns: Annotated[
         str,
@@ -468,6 +506,8 @@ def judge(
     endpoint: EndpointOption = None,
     kind_option: KindOptionOption = None,
     environment: SuppliedEnvironments = None,
+    only: OnlyOption = None,
+    limit: LimitOption = None,
     item_scoring: Annotated[
         Literal["trajectory", "item"],
         typer.Option(
@@ -484,6 +524,15 @@ def judge(
             rich_help_panel="Output",
         ),
     ] = None,
+    folder_corrections: Annotated[
+        bool,
+        typer.Option(
+            help="Score against the label corrections made in `agentjudge view` "
+            "(label_corrections.jsonl in the output folder) when there are any; "
+            "--no-folder-corrections scores the dataset's own labels.",
+            rich_help_panel="Output",
+        ),
+    ] = True,
     max_tokens: Annotated[
         int | None, typer.Option(help="Per-call answer token cap.", rich_help_panel="Model")
     ] = None,
@@ -594,7 +643,8 @@ def judge(
     the replayed final state through MCP tools (filesystem or SQL, plus VIEW_TRAJECTORY_STEP),
     `react` does the same through a text protocol, `llm` judges read the trajectory only.
     Verdicts are appended to `verdicts.jsonl` as runs finish (rerunning resumes), conversations
-    go to `logs/`. The report (`report.md`, `report.html`, `report.json`) covers everything in
+    go to `logs/`. `--only` and `--limit` evaluate a subset (replay, baselines, judges and the
+    report alike). The report (`report.md`, `report.html`, `report.json`) covers everything in
     the output folder. Without a model, everything but the judge grid runs and the exit code
     is 0. One process at a time writes an output folder: a second one stops with exit code 2 (or,
     with `--wait`, waits); a missing dataset folder is exit code 2 too.
@@ -613,8 +663,10 @@ def judge(
         check_method_options(modes, switches)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--method-option") from None
+    chosen = selection(only, limit)
     if dry_run is not None:
-        _dry_run(dataset, dry_run, modes, switches, screenshots)
+        subset = selected_ids(dataset, chosen)
+        _dry_run(dataset, dry_run, modes, switches, screenshots, subset)
         return
     grid = GridSpec(
         modes=modes,
@@ -658,6 +710,8 @@ def judge(
         retry_invalid=retry_invalid,
         item_scoring=item_scoring,
         label_corrections=label_corrections,
+        folder_corrections=folder_corrections,
+        selection=chosen,
         wait=wait,
         executor=executor,
         address=address,

@@ -27,6 +27,7 @@ from agentjudge.paths import (
     require_dataset,
     supplied_environments,
 )
+from agentjudge.subset import LimitOption, OnlyOption, selected_ids, selection
 from replay.report import FidelityReport
 from replay.runner import (
     DEFAULT_OUTPUT,
@@ -58,8 +59,33 @@ def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
     table.add_row(*(f"[bold]{cell}[/bold]" if bold else cell for cell in cells))
 
 
+COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
+    ("faithful", "every replayed step gave the recorded output"),
+    ("diverged", "at least one step gave another output than the recorded one"),
+    (
+        "of which shown only",
+        "diverged replays whose differences are only in what the agent was shown (no "
+        "diverging step could change the end state)",
+    ),
+    ("failed", "a step could not run, or the sandbox could not be built"),
+    ("no replay", "the trajectory's domain has no replay yet (judged from the record only)"),
+    ("verifier ok", "the task's verifier on the replayed state agrees with the recorded label"),
+    ("verifier error", "the verifier crashed or timed out on the replay (not compared)"),
+    ("label crashed", "the recorded label came from a verification that crashed (not compared)"),
+)
+"""The replay table's columns that need words, as printed under it."""
+
+
+def print_legend() -> None:
+    """The legend printed under the replay table."""
+    width = max(len(name) for name, _ in COLUMN_LEGEND)
+    for name, meaning in COLUMN_LEGEND:
+        console.print(f"  {name.ljust(width)}  {meaning}", markup=False)
+
+
 def print_summary(summary: ReplaySummary, output: Path) -> None:
-    """The fidelity table, then every problem on its own line, then where the reports are."""
+    """The fidelity table and its legend, then every problem on its own line, then where the
+    reports are."""
     table = Table(title=f"Replay of {summary.dataset}", box=box.SIMPLE_HEAD)
     for column in (
         "subdomain",
@@ -81,6 +107,7 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
         _row(table, row)
     _row(table, summary.total, bold=True)
     console.print(table)
+    print_legend()
     for problem in summary.problems:
         console.print(problem, markup=False)
     console.print(
@@ -129,6 +156,8 @@ def replay(
     endpoint: EndpointOption = None,
     kind_option: KindOptionOption = None,
     jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
+    only: OnlyOption = None,
+    limit: LimitOption = None,
     environment: SuppliedEnvironments = None,
     output: Annotated[
         Path | None,
@@ -162,7 +191,8 @@ def replay(
     replayable (no replay for
     that domain yet), verifier agreement with the recorded labels, verifier errors (a verifier that
     crashed or timed out on the replay: no verdict, not compared) and labels whose recorded
-    verification crashed. Writes `fidelity.jsonl` (one
+    verification crashed (a legend under the table says what each column counts). `--only` and
+    `--limit` replay a subset. Writes `fidelity.jsonl` (one
     report per trajectory, as each finishes) and `summary.json`. Rerunning resumes. One process
     at a time writes a report folder: a second one stops (or, with `--wait`, waits). Exit code 1
     when any replay diverged or failed or the dataset has errors; 2 when the dataset folder is
@@ -173,8 +203,15 @@ def replay(
         endpoint, kind_option, dsn=dsn, desktop_url=desktop_url, seed_timeout=seed_timeout
     )
     choice = backend_choice(backend, settings, environments=supplied_environments(environment))
+    chosen = selection(only, limit)
+    subset = selected_ids(dataset, chosen)
     folder = output or DEFAULT_OUTPUT / f"{dataset.resolve().name}-{backend}"
-    console.print(f"Replaying {dataset} ({choice.describe()})", markup=False)
+    what = (
+        "" if subset is None else f" ({len(subset)} trajectory(ies) chosen by {chosen.describe()})"
+    )
+    console.print(
+        f"Replaying {dataset}{what} (backends by kind: {choice.describe()})", markup=False
+    )
     progress = _Progress()
     try:
         summary = run_interruptibly(
@@ -188,6 +225,7 @@ def replay(
                 wait=wait,
                 on_planned=progress.planned,
                 on_note=lambda text: console.print(text, markup=False),
+                only=subset,
             )
         )
     except KeyboardInterrupt:

@@ -1,7 +1,8 @@
 """``agentjudge serve``: serve one trajectory's environment (or its record) to any MCP client.
 
 The served names are the environment kinds' (``EnvironmentKind.serve_name``: ``filesystem``,
-``sql``, and those of kinds registered later) plus ``trajectory``, the recorded steps themselves.
+``sql``, and those of kinds registered later) plus ``trajectory``, the recorded steps themselves;
+a kind's tools are served together with the record's (``VIEW_TRAJECTORY_STEP``).
 Stdout carries the MCP protocol, so everything this command says goes to stderr.
 """
 
@@ -12,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -32,6 +33,7 @@ from dataset.store import check_dataset_folder, load_dataset
 if TYPE_CHECKING:
     from environments.backends import BackendChoice
     from environments.kind import EnvironmentKind
+    from mcp_servers.serving import ToolServer
     from sandboxes.base import Sandbox
 
 TRAJECTORY = "trajectory"
@@ -111,13 +113,16 @@ async def _serve(
     verify: bool,
 ) -> None:
     from environments.kind import JudgeServerOptions
-    from mcp_servers.serving import serve_stdio
+    from mcp_servers.serving import serve_stdio, with_tools_of
+    from mcp_servers.trajectory.loading import load_trajectory_file, trajectory_file_in_dataset
+
+    def record() -> ToolServer[Any]:
+        return load_trajectory_file(
+            trajectory_file_in_dataset(dataset_root, trajectory_id)
+        ).server()
 
     if name == TRAJECTORY:
-        from mcp_servers.trajectory.loading import load_trajectory_file, trajectory_file_in_dataset
-
-        loaded = load_trajectory_file(trajectory_file_in_dataset(dataset_root, trajectory_id))
-        await serve_stdio(loaded.server().server())
+        await serve_stdio(record().server())
         return
     kind = served_kind(name)
     async with (
@@ -133,22 +138,41 @@ async def _serve(
     ):
         if len(servers) != 1:
             raise _fail(f"the {kind.name} kind has {len(servers)} servers; serve serves one")
+        recorded = record()  # the record's tools too, as every tool-using judge has them
+        try:
+            served = with_tools_of(servers[0], recorded)
+        except ValueError as error:
+            raise _fail(f"the {kind.name} server and the trajectory's record: {error}") from None
         where = kind.sandbox_root(sandbox) or sandbox.name
         mode = "a private writable clone" if writable else "the read-only view"
         _log.print(
-            f"serving {name} tools over stdio on {mode} of {trajectory_id} ({where})",
+            f"serving {name} tools and the record's {', '.join(recorded.tools)} over stdio on "
+            f"{mode} of {trajectory_id} ({where}); the state lives as long as this connection "
+            "(a client that reconnects per tool call gets a fresh replay each time)",
             markup=False,
         )
-        await serve_stdio(servers[0].server())
+        await serve_stdio(served.server())
+
+
+def kind_help() -> str:
+    """The ``KIND`` argument's help: every served name in the registry, with its kind."""
+    from environments.registry import served_kinds
+
+    names = [
+        name if kind.name == name else f"{name} (the {kind.name} kind)"
+        for name, kind in served_kinds().items()
+    ]
+    return (
+        f"What to serve: {', '.join(names)}: the replayed final state, with the record's "
+        f"VIEW_TRAJECTORY_STEP; {TRAJECTORY}: the record only."
+    )
 
 
 def serve(
     kind: Annotated[
         str,
-        typer.Argument(
-            help="filesystem | sql (or another environment kind's served name): the replayed "
-            "final state; trajectory: the record."
-        ),
+        # The help lists the registry's served names when rendered (``kind_help``).
+        typer.Argument(help="What to serve: a kind's served name, or trajectory."),
     ],
     trajectory_id: Annotated[str, typer.Argument(help="The trajectory to serve.")],
     dataset: Annotated[
@@ -172,11 +196,14 @@ def serve(
 ) -> None:
     """Serve a trajectory's environment over stdio, for any MCP client.
 
-    `filesystem` and `sql` replay the trajectory into a sandbox, freeze the state the agent left,
-    and serve its read-only view (or, with --writable, a private clone that the writing tools may
-    change; the frozen state never changes). `trajectory` serves the recorded steps
-    (VIEW_TRAJECTORY_STEP, trajectory_overview) without replaying. Everything is cleaned up when
-    the client disconnects. Example client configuration: command `agentjudge`, arguments
+    A kind's served name (listed under KIND) replays the trajectory into a sandbox, freezes the
+    state the agent left, and serves its read-only view (or, with --writable, a private clone
+    that the writing tools may change; the frozen state never changes), together with the
+    record's VIEW_TRAJECTORY_STEP and trajectory_overview. `trajectory` serves the recorded
+    steps alone, without replaying. Everything is cleaned up when the client disconnects, so
+    keep one connection for the whole session: a client that starts the server per tool call
+    replays each time and loses what earlier calls changed. Example client configuration:
+    command `agentjudge`, arguments
     `serve filesystem fs-meeting-notes-index--pass --dataset datasets/examples/mini`.
     """
     settings = parse_kind_settings(endpoint, kind_option, dsn=dsn, desktop_url=desktop_url)

@@ -43,7 +43,8 @@ def view(
         Path | None,
         typer.Option(
             help="Where label corrections are appended (default: label_corrections.jsonl in the "
-            "results folder, or <dataset>.label_corrections.jsonl beside a dataset)."
+            "results folder, which `report` applies; for a dataset opened alone, a file per "
+            "dataset under ~/.local/share/agentjudge/label-corrections, or $XDG_DATA_HOME)."
         ),
     ] = None,
     cache_dir: Annotated[
@@ -56,8 +57,10 @@ def view(
 ) -> None:
     """Browse judge runs in a local web app (127.0.0.1 only, no internet): a filterable table,
     each run's trajectory (screenshots, trees), judge transcript, verdict and replay report, two
-    runs side by side, and label review. Corrections go to a separate file that `judge`,
-    `report` and `datasets validate` apply with --label-corrections. Stop with Ctrl-C."""
+    runs side by side, and label review. Corrections go to a separate file: a results folder's
+    are applied by `report` and `judge` by default (--no-folder-corrections to score the
+    dataset's labels); any correction file can be given to `judge`, `report` and
+    `datasets validate` with --label-corrections. Stop with Ctrl-C."""
     from viewer.index import default_cache_dir
     from viewer.server import bind_socket, build_app, open_viewer, serve
     from viewer.source import SourceError, open_source

@@ -45,8 +45,9 @@ from bench.results import BASELINES_FILE, Prediction, read_predictions, with_lab
 from bench.scores import BenchReport
 from bench.scoring import build_report
 from dataset.combine import combine_datasets, suite_folders
-from dataset.corrections import read_corrections
+from dataset.corrections import CORRECTIONS_FILE, read_corrections
 from dataset.problems import DatasetError
+from dataset.selection import Selection, SelectionError, select_trajectories
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
 from environments.kind import CommandLineBackend
@@ -59,6 +60,7 @@ from storage.files import write_json_atomic, write_text_atomic
 from storage.locks import lock_folder
 
 __all__ = [
+    "CORRECTIONS_NOTE_PREFIX",
     "DEFAULT_OUTPUT",
     "DEFAULT_REPLAY_OUTPUT",
     "EARLIER_RUNS_NOTE",
@@ -76,6 +78,7 @@ __all__ = [
     "ReplayPlanned",
     "ReplayStarted",
     "TrajectoryReplayed",
+    "corrections_note",
     "evaluate",
     "evaluate_async",
     "no_model_note",
@@ -174,6 +177,13 @@ class EvaluationOptions(BaseModel):
     address: str | None = None
     """The cluster the executor connects to (``ray``: ``HOST:PORT`` of the head, or ``auto``);
     None: the executor's default (``ray``: ``$RAY_ADDRESS``, else a cluster started here)."""
+    folder_corrections: bool = True
+    """Score against the results folder's own ``label_corrections.jsonl`` (the corrections made
+    in ``agentjudge view``) when it has one and no ``label_corrections`` file is given."""
+    selection: Selection = Field(default_factory=Selection)
+    """The trajectories to evaluate (``--only``, ``--limit``; default: all): only these are
+    replayed, judged and reported on (the baselines are computed on the whole dataset, and
+    reported for these)."""
 
 
 class ReplayStarted(BaseModel):
@@ -421,6 +431,12 @@ async def evaluate_async(
         raise EvaluationError(str(error)) from error
     name = dataset.resolve().name
     folder = options.output or DEFAULT_OUTPUT / name
+    own_corrections = folder / CORRECTIONS_FILE
+    if options.label_corrections is None and options.folder_corrections:
+        try:
+            read_corrections(own_corrections)  # a broken file stops before any work
+        except ValueError as error:
+            raise EvaluationError(str(error)) from error
     replay_folder = options.replay_output or DEFAULT_REPLAY_OUTPUT / f"{name}-{options.backend}"
     with lock_folder(folder, wait=options.wait):
         suites = suite_folders(dataset)
@@ -448,6 +464,14 @@ async def _evaluate_into(
     executor: GridExecutor,
 ) -> EvaluationResult:
     """``evaluate_async`` once the results folder is this process's."""
+    only: set[str] | None = None
+    if not options.selection.everything:
+        try:
+            only = select_trajectories(
+                load_dataset(dataset, partial=True).trajectories, options.selection
+            )
+        except SelectionError as error:
+            raise EvaluationError(f"{dataset}: {error}") from error
     emit(ReplayStarted(dataset=dataset, folder=replay_folder))
     replay_summary, replay_reports = await replay_and_verify(
         dataset,
@@ -458,6 +482,7 @@ async def _evaluate_into(
         wait=options.wait,
         on_planned=lambda new, reused: emit(ReplayPlanned(new=new, reused=reused)),
         on_note=lambda text: emit(PhaseNote(text=text)),
+        only=only,
     )
     emit(ReplayFinished(summary=replay_summary, folder=replay_folder))
     baselines = write_baselines(dataset, folder, replay_reports)
@@ -488,6 +513,7 @@ async def _evaluate_into(
             ),
             wait=options.wait,
             executor=executor,
+            only=only,
         )
         records = list(read_records(folder / VERDICTS_FILE).values())
         emit(JudgingFinished(summary=judge_summary, records=records))
@@ -506,6 +532,9 @@ async def _evaluate_into(
         replicates=options.replicates,
         item_scoring=options.item_scoring,
         label_corrections=options.label_corrections,
+        folder_corrections=options.folder_corrections,
+        trajectories=only,
+        selection=options.selection,
     )
     return EvaluationResult(
         dataset=dataset,
@@ -586,9 +615,11 @@ async def replay_and_verify(
     wait: bool = False,
     on_planned: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    only: set[str] | None = None,
 ) -> tuple[ReplaySummary, dict[str, FidelityReport]]:
-    """Replay the dataset into ``folder`` (resuming an earlier ``agentjudge replay`` there) and
-    return the summary and each trajectory's report, verifier result included."""
+    """Replay the dataset (or the trajectories in ``only``) into ``folder`` (resuming an earlier
+    ``agentjudge replay`` there) and return the summary and each trajectory's report, verifier
+    result included."""
     with lock_folder(folder, wait=wait):  # held until the reports are read back
         summary = await replay_dataset(
             root,
@@ -599,6 +630,7 @@ async def replay_and_verify(
             wait=wait,
             on_planned=on_planned,
             on_note=on_note,
+            only=only,
         )
         return summary, read_reports(folder / REPORT_FILE)
 
@@ -625,7 +657,11 @@ def replay_notes(summary: ReplaySummary) -> list[str]:
 def write_baselines(
     root: Path, output: Path, replay_reports: dict[str, FidelityReport] | None
 ) -> list[Prediction]:
-    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``."""
+    """Compute every baseline on the dataset at ``root`` and (re)write ``baselines.jsonl``.
+
+    Always over the whole dataset, also when a run judges a subset: some baselines are fitted
+    on all the trajectories they see (the length threshold), so a subset's would differ from
+    the same trajectories' in a whole run; the report keeps the subset's rows."""
     dataset = load_dataset(root, partial=True)
     predictions = baseline_predictions(dataset.trajectories, dataset.tasks, replay_reports)
     output.mkdir(parents=True, exist_ok=True)
@@ -646,14 +682,27 @@ def report_folder(
     item_scoring: ItemScoring = "trajectory",
     label_corrections: Path | None = None,
     label_sources: Collection[str] = (),
+    folder_corrections: bool = True,
+    trajectories: Collection[str] | None = None,
+    selection: Selection | None = None,
 ) -> tuple[BenchReport, ReportFiles]:
     """Score everything in a judge output folder and write the report (into ``output``, by
     default the folder itself). ``model_configured=False`` says in the report that no judge
     could run now. ``label_corrections`` (a ``dataset.corrections`` file) replaces the labels
-    it corrects; the report says how many. ``label_sources`` (``dataset.models.LabelSource``
-    names) scores only the trajectories whose label came from one of them. Raises
-    ``ValueError`` naming the file and line when that file does not parse."""
-    predictions = read_predictions(folder, label_corrections)
+    it corrects; without it, the folder's own ``label_corrections.jsonl`` (the corrections made
+    in ``agentjudge view``) is applied unless ``folder_corrections`` is False; the report says
+    how many labels were corrected, and from which file. ``label_sources``
+    (``dataset.models.LabelSource`` names) scores only the trajectories whose label came from
+    one of them; ``trajectories`` (ids chosen by ``selection``), only those. Raises
+    ``ValueError`` naming the file and line when a correction file does not parse."""
+    corrections_file = label_corrections
+    if corrections_file is None and folder_corrections:
+        own = folder / CORRECTIONS_FILE
+        corrections_file = own if own.is_file() else None
+    predictions = read_predictions(folder, corrections_file)
+    if trajectories is not None:
+        kept = set(trajectories)
+        predictions = [p for p in predictions if p.trajectory_id in kept]
     if label_sources:
         predictions = with_label_sources(predictions, label_sources)
     dataset = str(folder)
@@ -661,11 +710,14 @@ def report_folder(
     if summary_path.is_file():
         dataset = json.loads(summary_path.read_text(encoding="utf-8")).get("dataset", dataset)
     all_notes = list(notes)
-    if label_corrections is not None:
-        corrected = len(read_corrections(label_corrections))
+    if corrections_file is not None:
         all_notes.append(
-            f"Labels corrected by review: {corrected} label(s) from {label_corrections} "
-            "replace the dataset's."
+            corrections_note(corrections_file, predictions, from_folder=label_corrections is None)
+        )
+    if trajectories is not None:
+        chosen = selection.describe() if selection is not None else "a selection"
+        all_notes.append(
+            f"Scored only the {len(set(trajectories))} trajectory(ies) chosen by {chosen}."
         )
     if label_sources:
         all_notes.append(
@@ -689,3 +741,26 @@ def report_folder(
     files = write_report(report, output or folder)
     write_agent_ranking(output or folder, predictions, Path(dataset), replicates=replicates)
     return report, files
+
+
+CORRECTIONS_NOTE_PREFIX = "Labels corrected by review:"
+"""How the report's note on applied label corrections starts (the command line prints it)."""
+
+
+def corrections_note(path: Path, predictions: Sequence[Prediction], *, from_folder: bool) -> str:
+    """The report's note on the label corrections of ``path``: how many labels of these
+    predictions they correct, how many name nothing here, and (for the results folder's own
+    file, applied by default) how to score the dataset's labels instead."""
+    corrections = read_corrections(path)
+    subjects = {(p.trajectory_id, p.item_id) for p in predictions}
+    applied = sum(key in subjects for key in corrections)
+    note = f"{CORRECTIONS_NOTE_PREFIX} {applied} label(s) from {path} replace the dataset's"
+    unused = len(corrections) - applied
+    if unused:
+        note += f"; {unused} correction(s) there name no trajectory in these results"
+    if from_folder:
+        note += (
+            " (the corrections made in `agentjudge view`, applied by default; "
+            "--no-folder-corrections scores the dataset's own labels)"
+        )
+    return note + "."

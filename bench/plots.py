@@ -1,6 +1,7 @@
 """The bench report's figures: F1 against turn budget, confusion matrices, and cost against F1.
 
-Owns drawing only: every number comes from a ``BenchReport``. Each function builds its own
+Owns drawing only: every number comes from a ``BenchReport`` (the turn-budget figure's through
+``turn_plot``, which tests and the report's text alternative read too). Each function builds its own
 ``Figure`` on an Agg canvas (never pyplot), so plotting is headless and safe from any thread,
 and returns the figure as PNG bytes.
 """
@@ -11,15 +12,28 @@ import io
 import math
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator, StrMethodFormatter
 
-from bench.scores import BenchReport, ConfigScores, GroupScores, Interval
+from bench.scores import BenchReport, ConfigScores, GroupScores, Interval, TurnCurve
 
-__all__ = ["MAX_CONFUSION_PANELS", "PLOTS", "confusion_matrices", "cost_vs_f1", "f1_vs_turns"]
+__all__ = [
+    "MAX_CONFUSION_PANELS",
+    "PLOTS",
+    "Level",
+    "TurnPlot",
+    "confusion_matrices",
+    "cost_vs_f1",
+    "f1_vs_turns",
+    "f1_vs_turns_figure",
+    "turn_plot",
+]
 
 MAX_CONFUSION_PANELS = 24
 """Confusion matrices drawn at most; the title says when configurations were left out."""
@@ -119,52 +133,119 @@ def _place_labels(points: list[tuple[float, float, str]], low: float, high: floa
     return centres
 
 
-def f1_vs_turns(report: BenchReport) -> bytes:
-    """Draw overall F1 against the turn budget, one line with bootstrap error bars per judge
-    family in ``report.curves``, and every baseline as a dashed horizontal line at its overall
-    F1. With no curves the baselines are still drawn and the title says there were none."""
-    figure = _figure(7.5, 5.0)
+@dataclass(frozen=True)
+class Level:
+    """A configuration drawn as a horizontal line at its overall F1 on the turn-budget plot."""
+
+    label: str
+    """The legend's text for it."""
+    f1: float
+    """Its overall F1."""
+    interval: Interval | None
+    """Its bootstrap interval (drawn as a band for a judge)."""
+
+
+@dataclass(frozen=True)
+class TurnPlot:
+    """What the F1-vs-turn-budget figure draws, worked out from a report before any drawing."""
+
+    curves: list[TurnCurve]
+    """Judges with a turn budget: one line per family, F1 against the budget."""
+    flat_judges: list[Level]
+    """Judges without a turn budget (the LLM judge reading the trajectory only, the mobile
+    judge methods): a horizontal line each, with its interval as a band."""
+    baselines: list[Level]
+    """Baselines (no model): a dashed horizontal line each, in a legend of their own."""
+    without_f1: list[str] = field(default_factory=list)
+    """Configurations that have no overall F1 and are not drawn."""
+
+    @property
+    def budgets(self) -> list[int]:
+        """The turn budgets on the x axis."""
+        return sorted({p.turns for curve in self.curves for p in curve.points if p.turns > 0})
+
+
+def turn_plot(report: BenchReport) -> TurnPlot:
+    """Sort the report's configurations into what the turn-budget figure draws: every judge
+    mode appears, as a curve (with turn budgets) or as a level (without)."""
+    curves = [
+        curve
+        for curve in report.curves
+        if any(p.turns > 0 and p.f1 is not None for p in curve.points)
+    ]
+    flat: list[Level] = []
+    baselines: list[Level] = []
+    without: list[str] = []
+    for config in report.configs:
+        is_judge = config.config.kind == "judge"
+        if is_judge and config.config.turns > 0:
+            continue  # on a curve
+        overall = _overall(config)
+        label = config.label  # named as the curves' families are (the title flags scripts)
+        if overall is None or overall.f1 is None:
+            without.append(label)
+            continue
+        level = Level(label=label, f1=overall.f1, interval=overall.f1_interval)
+        (flat if is_judge else baselines).append(level)
+    return TurnPlot(curves=curves, flat_judges=flat, baselines=baselines, without_f1=without)
+
+
+def f1_vs_turns_figure(report: BenchReport) -> Figure:
+    """The F1-vs-turn-budget figure (see ``f1_vs_turns``), for callers that read its artists."""
+    data = turn_plot(report)
+    figure = _figure(7.5, 5.6)
     axes = figure.add_subplot()
     colours = [f"C{index}" for index in range(10)]
-    budgets = sorted({p.turns for curve in report.curves for p in curve.points if p.turns > 0})
-    drawn = 0
-    for index, curve in enumerate(report.curves):
+    judges: list[Artist | ErrorbarContainer] = []
+    for index, curve in enumerate(data.curves):
         points = [p for p in curve.points if p.turns > 0 and p.f1 is not None]
-        if not points:
-            continue
         values = [p.f1 for p in points if p.f1 is not None]
         bars = np.array([_error(p.f1, p.interval) for p in points if p.f1 is not None]).T
-        axes.errorbar(
+        drawn = axes.errorbar(
             [p.turns for p in points],
             values,
             yerr=bars,
             marker="o",
             capsize=4,
             color=colours[index % len(colours)],
-            label=_plain(curve.family + (f" [{curve.incomplete}]" if curve.incomplete else "")),
+            label=_plain(
+                f"{curve.family} (by turn budget)"
+                + (f" [{curve.incomplete}]" if curve.incomplete else "")
+            ),
         )
-        drawn += 1
-    baselines = [c for c in report.configs if c.config.kind == "baseline"]
-    without_f1: list[str] = []
-    for index, config in enumerate(baselines):
-        overall = _overall(config)
-        if overall is None or overall.f1 is None:
-            without_f1.append(config.label)
-            continue
-        axes.axhline(
-            overall.f1,
+        judges.append(drawn)
+    for index, level in enumerate(data.flat_judges, start=len(data.curves)):
+        colour = colours[index % len(colours)]
+        if level.interval is not None:
+            axes.axhspan(
+                level.interval.low, level.interval.high, color=colour, alpha=0.12, linewidth=0
+            )
+        line = axes.axhline(
+            level.f1,
+            linestyle="-.",
+            linewidth=2.0,
+            color=colour,
+            label=_plain(f"{level.label} (no turn budget; F1 {level.f1:.2f})"),
+        )
+        judges.append(line)
+    baselines: list[Artist] = []
+    for index, level in enumerate(data.baselines):
+        line = axes.axhline(
+            level.f1,
             linestyle="--",
-            linewidth=1.2,
+            linewidth=1.0,
             color=str(0.15 + 0.6 * (index % 4) / 4),
-            label=_plain(f"{config.label} (F1 {overall.f1:.2f})"),
+            label=_plain(f"{level.label} (F1 {level.f1:.2f})"),
         )
+        baselines.append(line)
+    budgets = data.budgets
     if budgets:
         axes.set_xscale("log", base=2)
         axes.xaxis.set_major_locator(FixedLocator(budgets))
         axes.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
         axes.xaxis.set_minor_locator(NullLocator())
         axes.set_xlim(budgets[0] / 1.5, budgets[-1] * 1.5)
-        axes.set_xlabel("turn budget (log2 scale)")
+        axes.set_xlabel("turn budget (log2 scale); judges without one are horizontal lines")
     else:
         axes.set_xticks([])
         axes.set_xlabel("turn budget: no judge was run with a turn budget")
@@ -172,16 +253,34 @@ def f1_vs_turns(report: BenchReport) -> bytes:
     axes.set_ylabel("overall F1 (95% bootstrap interval)")
     axes.grid(alpha=0.3)
     title = "Overall F1 vs turn budget" + _scripted_suffix(report)
-    if not drawn:
-        title += "\nno turn-budget curves: baselines only"
-    if without_f1:
-        title += "\n" + _wrap(f"baselines without an F1, not drawn: {_names(without_f1)}", 90)
+    if not data.curves and not data.flat_judges:
+        title += "\nno judge results: baselines only"
+    if data.without_f1:
+        title += "\n" + _wrap(f"without an F1, not drawn: {_names(data.without_f1)}", 90)
     axes.set_title(title, fontsize=10)
-    if axes.get_legend_handles_labels()[0]:
-        figure.legend(loc="outside lower center", ncols=2, fontsize=8)
-    else:
+    if judges:
+        figure.legend(
+            handles=judges, title="judges", loc="outside lower left", fontsize=7, title_fontsize=8
+        )
+    if baselines:
+        figure.legend(
+            handles=baselines,
+            title="baselines (no model)",
+            loc="outside lower right",
+            fontsize=7,
+            title_fontsize=8,
+        )
+    if not judges and not baselines:
         axes.text(0.5, 0.5, "nothing to draw", ha="center", va="center", transform=axes.transAxes)
-    return _png(figure)
+    return figure
+
+
+def f1_vs_turns(report: BenchReport) -> bytes:
+    """Draw overall F1 against the turn budget: one line with bootstrap error bars per judge
+    family that has turn budgets; every judge without one (the LLM judge, the mobile methods)
+    as a dash-dotted horizontal line over a band of its interval; and every baseline as a thin
+    dashed grey line in a legend of its own. With nothing to draw the title says so."""
+    return _png(f1_vs_turns_figure(report))
 
 
 def _confusion_rows(overall: GroupScores) -> list[list[int]]:

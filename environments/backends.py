@@ -109,8 +109,9 @@ class BackendChoice(BaseModel):
         return environment_kind(kind).default_backend
 
     def describe(self) -> str:
-        """Every kind's backend, in registration order (``local / embedded``)."""
-        return " / ".join(self.kinds.values())
+        """Every kind with its backend, in registration order (``filesystem local, postgres
+        embedded``): a header must say whose backend each is."""
+        return ", ".join(f"{kind} {backend}" for kind, backend in self.kinds.items())
 
 
 def _kind_named(name: str) -> EnvironmentKind:

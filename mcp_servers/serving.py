@@ -159,6 +159,34 @@ class ToolServer(Generic[ContextT]):
         )
 
 
+def with_tools_of(server: ToolServer[ContextT], other: ToolServer[Any]) -> ToolServer[ContextT]:
+    """``server`` with ``other``'s tools added (each still runs on ``other``'s context), for one
+    stdio server that offers an environment's tools and the trajectory's record together. A tool
+    name both have is a ``ValueError``."""
+    tools = dict(server.tools)
+    for name, spec in other.tools.items():
+        if name in tools:
+            raise ValueError(f"both servers have a tool named {name!r}")
+
+        async def on_other(_: ContextT, arguments: Any, spec: ToolSpec[Any] = spec) -> ToolResult:
+            return await spec.handler(other.context, arguments)
+
+        tools[name] = ToolSpec(
+            name=spec.name,
+            arguments=spec.arguments,
+            handler=on_other,
+            writes=spec.writes,
+            description=spec.description,
+            destructive=spec.destructive,
+            idempotent=spec.idempotent,
+            title=spec.title,
+        )
+    instructions = "\n\n".join(text for text in (server.instructions, other.instructions) if text)
+    return ToolServer(
+        server.name, tools, server.context, instructions=instructions, samples=server.samples
+    )
+
+
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve ``server`` over this process's stdin and stdout until the client hangs up."""
     async with stdio_server() as (read_stream, write_stream):

@@ -279,7 +279,7 @@ async def _replay_into(
             await providers.get(name)
         # Verifiers run in a bubblewrap box: without bwrap, say so once, before any replay.
         if any(job.item.task.verifier is not None for job in plan.pending):
-            require_bubblewrap()
+            await asyncio.to_thread(require_bubblewrap)  # may install it with apt (minutes)
         results = await results_file.run(
             plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )

@@ -36,6 +36,7 @@ import psutil
 
 from sandboxes.base import SandboxError
 from sandboxes.runs import current_run, track_process, untrack_process
+from sandboxes.system_packages import can_install, install_with_apt
 
 BOX_USER = 65534
 """The uid and gid (``nobody``/``nogroup``) the command runs as when the runtime is root."""
@@ -64,8 +65,9 @@ EXCERPT_BYTES = 64 * 2**10
 
 BUBBLEWRAP_HINT = (
     "dataset code (verify.py) runs in a bubblewrap box, and bwrap is not installed: install it "
-    "with `apt-get install bubblewrap`"
+    "with `apt-get install bubblewrap` (as root; a run as root installs it itself), then rerun"
 )
+"""The one line a machine without bubblewrap gets when the runtime cannot install it."""
 
 _SYSTEM_DIRECTORIES = ("/usr", "/etc")
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -79,9 +81,15 @@ class ConfinementError(SandboxError):
 
 
 def require_bubblewrap() -> str:
-    """The path of ``bwrap`` (and, as root, check ``setpriv`` too); ``ConfinementError`` saying
-    how to install what is missing otherwise."""
+    """The path of ``bwrap`` (and, as root, check ``setpriv`` too). A missing bubblewrap is
+    installed with apt when this process is root on a machine that has apt (as the image build
+    does with debootstrap); otherwise ``ConfinementError`` says in one line how to install it."""
     bwrap = shutil.which("bwrap")
+    if bwrap is None and can_install():
+        failure = install_with_apt("bubblewrap", "bwrap")
+        if failure is not None:
+            raise ConfinementError(f"{BUBBLEWRAP_HINT} ({failure})")
+        bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise ConfinementError(BUBBLEWRAP_HINT)
     if os.geteuid() == 0 and shutil.which("setpriv") is None:

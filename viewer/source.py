@@ -3,14 +3,17 @@
 A results folder (``verdicts.jsonl``, ``baselines.jsonl`` or ``summary.json`` in it) names its
 dataset in ``summary.json``; the replay reports are looked for where ``agentjudge judge`` puts
 them by default (``runs/replay/<dataset name>-<backend>/`` beside ``runs/judge/<dataset name>``),
-unless given. Label corrections go to ``label_corrections.jsonl`` in the results folder, or, for
-a dataset opened alone, to ``<dataset folder>.label_corrections.jsonl`` beside it: never inside
-the dataset.
+unless given. Label corrections go to ``label_corrections.jsonl`` in the results folder (where
+``agentjudge report`` applies them by default), or, for a dataset opened alone, to the user's
+data folder (``dataset_corrections_file``): never inside the dataset, nor anywhere in a
+checkout the dataset may belong to.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from dataset.corrections import CORRECTIONS_FILE
 from dataset.store import MANIFEST_FILE, TRAJECTORIES_DIR
 from replay.runner import REPORT_FILE
 
-__all__ = ["SourceError", "ViewSource", "open_source"]
+__all__ = ["SourceError", "ViewSource", "dataset_corrections_file", "open_source", "user_data_dir"]
 
 
 class SourceError(Exception):
@@ -98,6 +101,21 @@ def _default_replay(results: Path, dataset: Path | None) -> Path | None:
     return max(found, key=lambda folder: (folder / REPORT_FILE).stat().st_mtime)
 
 
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/agentjudge``, else ``~/.local/share/agentjudge`` (not created here)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "agentjudge"
+
+
+def dataset_corrections_file(dataset: Path) -> Path:
+    """Where the corrections of ``dataset`` opened alone go: one file per dataset folder in the
+    user's data folder, ``label-corrections/<folder name>-<hash of its absolute path>.jsonl``
+    (the same folder reached by another path or a symlink gets the same file)."""
+    resolved = dataset.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    return user_data_dir() / "label-corrections" / f"{resolved.name}-{digest}.jsonl"
+
+
 def open_source(
     path: Path,
     *,
@@ -124,12 +142,11 @@ def open_source(
             corrections=corrections or path / CORRECTIONS_FILE,
         )
     if (path / MANIFEST_FILE).is_file():
-        beside = path.resolve().parent / f"{path.resolve().name}.{CORRECTIONS_FILE}"
         return ViewSource(
             results=None,
             dataset=path,
             replay=replay,
-            corrections=corrections or beside,
+            corrections=corrections or dataset_corrections_file(path),
         )
     raise SourceError(
         f"{path}: neither a results folder ({VERDICTS_FILE}, {SUMMARY_FILE}) nor a dataset "

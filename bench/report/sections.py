@@ -12,6 +12,7 @@ import re
 from urllib.parse import quote
 
 from bench.error_tags import ERROR_TAGS
+from bench.plots import turn_plot
 from bench.report.blocks import (
     DASH,
     Block,
@@ -338,16 +339,23 @@ def ranking(report: BenchReport) -> list[Block]:
 
 def plots(report: BenchReport) -> list[Block]:
     """The three figures, each with a text alternative saying what it shows."""
-    families = [curve.family for curve in report.curves]
-    baselines = [config.label for config in _baselines(report)]
+    drawn = turn_plot(report)
+    families = [curve.family for curve in drawn.curves]
     if families:
         curves = f"{len(families)} judge famil{'y' if len(families) == 1 else 'ies'} "
         curves += f"({', '.join(families)})"
     else:
         curves = "no judge families (no turn-budget curves)"
+    flat = [level.label for level in drawn.flat_judges]
+    flat_text = (
+        f"{len(flat)} judge(s) without a turn budget ({', '.join(flat)}) as dash-dotted "
+        "horizontal lines with their interval as a band, "
+        if flat
+        else ""
+    )
     turns_alt = (
         f"Line chart of overall F1 (0 to 1) against turn budget on a log2 axis for {curves}, "
-        f"with {len(baselines)} baseline(s) as dashed horizontal lines."
+        f"with {flat_text}{len(drawn.baselines)} baseline(s) as dashed grey horizontal lines."
     )
     labels = ", ".join(config.label for config in report.configs) or "none"
     confusion_alt = (

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from dataset.actions import Computer13Action
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
-from mcp_servers.serving import ToolServer
+from mcp_servers.serving import ToolServer, with_tools_of
 from sandboxes.desktop.actions import ActionOutcome, perform_action
 from sandboxes.desktop.client import DesktopClient, DesktopControlError
 from sandboxes.desktop.observations import (
@@ -510,32 +510,3 @@ def desktop_server(
         perform=perform,
     )
     return ToolServer(SERVER_NAME, TOOLS, context, instructions=SERVER_INSTRUCTIONS)
-
-
-def with_tools_of(
-    server: ToolServer[DesktopContext], other: ToolServer[Any]
-) -> ToolServer[DesktopContext]:
-    """``server`` with ``other``'s tools added (each still runs on ``other``'s context), for one
-    stdio server that offers the desktop and the trajectory's record together."""
-    tools = dict(server.tools)
-    for name, spec in other.tools.items():
-        if name in tools:
-            raise ValueError(f"both servers have a tool named {name!r}")
-
-        async def on_other(
-            _: DesktopContext, arguments: Any, spec: ToolSpec[Any] = spec
-        ) -> ToolResult:
-            return await spec.handler(other.context, arguments)
-
-        tools[name] = ToolSpec(
-            name=spec.name,
-            arguments=spec.arguments,
-            handler=on_other,
-            writes=spec.writes,
-            description=spec.description,
-            destructive=spec.destructive,
-            idempotent=spec.idempotent,
-            title=spec.title,
-        )
-    instructions = "\n\n".join(text for text in (server.instructions, other.instructions) if text)
-    return ToolServer(server.name, tools, server.context, instructions=instructions)

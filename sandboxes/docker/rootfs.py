@@ -34,6 +34,7 @@ import docker.errors
 
 from sandboxes.base import SandboxError
 from sandboxes.filesystem.overlay import mounts_below
+from sandboxes.system_packages import can_install, install_with_apt
 from settings import get_settings
 
 logger = logging.getLogger(__name__)
@@ -246,24 +247,6 @@ DEBOOTSTRAP_HINT = (
 )
 """The one line a machine without debootstrap gets instead of a failed build."""
 
-_APT_TIMEOUT = 600.0
-
-
-def _apt_get(*arguments: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    command = ["apt-get", *arguments]
-    try:
-        return subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=_APT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return subprocess.CompletedProcess(command, 1, "", str(error))
-
 
 def require_debootstrap() -> None:
     """Make sure images can be built here: debootstrap installed, and root (for its chroot).
@@ -284,16 +267,11 @@ def require_debootstrap() -> None:
         )
     if installed:
         return
-    if shutil.which("apt-get") is None:
+    if not can_install():
         raise SandboxError(DEBOOTSTRAP_HINT)
-    logger.warning("debootstrap is not installed: installing it with apt-get")
-    done = _apt_get("install", "-y", "-qq", "debootstrap")
-    if done.returncode != 0:  # stale or missing package lists: refresh them once
-        _apt_get("update", "-qq")
-        done = _apt_get("install", "-y", "-qq", "debootstrap")
-    if done.returncode != 0 or shutil.which("debootstrap") is None:
-        last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
-        raise SandboxError(f"{DEBOOTSTRAP_HINT} (apt-get install debootstrap failed: {last})")
+    failure = install_with_apt("debootstrap", "debootstrap")
+    if failure is not None:
+        raise SandboxError(f"{DEBOOTSTRAP_HINT} ({failure})")
 
 
 def image_id(client: docker.DockerClient, tag: str) -> str | None:

@@ -49,6 +49,12 @@ async def test_serve_filesystem_shows_the_file_the_agent_wrote_read_only() -> No
         result = await client.call_tool("read_text_file", {"path": written})
         assert not result.is_error, _text(result)
         assert _text(result) == write["content"]
+        # The record's tools come with the environment's, as a tool-using judge has them.
+        assert {"VIEW_TRAJECTORY_STEP", "trajectory_overview"} <= names
+        step = await client.call_tool("VIEW_TRAJECTORY_STEP", {"step": 1})
+    recorded = _recorded(trajectory_id)["steps"][0]
+    assert not step.is_error, _text(step)
+    assert recorded["action"]["name"] in _text(step)
 
 
 async def test_serve_sql_shows_the_view_the_agent_created() -> None:
@@ -106,7 +112,10 @@ async def test_serve_desktop_gives_the_gui_tools_on_the_replayed_document() -> N
         names = {tool.name for tool in (await client.list_tools()).tools}
         observed = await client.call_tool("OBSERVE", {})
         pressed = await client.call_tool("HOTKEY", {"keys": ["ctrl", "home"]})
-    assert {"CLICK", "TYPING", "HOTKEY", "WAIT", "OBSERVE"} <= names
+        step = await client.call_tool("VIEW_TRAJECTORY_STEP", {"step": 1})
+    assert {"CLICK", "TYPING", "HOTKEY", "WAIT", "OBSERVE", "VIEW_TRAJECTORY_STEP"} <= names
+    assert not step.is_error, _text(step)
+    assert any(isinstance(block, types.ImageContent) for block in step.content)  # its screenshot
     assert not observed.is_error, _text(observed)
     assert untouched in _text(observed)
     assert any(isinstance(block, types.ImageContent) for block in observed.content)

@@ -1,12 +1,17 @@
-"""Scoring against reviewed labels: ``--label-corrections`` replaces the labels it corrects."""
+"""Scoring against reviewed labels: ``--label-corrections`` replaces the labels it corrects, and a
+results folder's own ``label_corrections.jsonl`` (the viewer's) applies by default."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from agentjudge.cli import app
 from bench.evaluate import report_folder
 from bench.results import BASELINES_FILE, JudgeConfig, Prediction, read_predictions
+from bench.scores import BenchReport
 from dataset.corrections import LabelCorrection, correction_line
 
 ALWAYS_PASS = JudgeConfig(kind="baseline", name="always-pass")
@@ -90,3 +95,56 @@ def test_the_report_scores_against_corrected_labels_and_says_so(tmp_path: Path) 
         folder, output=tmp_path / "out", replicates=20, label_corrections=path
     )
     assert any("Labels corrected by review: 2 label(s)" in note for note in report.notes)
+
+
+def _accuracy(report: BenchReport) -> float | None:
+    config = next(c for c in report.configs if c.config == ALWAYS_PASS)
+    return next(g.accuracy for g in config.groups if g.level == "overall")
+
+
+def test_the_results_folders_own_corrections_apply_by_default_and_can_be_turned_off(
+    tmp_path: Path,
+) -> None:
+    folder = _folder(tmp_path)
+    # As `agentjudge view` writes them: label_corrections.jsonl in the results folder.
+    written = _corrections(tmp_path, ("b", None, "PASS"), ("c", None, "PASS"), ("zz", None, "PASS"))
+    written.rename(folder / "label_corrections.jsonl")
+    report, _ = report_folder(folder, output=tmp_path / "out", replicates=20)
+    assert _accuracy(report) == 4 / 5
+    note = next(n for n in report.notes if n.startswith("Labels corrected by review:"))
+    assert "2 label(s)" in note  # b and c; zz names no trajectory here
+    assert "1 correction(s) there name no trajectory" in note
+    assert "--no-folder-corrections" in note
+    off, _ = report_folder(folder, output=tmp_path / "out", replicates=20, folder_corrections=False)
+    assert _accuracy(off) == 2 / 5
+    assert not any(n.startswith("Labels corrected by review:") for n in off.notes)
+
+
+def test_a_correction_file_given_replaces_the_folders_own(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    own = _corrections(tmp_path, ("b", None, "PASS"), ("c", None, "PASS"))
+    own.rename(folder / "label_corrections.jsonl")
+    given = _corrections(tmp_path, ("b", None, "PASS"))
+    report, _ = report_folder(
+        folder, output=tmp_path / "out", replicates=20, label_corrections=given
+    )
+    assert _accuracy(report) == 3 / 5
+    note = next(n for n in report.notes if n.startswith("Labels corrected by review:"))
+    assert str(given) in note
+    assert "--no-folder-corrections" not in note
+
+
+def test_report_command_says_how_many_corrections_it_applied(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    _corrections(tmp_path, ("b", None, "PASS")).rename(folder / "label_corrections.jsonl")
+    runner = CliRunner(env={"COLUMNS": "300"})
+    applied = runner.invoke(app, ["report", str(folder)])
+    assert applied.exit_code == 0, applied.output
+    assert "Labels corrected by review: 1 label(s) from" in applied.output
+    plain = runner.invoke(app, ["report", str(folder), "--no-folder-corrections"])
+    assert plain.exit_code == 0, plain.output
+    assert "Labels corrected by review" not in plain.output
+    (folder / "label_corrections.jsonl").write_text("{not json\n", encoding="utf-8")
+    broken = runner.invoke(app, ["report", str(folder)])
+    assert broken.exit_code == 2
+    assert "label_corrections.jsonl: line: line 1" in broken.output

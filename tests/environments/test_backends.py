@@ -46,7 +46,10 @@ def test_every_kind_gets_a_backend() -> None:
     }
     assert external.endpoints == {"postgres": "postgresql://u@h/db"}
     assert external.label("postgres") == "external"
-    assert external.describe() == "local / external / auto / local / local / local"
+    assert external.describe() == (
+        "filesystem local, postgres external, android auto, browser local, desktop local, "
+        "workspace local"
+    )
     partial = BackendChoice(kinds={"postgres": "docker"})
     assert partial.kinds == {
         "filesystem": "local",

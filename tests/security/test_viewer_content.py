@@ -21,6 +21,7 @@ import pytest
 from dataset.store import load_dataset
 from tests.replay.builders import FS_TASK, MINI
 from tests.viewer.test_viewer_browser import chromium, running_viewer
+from viewer.source import dataset_corrections_file
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +54,7 @@ async def test_svg_and_html_files_from_a_dataset_never_run_on_the_viewers_origin
     tmp_path: Path,
 ) -> None:
     root, trajectory = _dataset(tmp_path)
-    corrections = tmp_path / "ds.label_corrections.jsonl"
+    corrections = dataset_corrections_file(root)
     async with running_viewer(root, tmp_path / "cache") as url, chromium() as page:
         for name in ("chart.svg", "notes.html"):
             answer = await page.goto(f"{url}files/trajectories/{trajectory}/{name}")
@@ -88,4 +89,4 @@ async def test_a_correction_from_another_origin_is_refused(tmp_path: Path) -> No
 
         status = await asyncio.to_thread(post)
     assert status == 403
-    assert not (tmp_path / "ds.label_corrections.jsonl").exists()
+    assert not dataset_corrections_file(root).exists()

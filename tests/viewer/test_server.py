@@ -82,7 +82,7 @@ async def test_routes_answer_and_refuse_as_documented(tmp_path: Path) -> None:
     assert client.get(f"/api/runs?wrong=1&q={MOBILE}").json()["total"] == 1  # now the llm run
 
 
-def test_a_dataset_alone_lists_trajectories_and_keeps_corrections_beside_it(
+def test_a_dataset_alone_lists_trajectories_and_keeps_corrections_out_of_its_tree(
     tmp_path: Path,
 ) -> None:
     import shutil
@@ -102,7 +102,8 @@ def test_a_dataset_alone_lists_trajectories_and_keeps_corrections_beside_it(
     assert page["runs"] == []
     saved = client.post("/api/corrections", json={"trajectory_id": MOBILE, "label": "PASS"})
     assert saved.status_code == 200
-    assert (tmp_path / "mini.label_corrections.jsonl").is_file()
+    assert viewer.source.corrections.is_file()
+    assert not viewer.source.corrections.is_relative_to(tmp_path)
     assert sorted(path.name for path in copy.iterdir()) == sorted(
         path.name for path in MINI.iterdir()
     )

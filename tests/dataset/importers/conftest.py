@@ -4,13 +4,14 @@ importer tests that read them. Outside CI a missing folder skips those tests, sa
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-REAL_FORMATS = Path(__file__).resolve().parents[3].parent / "shared" / "real-formats"
+from tests.shared_data import SHARED, missing_shared
+
+REAL_FORMATS = SHARED / "real-formats"
 
 
 @pytest.fixture
@@ -19,11 +20,8 @@ def real_format() -> Callable[[str], Path]:
 
     def folder(name: str) -> Path:
         path = REAL_FORMATS / name
-        if path.is_dir():
-            return path
-        message = f"the real {name} files are not at {path} (../shared/real-formats)"
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(message + "; CI must have them")
-        pytest.skip(message)
+        if not path.is_dir():
+            missing_shared(path, f"the real {name} files (../shared/real-formats)")
+        return path
 
     return folder

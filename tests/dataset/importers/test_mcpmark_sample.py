@@ -1,7 +1,8 @@
 """The MCPMark importer on real runs: ``../shared/mcpmark-sample`` (15 runs of claude-sonnet-4.5,
 five Postgres tasks through three server implementations, MCPMark's task folders and Chinook).
 
-The sample is outside the repository; every test here skips, saying so, when it is absent. All
+The sample is outside the repository; every test here skips, saying so, when it is absent (and
+fails in CI, ``tests.shared_data``). All
 expectations are read from the sample's own files (its messages.json, meta.json and task folders).
 """
 
@@ -18,17 +19,14 @@ from typer.testing import CliRunner
 from agentjudge.cli import app
 from dataset.models import SqlSeedState, Trajectory
 from dataset.store import Dataset, load_dataset
+from tests.shared_data import SHARED, needs_shared
 
-SAMPLE = Path(__file__).resolve().parents[3].parent / "shared" / "mcpmark-sample"
+SAMPLE = SHARED / "mcpmark-sample"
 RUNS = SAMPLE / "runs"
 TASKS = SAMPLE / "tasks"
 ENVIRONMENTS = SAMPLE / "environments"
 
-pytestmark = pytest.mark.skipif(
-    not RUNS.is_dir(),
-    reason=f"the real MCPMark sample is not at {SAMPLE} (../shared/mcpmark-sample next to the "
-    "repository); these tests import it",
-)
+pytestmark = needs_shared(RUNS, "the real MCPMark sample's runs (these tests import it)")
 
 
 @dataclass

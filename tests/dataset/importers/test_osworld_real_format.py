@@ -20,14 +20,11 @@ from dataset.actions import Computer13Action, PyAutoGuiAction
 from dataset.importers.osworld import import_osworld
 from dataset.models import ExternalState, Task, Trajectory
 from dataset.store import load_dataset
+from tests.shared_data import SHARED, needs_shared
 
-REAL = Path(__file__).resolve().parents[3].parent / "shared" / "real-formats" / "osworld"
+REAL = SHARED / "real-formats" / "osworld"
 
-pytestmark = pytest.mark.skipif(
-    not REAL.is_dir(),
-    reason=f"OSWorld's real files are not at {REAL} (../shared/real-formats/osworld next to the "
-    "repository); they are test input only and not shipped with it",
-)
+pytestmark = needs_shared(REAL, "OSWorld's real files (test input only, not shipped)")
 
 SUBDOMAIN = {
     "libreoffice_calc": "excel",

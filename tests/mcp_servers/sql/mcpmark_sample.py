@@ -3,7 +3,7 @@
 Reads each run's ``messages.json`` on its own (pairing calls and outputs by ``call_id`` and
 unwrapping the JSON-inside-JSON outputs), so the tests derive every expectation from the
 recording and do not depend on the importer. Tests skip with a clear reason when the folder is
-absent.
+absent (and fail in CI, ``tests.shared_data``).
 """
 
 from __future__ import annotations
@@ -14,20 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from dataset.actions import ToolCallAction
 from dataset.models import Observation, Provenance, SqlSeedState, Step, Task, Trajectory
 from mcp_servers.sql.agent_tools import INSFORGE, POSTGRES_MCP, SUPABASE
+from tests.shared_data import SHARED, needs_shared
 
-SAMPLE = Path(__file__).resolve().parents[3].parent / "shared" / "mcpmark-sample"
+SAMPLE = SHARED / "mcpmark-sample"
 """Where the sample is expected: ``../shared/mcpmark-sample`` from the repository root."""
 
-needs_sample = pytest.mark.skipif(
-    not (SAMPLE / "runs").is_dir(),
-    reason=f"the real MCPMark runs are not at {SAMPLE} (../shared/mcpmark-sample next to the "
-    "checkout); these tests replay them",
-)
+needs_sample = needs_shared(SAMPLE / "runs", "the real MCPMark runs (these tests replay them)")
 
 SERVERS = {"crystaldba": POSTGRES_MCP, "supabase": SUPABASE, "insforge": INSFORGE}
 """The sample's server folders and the implementation each names."""

@@ -12,9 +12,10 @@ from dataset.models import SqlSeedState
 from dataset.store import load_dataset
 from sandboxes.base import SandboxError
 from sandboxes.postgres.seed_script import SeedStatement, read_seed
+from tests.shared_data import SHARED, needs_shared
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-MCPMARK_SAMPLE = REPOSITORY.parent / "shared" / "mcpmark-sample"
+MCPMARK_SAMPLE = SHARED / "mcpmark-sample"
 SEED = Path("/data/task/seed.sql")
 
 
@@ -131,9 +132,7 @@ def test_the_ds_suite_seeds_read_as_sql() -> None:
         assert all(statement.sql.rstrip().endswith(";") for statement in statements), seed
 
 
-@pytest.mark.skipif(
-    not MCPMARK_SAMPLE.is_dir(), reason=f"the MCPMark sample is not at {MCPMARK_SAMPLE}"
-)
+@needs_shared(MCPMARK_SAMPLE, "the MCPMark sample")
 def test_the_mcpmark_chinook_dump_reads_with_its_copy_blocks() -> None:
     seed = MCPMARK_SAMPLE / "environments" / "chinook.sql"
     statements = read_seed(seed.read_bytes(), seed)

@@ -16,6 +16,7 @@ from sandboxes.postgres.provider import ClusterPostgresProvider
 from sandboxes.postgres.sandbox import PostgresCluster
 from sandboxes.runs import current_run
 from tests.sandboxes.postgres.helpers import SHOP_SEED, count, fetch, run_owned, write_task
+from tests.shared_data import SHARED, needs_shared
 
 Shop = tuple[Task, Path]
 
@@ -161,12 +162,10 @@ async def test_eight_concurrent_sandboxes_share_one_template(
     assert len([name for name in databases if "_tpl_" in name]) == 1
 
 
-CHINOOK = Path(__file__).resolve().parents[4] / "shared" / "mcpmark-sample" / "environments"
+CHINOOK = SHARED / "mcpmark-sample" / "environments"
 
 
-@pytest.mark.skipif(
-    not (CHINOOK / "chinook.sql").is_file(), reason=f"the MCPMark sample is not in {CHINOOK}"
-)
+@needs_shared(CHINOOK / "chinook.sql", "the MCPMark sample's Chinook dump")
 async def test_the_mcpmark_chinook_dump_seeds_as_sql(
     embedded_cluster: PostgresCluster, tmp_path: Path
 ) -> None:
