@@ -42,6 +42,7 @@ from bench.grid_runner import (
     JudgeSummary,
 )
 from dataset.screenshots import parse_screenshot_policy
+from environments.capacity import parse_jobs
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
 from judge_agent.modes import check_method_options, mode_names, select_modes
@@ -56,6 +57,13 @@ NO_MODEL_LEAD = (
     "No judge model is configured, so only the replay, the verifier check and the baselines ran."
 )
 """Printed before the registry's hint on how to configure a model (``no_model_hint``)."""
+
+
+def _jobs(value: str) -> int | None:
+    try:
+        return parse_jobs(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--jobs") from None
 
 
 def _policy(option: str, value: str) -> str:
@@ -336,8 +344,13 @@ def judge(
         int, typer.Option(min=1, help="Independent runs per configuration.", rich_help_panel="Grid")
     ] = 1,
     jobs: Annotated[
-        int, typer.Option(min=1, help="Concurrent judge runs.", rich_help_panel="Limits")
-    ] = 4,
+        str,
+        typer.Option(
+            help="Concurrent replays and judge runs: a number, or auto (as many as this "
+            "machine's CPUs and memory hold of the dataset's kinds).",
+            rich_help_panel="Limits",
+        ),
+    ] = "auto",
     max_connections: Annotated[
         int, typer.Option(min=1, help="Concurrent model calls.", rich_help_panel="Limits")
     ] = 8,
@@ -584,7 +597,7 @@ def judge(
         endpoints=choice.endpoints,
         kind_options=choice.options,
         environments=supplied_environments(environment),
-        jobs=jobs,
+        jobs=_jobs(jobs),
         max_connections=max_connections,
         cache=cache,
         fresh=fresh,

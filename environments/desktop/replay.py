@@ -61,6 +61,8 @@ CATCH_UP_QUIET = 0.15
 the middle of painting is wasted)."""
 CATCH_UP_INTERVAL = 0.1
 """Seconds between those looks."""
+COULD_NOT_RUN = "the action could not run"
+"""How the error of an action the desktop could not take at all begins."""
 RECORDED_WAIT_LIMIT = 5.0
 """Longest recorded wait replay repeats, for a WAIT step without a recorded screen (a step with
 one waits for its screen instead)."""
@@ -179,7 +181,7 @@ async def replay_gui_step(
         )
     except Exception as error:  # a broken desktop must fail this step, not the whole run
         performed = PerformedAction(
-            status="failed", error=f"the action could not run: {type(error).__name__}: {error}"
+            status="failed", error=f"{COULD_NOT_RUN}: {type(error).__name__}: {error}"
         )
     timings["action"] = performed.action_seconds
     timings["settle"] = performed.settle_seconds
@@ -237,6 +239,8 @@ def _failed(outcome: StepFidelity, performed: PerformedAction, position: str, si
     outcome.status = "failed"
     outcome.replayed_error = True
     outcome.message = f"{position}: {lines[-1] if lines else 'the action failed'}"
+    # a desktop that stopped answering may do better on a fresh start; code that raised will not
+    outcome.retry = not signal and performed.error.startswith(COULD_NOT_RUN)
     outcome.effect, outcome.effect_reason = (
         ("presentation", "a signal touches nothing")
         if signal
