@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -56,6 +57,10 @@ CATCH_UP_SECONDS = 6.0
 """Seconds replay keeps looking again at a step whose screen differs from the record before it
 calls the step diverged: a machine busy with other desktops can leave a screen still for the
 usual settling time and then paint the rest (a placeholder, a redrawn ruler)."""
+CATCH_UP_AFTER_DIVERGENCE = 1.0
+"""Seconds replay looks again on a desktop that already diverged at an earlier step: it is off
+the record, so its later screens will mostly differ too, and waiting the full
+``CATCH_UP_SECONDS`` at each would only make the report late."""
 CATCH_UP_QUIET = 0.15
 """While looking again: seconds the screen must stay unchanged for a look to count (a look in
 the middle of painting is wasted)."""
@@ -126,6 +131,10 @@ def _name(action: Computer13Action | PyAutoGuiAction) -> str:
     if isinstance(action, Computer13Action):
         return action.action_type
     return f"pyautogui {action.code.strip()}" if action.is_control else "pyautogui"
+
+
+_DIVERGED: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+"""Desktops whose replay already diverged at some step."""
 
 
 def _recorded_wait(step: Step, action: Computer13Action | PyAutoGuiAction) -> float:
@@ -288,7 +297,8 @@ async def _catch_up(
     (what of the record the first look compared); the differences of the last look (empty once
     it matched, with the wait on ``outcome``)."""
     started = time.monotonic()
-    while differences and time.monotonic() - started < CATCH_UP_SECONDS:
+    limit = CATCH_UP_AFTER_DIVERGENCE if sandbox in _DIVERGED else CATCH_UP_SECONDS
+    while differences and time.monotonic() - started < limit:
         await asyncio.sleep(CATCH_UP_INTERVAL)
         try:
             again = await kind.observe_screen(
@@ -303,6 +313,8 @@ async def _catch_up(
         if not differences:
             outcome.caught_up_seconds = round(time.monotonic() - started, 3)
     timings["catch_up"] = time.monotonic() - started
+    if differences:
+        _DIVERGED.add(sandbox)
     return differences
 
 

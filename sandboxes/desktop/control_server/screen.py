@@ -16,7 +16,7 @@ import time
 import zlib
 from typing import Any
 
-from PIL import Image, features
+from PIL import Image, ImageChops, features
 from Xlib import X, display
 
 
@@ -65,10 +65,11 @@ class Screen:
     def settled_screenshot(
         self, quiet: float, timeout: float, interval: float = 0.04
     ) -> tuple[Image.Image, bool, float]:
-        """The screen once its framebuffer stayed the same, byte for byte, for ``quiet``
-        seconds (grabbed every ``interval``), or as it is after ``timeout`` seconds; with
-        whether it settled and the seconds waited. Comparing raw grabs here costs a few
-        milliseconds a look, where a PNG sent to the client and compared there costs tens."""
+        """The screen once its framebuffer stayed the same, byte for byte but for a blinking
+        text cursor, for ``quiet`` seconds (grabbed every ``interval``), or as it is after
+        ``timeout`` seconds; with whether it settled and the seconds waited. Comparing raw
+        grabs here costs a few milliseconds a look, where a PNG sent to the client and compared
+        there costs tens."""
         started = time.monotonic()
         image = self._grab()
         previous = image.tobytes()
@@ -84,7 +85,7 @@ class Screen:
             time.sleep(interval)
             grabbed = self._grab()
             current = grabbed.tobytes()
-            if current != previous:
+            if current != previous and not _only_a_cursor_blinked(image, grabbed):
                 image, previous, same_since = grabbed, current, time.monotonic()
         return self._with_pointer(image), settled, time.monotonic() - started
 
@@ -113,6 +114,19 @@ class Screen:
     def close(self) -> None:
         """Close the X connection."""
         self._display.close()
+
+
+CURSOR_BOX = (3, 64)
+"""Width and height in pixels within which all of a change between two grabs may be a text
+cursor blinking (a bar one or two pixels wide, as tall as a line or a cell)."""
+
+
+def _only_a_cursor_blinked(before: Image.Image, after: Image.Image) -> bool:
+    """Whether everything that differs between two grabs fits in a text cursor's box."""
+    box = ImageChops.difference(before, after).getbbox()
+    if box is None:
+        return True
+    return box[2] - box[0] <= CURSOR_BOX[0] and box[3] - box[1] <= CURSOR_BOX[1]
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
