@@ -374,8 +374,8 @@ async def replay_figures(backend: str, provider: DesktopProvider, names: list[st
         figure(
             f"[{backend}] one replayed GUI step (settle, compare)", steps, TARGETS_MS["replay step"]
         )
-        for part, seconds in sorted(parts.items()):
-            total = sum(seconds) / len(steps)
+        for part, spent in sorted(parts.items()):
+            total = sum(spent) / len(steps)
             print(f"[{backend}]   of which {part}: {total * 1000:.0f} ms a step on average")
 
 

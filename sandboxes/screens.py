@@ -222,7 +222,7 @@ def _fine_changes(
     rows, columns = -(-height // CELL), -(-width // CELL)
     padded_mask = np.zeros((rows * CELL, columns * CELL), dtype=bool)
     padded_mask[:height, :width] = strong
-    cells = padded_mask.reshape(rows, CELL, columns, CELL).any(axis=(1, 3))
+    cells = np.asarray(padded_mask.reshape(rows, CELL, columns, CELL).any(axis=(1, 3)))
     padded_new = np.pad(new, shift, mode="edge") if shift else new
     boxes: list[tuple[int, int, int, int]] = []
     for group in _components(cells):

@@ -120,7 +120,7 @@ async def test_formatting_a_replay_lacks_is_a_divergence_at_that_step(tmp_path: 
             )
             report = result.report
             if run_id == "unedited":
-                assert report.verdict == "faithful", [s.diff for s in report.steps if s.diff]
+                assert report.verdict == "faithful", (report.problems, report.steps)
                 continue
             index = edited[run_id]
             assert report.verdict == "diverged", run_id

@@ -83,7 +83,7 @@ def _document(style: str = "Regular", *, underline: bool = False, cursor: int | 
     word_font = ImageFont.truetype(LIBERATION.format(style), 15)
     for row in range(12):
         y = 200 + 22 * row + (dy if row == 3 else 0)
-        x = 400
+        x = 400.0
         fonts = (regular, word_font if row == 3 else regular, regular)
         for part, font in zip(SENTENCE, fonts, strict=True):
             draw.text((x, y), part, fill="black", font=font)
