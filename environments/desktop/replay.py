@@ -53,7 +53,7 @@ __all__ = [
     "tree_elements",
 ]
 
-CATCH_UP_SECONDS = 6.0
+CATCH_UP_SECONDS = 8.0
 """Seconds replay keeps looking again at a step whose screen differs from the record before it
 calls the step diverged: a machine busy with other desktops can leave a screen still for the
 usual settling time and then paint the rest (a placeholder, a redrawn ruler)."""
