@@ -45,6 +45,7 @@ from bench.grid_runner import (
     JudgeSummary,
 )
 from dataset.screenshots import parse_screenshot_policy
+from environments.capacity import parse_jobs
 from judge_agent.conversation import JudgeLimits
 from judge_agent.model import GenerateConfig
 from judge_agent.modes import check_method_options, judge_mode, mode_names, select_modes
@@ -88,6 +89,13 @@ def model_help() -> str:
         "Judge model as provider/model, e.g. openai/gpt-4o-mini (default: $JUDGE_MODEL). "
         f"Providers: {', '.join(provider_names())}."
     )
+
+
+def _jobs(value: str) -> int | None:
+    try:
+        return parse_jobs(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--jobs") from None
 
 
 def _policy(option: str, value: str) -> str:
@@ -442,8 +450,13 @@ def judge(
         int, typer.Option(min=1, help="Independent runs per configuration.", rich_help_panel="Grid")
     ] = 1,
     jobs: Annotated[
-        int, typer.Option(min=1, help="Concurrent judge runs.", rich_help_panel="Limits")
-    ] = 4,
+        str,
+        typer.Option(
+            help="Concurrent replays and judge runs: a number, or auto (as many as this "
+            "machine's CPUs and memory hold of the dataset's kinds).",
+            rich_help_panel="Limits",
+        ),
+    ] = "auto",
     max_connections: Annotated[
         int, typer.Option(min=1, help="Concurrent model calls.", rich_help_panel="Limits")
     ] = 8,
@@ -703,7 +716,7 @@ def judge(
         endpoints=choice.endpoints,
         kind_options=choice.options,
         environments=supplied_environments(environment),
-        jobs=jobs,
+        jobs=_jobs(jobs),
         max_connections=max_connections,
         cache=cache,
         fresh=fresh,

@@ -28,6 +28,7 @@ from agentjudge.paths import (
     supplied_environments,
 )
 from agentjudge.subset import LimitOption, OnlyOption, selected_ids, selection
+from environments.capacity import parse_jobs
 from replay.report import FidelityReport
 from replay.runner import (
     DEFAULT_OUTPUT,
@@ -111,7 +112,14 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
     for problem in summary.problems:
         console.print(problem, markup=False)
     console.print(
-        f"{summary.resumed} report(s) reused from an earlier run; {summary.seconds:.1f} s. "
+        f"{summary.resumed} report(s) reused from an earlier run"
+        + (
+            f" ({summary.resumed_not_faithful} of them diverged or failed: --fresh replays "
+            "them again)"
+            if summary.resumed_not_faithful
+            else ""
+        )
+        + f"; {summary.jobs} at once; {summary.seconds:.1f} s. "
         f"Reports: {output / REPORT_FILE}, {output / SUMMARY_FILE}",
         markup=False,
     )
@@ -128,7 +136,11 @@ def report_line(report: FidelityReport) -> str:
     elif check is not None and check.agrees is not None:
         agrees = " verifier agrees" if check.agrees else " VERIFIER DISAGREES"
     effect = {"presentation": " (shown only)", "state": " (state)"}.get(report.divergence or "", "")
-    return f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)"
+    recheck = f" [{report.recheck}]" if report.recheck else ""
+    return (
+        f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)"
+        f"{recheck}"
+    )
 
 
 class _Progress:
@@ -155,7 +167,13 @@ def replay(
     backend: BackendOption = "auto",
     endpoint: EndpointOption = None,
     kind_option: KindOptionOption = None,
-    jobs: Annotated[int, typer.Option(min=1, help="Trajectories replayed concurrently.")] = 4,
+    jobs: Annotated[
+        str,
+        typer.Option(
+            help="Trajectories replayed concurrently: a number, or auto (as many as this "
+            "machine's CPUs and memory hold of the kinds replayed: 2 desktops on 2 cores)."
+        ),
+    ] = "auto",
     only: OnlyOption = None,
     limit: LimitOption = None,
     environment: SuppliedEnvironments = None,
@@ -199,6 +217,10 @@ def replay(
     missing or the report folder is in use.
     """
     require_dataset(dataset)
+    try:
+        concurrency = parse_jobs(jobs)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--jobs") from None
     settings = parse_kind_settings(
         endpoint, kind_option, dsn=dsn, desktop_url=desktop_url, seed_timeout=seed_timeout
     )
@@ -219,7 +241,7 @@ def replay(
                 dataset,
                 folder,
                 choice=choice,
-                jobs=jobs,
+                jobs=concurrency,
                 fresh=fresh,
                 on_report=progress.report,
                 wait=wait,

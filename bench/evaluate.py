@@ -50,7 +50,9 @@ from dataset.problems import DatasetError
 from dataset.selection import Selection, SelectionError, select_trajectories
 from dataset.store import DatasetNotFoundError, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice
+from environments.capacity import auto_jobs
 from environments.kind import CommandLineBackend
+from environments.registry import kind_for_task
 from judge_agent.model import ModelAPI, ModelFailureKind
 from judge_agent.providers.registry import no_model_hint
 from replay.report import FidelityReport
@@ -150,8 +152,9 @@ class EvaluationOptions(BaseModel):
     ``seed_timeout``); each kind's ``options_model`` validates its own."""
     environments: dict[str, Path] = Field(default_factory=dict)
     """Starting states supplied by task id, replacing the tasks' own (``--environment``)."""
-    jobs: PositiveInt = 4
-    """Concurrent replays, and concurrent judge runs."""
+    jobs: PositiveInt | None = None
+    """Concurrent replays, and concurrent judge runs (None: as many as this machine's CPUs and
+    memory hold of the dataset's kinds, ``environments.capacity.auto_jobs``)."""
     max_connections: PositiveInt = 8
     """Concurrent model calls across all judge runs."""
     cache: bool = True
@@ -496,7 +499,7 @@ async def _evaluate_into(
             dataset,
             folder,
             arms=arms,
-            jobs=options.jobs,
+            jobs=options.jobs or dataset_jobs(dataset),
             max_connections=options.max_connections,
             fresh=options.fresh,
             retry_invalid=options.retry_invalid,
@@ -601,6 +604,14 @@ def _built(name: str, cache: bool) -> ModelAPI:
     return _cached(get_model(name), cache)
 
 
+def dataset_jobs(root: Path) -> int:
+    """Runs at once for the dataset at ``root``: as many as this machine holds of its tasks'
+    kinds (``environments.capacity.auto_jobs``)."""
+    tasks = load_dataset(root, partial=True).tasks.values()
+    kinds = {kind.name: kind for kind in map(kind_for_task, tasks) if kind is not None}
+    return auto_jobs(kind.worker_resources for kind in kinds.values())
+
+
 def _same(model: ModelAPI) -> ModelAPI:
     return model
 
@@ -610,7 +621,7 @@ async def replay_and_verify(
     folder: Path,
     choice: BackendChoice,
     *,
-    jobs: int = 4,
+    jobs: int | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
     wait: bool = False,
     on_planned: Callable[[int, int], None] | None = None,

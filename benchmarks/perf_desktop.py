@@ -9,7 +9,11 @@ Measures, per desktop backend (``local`` and ``docker``; ``--backend`` picks som
 - the linearised accessibility tree (fetched as XML, then linearised and trimmed to the budget)
   of a Writer page (target 1 s) and of a Calc sheet (target 2 s);
 - one replayed action (a click, typed text), without the pause a replay adds (target 0.5 s);
-- 4 desktops started at once, all ready, and each one's peak memory (its cgroup's peak).
+- 4 desktops started at once, all ready, and each one's peak memory (its cgroup's peak);
+- GUI replay of recorded runs of ``datasets/gui`` (``--replay-runs``): the time of one replayed
+  step (target 0.8 s) with where it went (the action, the wait for a settled screen, the tree,
+  the comparison), and a run's time to ready for a judge (desktop start plus every step; target
+  10 s for a 9-step run), each run's verdict printed.
 
 The machine is shared: each figure is a median and a 95th percentile over several runs, and,
 for backends whose processes are visible from here (``local``; ``docker`` through the
@@ -27,7 +31,7 @@ import statistics
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 import docx
@@ -41,6 +45,8 @@ from sandboxes.desktop.observations import find_nodes, linearize_tree
 from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
 
 TARGETS_MS = {
+    "replay step": 800.0,
+    "run ready": 10_000.0,
     "ready local": 3000.0,
     "ready docker": 5000.0,
     "screenshot": 150.0,
@@ -310,10 +316,77 @@ async def together_figures(backend: str, provider: DesktopProvider, data: bytes)
         print(f"[{backend}] peak memory per desktop: not measurable (no memory cgroup)")
 
 
-async def main(backends: list[str], runs: int) -> None:
+GUI_DATASET = Path(__file__).resolve().parent.parent / "datasets" / "gui"
+"""The GUI suite whose recorded runs the replay figures replay."""
+REPLAY_RUNS = (
+    "gui-calc-fill-line-totals--typed",
+    "gui-writer-underline-warning--careful",
+    "gui-impress-retitle-first--careful",
+    "gui-calc-fix-price--escaped",
+    "gui-writer-bold-title--careful",
+)
+"""Recorded runs replayed for the replay figures: the three applications, 7 to 9 steps."""
+
+
+async def replay_figures(backend: str, provider: DesktopProvider, names: list[str]) -> None:
+    """Replay recorded GUI runs step by step as ``agentjudge replay`` does (the desktop kind's
+    ``replay_step``), timing each step and each run from its desktop's start."""
+    from dataset.store import TRAJECTORIES_DIR, load_dataset
+    from environments.desktop.kind import KIND
+    from environments.steps import RecordedStep
+
+    dataset = load_dataset(GUI_DATASET, partial=True)
+    steps: list[float] = []
+    parts: dict[str, list[float]] = {}
+    for name in names:
+        trajectory = dataset.trajectories.get(name)
+        if trajectory is None:
+            print(f"[{backend}] no run {name} in {GUI_DATASET}")
+            continue
+        task = dataset.tasks[trajectory.task_id]
+        started = time.perf_counter()
+        desktop = await provider.create(task, dataset.task_dir(task.id))
+        up = time.perf_counter() - started
+        statuses: list[str] = []
+        try:
+            for step in trajectory.steps:
+                recorded = RecordedStep(
+                    step,
+                    f"{TRAJECTORIES_DIR}/{name}.json",
+                    trajectory,
+                    GUI_DATASET / TRAJECTORIES_DIR,
+                )
+                fidelity = await KIND.replay_step(desktop, recorded)
+                statuses.append(fidelity.status)
+                steps.append(fidelity.seconds or 0.0)
+                for part, seconds in (fidelity.timings or {}).items():
+                    parts.setdefault(part, []).append(seconds)
+        finally:
+            await desktop.destroy()
+        ready = time.perf_counter() - started
+        verdict = "faithful" if set(statuses) <= {"match", "unrecorded"} else "NOT faithful"
+        target = "met" if len(statuses) > 9 or ready <= TARGETS_MS["run ready"] / 1000 else "MISSED"
+        print(
+            f"[{backend}] replayed {name} ({len(statuses)} steps): desktop up {up:.1f} s, ready "
+            f"for a judge {ready:.1f} s ({target} for <= 9 steps), {verdict} {statuses}"
+        )
+    if steps:
+        figure(
+            f"[{backend}] one replayed GUI step (settle, compare)", steps, TARGETS_MS["replay step"]
+        )
+        for part, spent in sorted(parts.items()):
+            total = sum(spent) / len(steps)
+            print(f"[{backend}]   of which {part}: {total * 1000:.0f} ms a step on average")
+
+
+async def main(backends: list[str], runs: int, replay_runs: list[str], only_replay: bool) -> None:
     print("load average before: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     for backend in backends:
-        await measure(backend, runs)
+        if not only_replay:
+            await measure(backend, runs)
+        print(f"-- GUI replay, desktop backend: {backend}")
+        async with BACKENDS[backend]() as provider:
+            await replay_figures(backend, provider, replay_runs)
     print("load average after: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
 
 
@@ -323,5 +396,18 @@ if __name__ == "__main__":
         "--backend", action="append", choices=sorted(BACKENDS), help="default: every backend"
     )
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (some take more)")
+    parser.add_argument(
+        "--replay-run",
+        action="append",
+        help="a recorded run of datasets/gui to replay (default: five of 7-9 steps)",
+    )
+    parser.add_argument("--only-replay", action="store_true", help="only the GUI replay figures")
     options = parser.parse_args()
-    asyncio.run(main(options.backend or list(BACKENDS), options.runs))
+    asyncio.run(
+        main(
+            options.backend or list(BACKENDS),
+            options.runs,
+            options.replay_run or list(REPLAY_RUNS),
+            options.only_replay,
+        )
+    )

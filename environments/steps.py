@@ -79,6 +79,16 @@ class StepFidelity(BaseModel):
     """Steps with a screen: when the screen came to what the record shows only after replay
     looked again (a busy machine paints late), how many seconds after the usual settling; None
     when it matched at once or never did."""
+    seconds: float | None = None
+    """Wall time of the step's replay (acting, waiting, observing and comparing), when the kind
+    measures it."""
+    timings: dict[str, float] | None = None
+    """Where the step's time went, by part (the kind names them: ``action``, ``settle``,
+    ``tree``, ``compare``...), in seconds."""
+    retry: bool = False
+    """For ``diverged`` and ``failed`` steps: the kind asks replay to replay the whole run once
+    more on a fresh sandbox before it reports the difference (a difference a busy machine can
+    cause, such as a screen painted late)."""
 
 
 @dataclass(frozen=True)

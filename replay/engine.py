@@ -30,7 +30,7 @@ from replay.report import (
     overall_verdict,
 )
 from replay.verifier import run_verifier
-from sandboxes.base import Sandbox, SandboxError, SandboxNotReadyError, Snapshot
+from sandboxes.base import Sandbox, SandboxError, SandboxNotReadyError, SandboxProvider, Snapshot
 
 
 @dataclass
@@ -236,11 +236,61 @@ async def replay_trajectory(
     except SandboxError as error:
         return failed(error)
     provider = await providers.get(kind.name)
+    blank = report.model_copy(deep=True)
+    result = await _attempt(
+        kind, provider, trajectory, task, task_dir, start, start_dir, report, file,
+        keep=keep, verify=verify, trajectory_dir=trajectory_dir,
+    )  # fmt: skip
+    if _retry_asked(result.report):
+        first = result.report
+        if result.snapshot is not None:
+            await result.snapshot.destroy()
+        again = blank.model_copy(deep=True)
+        result = await _attempt(
+            kind, provider, trajectory, task, task_dir, start, start_dir, again, file,
+            keep=keep, verify=verify, trajectory_dir=trajectory_dir,
+        )  # fmt: skip
+        result.report.attempts = 2
+        result.report.first_verdict = first.verdict
+        result.report.first_diverged_steps = first.diverged_steps
+    result.report.seconds = time.perf_counter() - started
+    return result
+
+
+def _retry_asked(report: FidelityReport) -> bool:
+    """Whether the replay diverged or failed at a step whose kind asked for a replay on a fresh
+    sandbox before the difference is reported (``StepFidelity.retry``)."""
+    return report.verdict in ("diverged", "failed") and any(
+        step.retry for step in report.steps if step.status in ("diverged", "failed")
+    )
+
+
+async def _attempt(
+    kind: EnvironmentKind,
+    provider: SandboxProvider,
+    trajectory: Trajectory,
+    task: Task,
+    task_dir: Path,
+    start: Task,
+    start_dir: Path,
+    report: FidelityReport,
+    file: str,
+    *,
+    keep: bool,
+    verify: bool,
+    trajectory_dir: Path,
+) -> ReplayResult:
+    """One replay of ``trajectory`` into a fresh sandbox, filling ``report``."""
     try:
         sandbox = await provider.create(start, start_dir)
     except Exception as error:
+        report.verdict = "failed"
         report.not_ready = isinstance(error, SandboxNotReadyError)
-        return failed(error)
+        # A SandboxError names what of the task the backend refused (a bad file name, a
+        # missing document): replaying again would say the same. Anything else is the machine's.
+        report.infrastructure = not isinstance(error, SandboxError)
+        report.problems.append(f"tasks/{task.id}: could not build the initial state: {error}")
+        return ReplayResult(report)
     snapshot: Snapshot | None = None
     try:
         for step in trajectory.steps:
@@ -259,5 +309,4 @@ async def replay_trajectory(
     finally:
         if snapshot is None:
             await sandbox.destroy()
-    report.seconds = time.perf_counter() - started
     return ReplayResult(report, snapshot)

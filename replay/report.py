@@ -105,8 +105,44 @@ class FidelityReport(_Model):
     not_ready: bool = False
     """For ``failed``: the sandbox was made but never got ready (after the provider's own
     retries), which says nothing about the trajectory; a resumed run replays it again."""
+    infrastructure: bool = False
+    """For ``failed``: making the sandbox broke with an error that is not the backend's refusal
+    of the task (``SandboxError``), i.e. the machine's fault, not the trajectory's; a resumed run
+    replays it again."""
+    attempts: int = 1
+    """Replays made: 2 when a step the kind asked to re-check (``StepFidelity.retry``) still
+    differed after the kind looked again, and the run was replayed once more on a fresh
+    sandbox; this report is then the second replay's."""
+    first_verdict: FidelityVerdict | None = None
+    """With ``attempts == 2``: the first replay's verdict."""
+    first_diverged_steps: list[int] = Field(default_factory=list)
+    """With ``attempts == 2``: the steps at which the first replay diverged or failed."""
     seconds: float = 0.0
-    """Wall time of sandbox creation, replay and verification."""
+    """Wall time of sandbox creation, replay and verification (every attempt)."""
+
+    @property
+    def looked_again_steps(self) -> list[int]:
+        """Steps that came to the record only when the kind looked again."""
+        return [step.index for step in self.steps if step.caught_up_seconds is not None]
+
+    @property
+    def diverged_once(self) -> bool:
+        """The first replay diverged or failed and the second did not: a difference that did
+        not repeat (a busy machine, most likely), so the report is not reused on resume."""
+        return self.attempts > 1 and self.verdict == "faithful"
+
+    @property
+    def recheck(self) -> str | None:
+        """What re-checking did, in words, or None when nothing needed it."""
+        looked = self.looked_again_steps
+        parts = [f"looked again at steps {looked} until they matched"] if looked else []
+        if self.attempts > 1:
+            parts.append(
+                f"replayed again on a fresh sandbox after the first replay {self.first_verdict} "
+                f"at steps {self.first_diverged_steps}: "
+                + ("faithful the second time" if self.diverged_once else f"{self.verdict} again")
+            )
+        return "; ".join(parts) or None
 
     @property
     def diverged_steps(self) -> list[int]:

@@ -3,7 +3,8 @@
 Each trajectory's fidelity report is appended to ``fidelity.jsonl`` in the output folder (flushed
 and synced) the moment it is done, so an interrupted run loses at most the replays in flight.
 Running again skips trajectories that already have a report made from the same trajectory file
-on the same backend, except those whose sandbox never got ready (``fresh=True`` starts over);
+on the same backend, except those whose sandbox never got ready or could not be made, and those
+that diverged only once (``FidelityReport.diverged_once``; ``fresh=True`` starts over);
 the results file, resume and concurrency are ``storage.jobs``'s, and so is the output folder's
 lock: a second process replaying into the same folder stops with
 ``storage.locks.FolderBusyError`` before any work (or waits, ``wait=True``).
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice, ProviderSet
+from environments.capacity import auto_jobs
 from environments.kind import EnvironmentKind
 from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
@@ -98,6 +100,10 @@ class ReplaySummary(BaseModel):
     """Dataset problems and per-trajectory problems, each naming its file."""
     resumed: int = 0
     """Reports taken from an earlier run instead of replaying again."""
+    resumed_not_faithful: int = 0
+    """Of those, how many diverged or failed (``--fresh`` replays them again)."""
+    jobs: int = 0
+    """Replays run at once."""
     seconds: float = 0.0
     """Wall time of this run."""
 
@@ -187,11 +193,15 @@ def _jobs(
 
 def _is_current(job: Job[_Replay], earlier: FidelityReport) -> bool:
     """An earlier report counts when made from the same trajectory file on the same backend, and
-    not from a sandbox that never got ready (that says nothing about the trajectory)."""
+    not from a sandbox that never got ready or could not be made (that says nothing about the
+    trajectory), nor from a replay that diverged only once (the first of two replays differed,
+    the second did not: the next run looks again)."""
     return (
         earlier.trajectory_sha256 == job.item.digest
         and earlier.backend == job.item.backend
         and not earlier.not_ready
+        and not earlier.infrastructure
+        and not earlier.diverged_once
     )
 
 
@@ -200,7 +210,7 @@ async def replay_dataset(
     output: Path,
     *,
     choice: BackendChoice | None = None,
-    jobs: int = 4,
+    jobs: int | None = None,
     fresh: bool = False,
     only: set[str] | None = None,
     on_report: Callable[[FidelityReport], None] | None = None,
@@ -209,6 +219,8 @@ async def replay_dataset(
     on_note: Callable[[str], None] | None = None,
 ) -> ReplaySummary:
     """Replay every trajectory of the dataset at ``root``; write and return the summary.
+    ``jobs``: replays at once (None: as many as the machine holds of the kinds replayed,
+    ``environments.capacity.auto_jobs``).
 
     ``on_planned(new, reused)`` is called once the replays are planned, ``on_report`` with each
     report made, ``on_note`` with a line before a slow step that makes no report (starting a
@@ -235,7 +247,7 @@ async def _replay_into(
     root: Path,
     output: Path,
     choice: BackendChoice | None,
-    jobs: int,
+    jobs: int | None,
     only: set[str] | None,
     on_report: Callable[[FidelityReport], None] | None,
     on_planned: Callable[[int, int], None] | None = None,
@@ -280,6 +292,10 @@ async def _replay_into(
         # Verifiers run in a bubblewrap box: without bwrap, say so once, before any replay.
         if any(job.item.task.verifier is not None for job in plan.pending):
             await asyncio.to_thread(require_bubblewrap)  # may install it with apt (minutes)
+        if jobs is None:
+            jobs = auto_jobs(
+                job.item.kind.worker_resources for job in plan.pending if job.item.kind is not None
+            )
         results = await results_file.run(
             plan.pending, replay_one, concurrency=jobs, on_result=on_report
         )
@@ -289,6 +305,10 @@ async def _replay_into(
         problems.extend(report.problems)
     summary = summarise(str(root), choice, list(reports.values()), problems)
     summary.resumed = len(plan.reused)
+    summary.resumed_not_faithful = sum(
+        report.verdict in ("diverged", "failed") for report in plan.reused.values()
+    )
+    summary.jobs = jobs or 0
     summary.seconds = loop.time() - started
     write_json_atomic(output / SUMMARY_FILE, json.loads(summary.model_dump_json()))
     return summary

@@ -7,6 +7,12 @@ when at most ``CHANGED_SHARE_TOLERANCE`` of the cells differ, and the box around
 cells says where they differ. Replay also allows a local shift (``REPLAY_SHIFT``): a cell counts
 as unchanged when it belongs to a group of nearby changed cells that is the same drawing moved
 by a few pixels (LibreOffice does not always place a placeholder's text at the same height).
+Cells hide small marks, so replay also asks for a fine test (``fine=True``): pixels whose grey
+moves by more than ``FINE_TOLERANCE`` are grouped, and a group at least ``FINE_MIN_WIDTH`` pixels
+wide holding at least ``FINE_MIN_PIXELS`` such pixels is a difference unless a move of the
+replayed screen by up to ``shift`` pixels removes it: a 1-pixel underline, italics or bold on one
+word differ; a blinking text cursor (a bar a pixel or two wide) and palette rounding in a stored
+screenshot do not.
 It knows no kind: a desktop's replay and its still-screen wait use it, and a phone's could.
 """
 
@@ -23,6 +29,9 @@ __all__ = [
     "CELL",
     "CELL_TOLERANCE",
     "CHANGED_SHARE_TOLERANCE",
+    "FINE_MIN_PIXELS",
+    "FINE_MIN_WIDTH",
+    "FINE_TOLERANCE",
     "REPLAY_SHIFT",
     "ScreenComparison",
     "compare_screens",
@@ -41,6 +50,16 @@ a line of text drawn two or three pixels lower is the same screen; a word more o
 line moved by a line's height, is not."""
 
 
+FINE_TOLERANCE = 96
+"""How far (0-255) a pixel's grey must move to count in the fine test: ink against paper moves
+by 150 or more; rounding a screenshot to 64 colours by far less."""
+FINE_MIN_WIDTH = 5
+"""Narrowest group of changed pixels, in pixels, the fine test counts: a text cursor is one or
+two pixels wide; an underline, a slanted or thickened word is wider."""
+FINE_MIN_PIXELS = 12
+"""Fewest changed pixels a group needs to count in the fine test."""
+
+
 class ScreenComparison(BaseModel):
     """Two screenshots set side by side."""
 
@@ -57,11 +76,18 @@ class ScreenComparison(BaseModel):
     """Set when the screens had different sizes (the replayed one was scaled to compare)."""
     shift: int = 0
     """Pixels, in each direction, by which the replayed screen could be moved to match a cell."""
+    fine_changes: list[tuple[int, int, int, int]] = []
+    """With the fine test: the boxes (x, y, width, height) of the small drawings that differ
+    pixel by pixel (an underline, italics, bold), however few cells they change."""
 
     @property
     def same(self) -> bool:
         """Whether the screens count as the same."""
-        return self.changed_share <= CHANGED_SHARE_TOLERANCE and self.size_note is None
+        return (
+            self.changed_share <= CHANGED_SHARE_TOLERANCE
+            and self.size_note is None
+            and not self.fine_changes
+        )
 
     def describe(self) -> str:
         """One line for a report."""
@@ -73,6 +99,13 @@ class ScreenComparison(BaseModel):
             text += f", within x {x}-{x + width}, y {y}-{y + height}"
         if self.shift:
             text += f" (cells matching when moved by up to {self.shift} px not counted)"
+        if self.fine_changes:
+            boxes = ", ".join(
+                f"x {x}-{x + width}, y {y}-{y + height}"
+                for x, y, width, height in self.fine_changes[:3]
+            )
+            more = f" and {len(self.fine_changes) - 3} more" if len(self.fine_changes) > 3 else ""
+            text += f"; fine detail (underline, slant, weight, a mark) differs at {boxes}{more}"
         if self.size_note:
             text += f"; {self.size_note}"
         return text
@@ -174,12 +207,63 @@ def _still_changed_when_moved(
     return remaining
 
 
-def compare_screens(recorded: bytes, replayed: bytes, *, shift: int = 0) -> ScreenComparison:
+def _fine_changes(
+    before: Image.Image, after: Image.Image, shift: int
+) -> list[tuple[int, int, int, int]]:
+    """The boxes of the groups of strongly changed pixels (``FINE_TOLERANCE``) that are at least
+    ``FINE_MIN_WIDTH`` wide, hold ``FINE_MIN_PIXELS`` pixels, and that no move of ``after`` by up
+    to ``shift`` pixels each way removes (all but a few pixels)."""
+    old = np.asarray(before, dtype=np.int16)
+    new = np.asarray(after, dtype=np.int16)
+    strong = np.abs(old - new) > FINE_TOLERANCE
+    if not strong.any():
+        return []
+    height, width = strong.shape
+    rows, columns = -(-height // CELL), -(-width // CELL)
+    padded_mask = np.zeros((rows * CELL, columns * CELL), dtype=bool)
+    padded_mask[:height, :width] = strong
+    cells = np.asarray(padded_mask.reshape(rows, CELL, columns, CELL).any(axis=(1, 3)))
+    padded_new = np.pad(new, shift, mode="edge") if shift else new
+    boxes: list[tuple[int, int, int, int]] = []
+    for group in _components(cells):
+        top, left = (int(value) * CELL for value in group.min(axis=0))
+        bottom = min((int(group[:, 0].max()) + 1) * CELL, height)
+        right = min((int(group[:, 1].max()) + 1) * CELL, width)
+        part = strong[top:bottom, left:right]
+        count = int(part.sum())
+        ys, xs = np.nonzero(part)
+        if count < FINE_MIN_PIXELS or int(xs.max() - xs.min()) + 1 < FINE_MIN_WIDTH:
+            continue
+        box = (left + int(xs.min()), top + int(ys.min()), int(xs.max() - xs.min()) + 1,
+               int(ys.max() - ys.min()) + 1)  # fmt: skip
+        residue = max(FINE_MIN_PIXELS, count // 20)
+        # The group's box with room around it: a mark that a move carries out of the box itself
+        # (an underline under a line of text) must still be counted.
+        y0, y1 = max(top - shift, 0), min(bottom + shift, height)
+        x0, x1 = max(left - shift, 0), min(right + shift, width)
+        moved = False
+        for dy, dx in itertools.product(range(-shift, shift + 1), repeat=2):
+            if not dy and not dx:
+                continue
+            window = padded_new[
+                y0 + shift + dy : y1 + shift + dy, x0 + shift + dx : x1 + shift + dx
+            ]
+            if int((np.abs(old[y0:y1, x0:x1] - window) > FINE_TOLERANCE).sum()) < residue:
+                moved = True
+                break
+        if not moved:
+            boxes.append(box)
+    return boxes
+
+
+def compare_screens(
+    recorded: bytes, replayed: bytes, *, shift: int = 0, fine: bool = False
+) -> ScreenComparison:
     """The perceptual distance between a recorded and a replayed screenshot (PNG or any image
     Pillow reads); ``shift``: pixels by which the replayed screen may be moved, each way, to
     match a cell (replay passes ``REPLAY_SHIFT``; screens whose sides are not a whole number of
-    cells are compared without it). ``ValueError`` names the side that is not an
-    image."""
+    cells are compared without it); ``fine``: also run the fine test (small marks such as an
+    underline). ``ValueError`` names the side that is not an image."""
     before = _grey(recorded, "recorded")
     after = _grey(replayed, "replayed")
     note = None
@@ -194,18 +278,24 @@ def compare_screens(recorded: bytes, replayed: bytes, *, shift: int = 0) -> Scre
     changed = difference > CELL_TOLERANCE
     if shift and changed.any() and before.width % CELL == 0 and before.height % CELL == 0:
         changed = _still_changed_when_moved(before, after, changed, shift)
+    fine_changes = _fine_changes(before, after, shift) if fine and note is None else []
     region = None
+    boxes = []
     if changed.any():
         rows = np.flatnonzero(changed.any(axis=1))
         columns = np.flatnonzero(changed.any(axis=0))
         x, y = int(columns[0]) * CELL, int(rows[0]) * CELL
-        width = (int(columns[-1]) + 1) * CELL - x
-        height = (int(rows[-1]) + 1) * CELL - y
-        region = (x, y, width, height)
+        boxes.append((x, y, (int(columns[-1]) + 1) * CELL, (int(rows[-1]) + 1) * CELL))
+    boxes += [(x, y, x + width, y + height) for x, y, width, height in fine_changes]
+    if boxes:
+        x0, y0 = min(box[0] for box in boxes), min(box[1] for box in boxes)
+        x1, y1 = max(box[2] for box in boxes), max(box[3] for box in boxes)
+        region = (x0, y0, x1 - x0, y1 - y0)
     return ScreenComparison(
         distance=float(difference.mean() / 255.0),
         changed_share=float(changed.mean()),
         region=region,
         size_note=note,
         shift=shift,
+        fine_changes=fine_changes,
     )

@@ -54,8 +54,8 @@ GUI_TASKS: frozenset[tuple[str, str]] = frozenset(
 """The (domain, subdomain) pairs a desktop serves once GUI replay exists."""
 
 REPLAY_PAUSE = DEFAULT_ACTION_PAUSE
-"""Seconds replay waits after each action before observing (OSWorld's harness sleeps after
-every action too; a restored clone waits as long, so judges see the replayed state)."""
+"""Seconds replay waits after each action before it watches the screen settle (none: replay
+waits for the screen itself, see ``sandboxes.desktop.screens``)."""
 
 RESTORE_METADATA_KEY = "desktop_restore"
 """A task's ``metadata`` entry naming its restore method (``replay`` or ``reopen-files``)."""
@@ -225,17 +225,25 @@ class DesktopKind(EnvironmentKind):
         return await super().replay_step(sandbox, recorded)
 
     async def perform_action(
-        self, sandbox: Sandbox, action: Action, *, screenshot: bool, tree: bool
+        self,
+        sandbox: Sandbox,
+        action: Action,
+        *,
+        screenshot: bool,
+        tree: bool,
+        quiet: float | None = None,
     ) -> PerformedAction:
         """Perform a recorded action inside the desktop (never on the host) as a restored clone
-        does (``DesktopSandbox.perform_settled``: ``REPLAY_PAUSE``, then a still screen), then
-        take a screenshot and/or the accessibility tree as asked (replay asks for what the
-        record holds; the GUI suite's recorder for both)."""
+        does (``DesktopSandbox.perform_settled``: then a screen unchanged for ``quiet`` seconds,
+        the provider's default unless given), then take a screenshot and/or the accessibility
+        tree as asked (replay asks for what its comparison needs; the GUI suite's recorder for
+        both)."""
         desktop = as_desktop_sandbox(sandbox)
         if not isinstance(action, Computer13Action | PyAutoGuiAction):
             raise TypeError(f"a desktop performs no {action.type} actions")
         started = time.perf_counter()
-        outcome, screen = await desktop.perform_settled(action, pause=REPLAY_PAUSE)
+        outcome, screen = await desktop.perform_settled(action, pause=REPLAY_PAUSE, quiet=quiet)
+        settled = time.perf_counter()
         seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
         return PerformedAction(
             status=outcome.status,
@@ -243,23 +251,40 @@ class DesktopKind(EnvironmentKind):
             screenshot=screen if screenshot else None,
             accessibility_tree=seen.accessibility_tree if seen is not None else None,
             seconds=time.perf_counter() - started,
+            action_seconds=outcome.seconds,
+            settle_seconds=settled - started - outcome.seconds,
+            tree_seconds=time.perf_counter() - settled if tree else 0.0,
         )
 
     async def observe_screen(
-        self, sandbox: Sandbox, *, screenshot: bool, tree: bool
+        self, sandbox: Sandbox, *, screenshot: bool, tree: bool, quiet: float = 0.0
     ) -> PerformedAction:
         """The desktop's screen and/or whole accessibility tree as they are now, without acting
-        or waiting (status ``signal``): replay looks again when a step's screen has not yet
-        come to what the record shows."""
+        (status ``signal``); with ``quiet``, the screen once it stayed unchanged that long (at
+        most ``STILL_TIMEOUT``): replay looks again when a step's screen has not yet come to
+        what the record shows."""
+        from sandboxes.desktop.screens import wait_for_still_screen
+
         desktop = as_desktop_sandbox(sandbox)
         started = time.perf_counter()
-        shot = await desktop.client.screenshot() if screenshot else None
+        shot = None
+        if screenshot:
+            shot = (
+                await wait_for_still_screen(
+                    desktop.client, quiet=quiet, poll=desktop.provider.settle_poll
+                )
+                if quiet
+                else await desktop.client.screenshot()
+            )
+        settled = time.perf_counter()
         seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
         return PerformedAction(
             status="signal",
             screenshot=shot,
             accessibility_tree=seen.accessibility_tree if seen is not None else None,
             seconds=time.perf_counter() - started,
+            settle_seconds=settled - started,
+            tree_seconds=time.perf_counter() - settled if tree else 0.0,
         )
 
     @asynccontextmanager

@@ -2,14 +2,16 @@
 screen with the record.
 
 A ``computer_13`` action or ``pyautogui`` code is performed again by the desktop kind
-(``DesktopKind.perform_action``: inside the desktop, never on the host, with the pause the
-recorded harness made after each action), which answers with the screen afterwards. The step
-matches when the replayed screenshot is perceptually the same as the recorded one
-(``sandboxes.screens``) and the accessibility tree holds the same elements (``compare_trees``),
-at once or on a look again within ``CATCH_UP_SECONDS`` (the report keeps how long that took);
-otherwise it diverged, and the report says by how much, where on the screen, and which elements
-differ. A step whose record holds neither a screenshot nor a tree is ``unrecorded``. Signals
-(WAIT, FAIL, DONE) touch nothing, so their differences are only in what the agent was shown.
+(``DesktopKind.perform_action``: inside the desktop, never on the host, no fixed pause: the
+desktop's control server watches the screen until it stops changing), which answers with the
+screen afterwards. The step matches when the replayed screenshot is perceptually the same as the
+recorded one (``sandboxes.screens``) and, where the tree is read, the accessibility tree holds
+the same elements (``compare_trees``), at once or on a look again within ``CATCH_UP_SECONDS``
+(the report keeps how long that took); otherwise it diverged, the report says by how much,
+where on the screen, and which elements differ, and the step asks replay to replay the run once
+more on a fresh desktop before the divergence is reported (``StepFidelity.retry``). A step
+whose record holds neither a screenshot nor a tree is ``unrecorded``. Signals (WAIT, FAIL,
+DONE) touch nothing, so their differences are only in what the agent was shown.
 
 Trees are compared as the elements an agent reads: role, name and text of each node the
 linearised tree keeps, positions left out so that a layout shift of a few pixels is not a
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -50,12 +53,24 @@ __all__ = [
     "tree_elements",
 ]
 
-CATCH_UP_SECONDS = 6.0
+CATCH_UP_SECONDS = 8.0
 """Seconds replay keeps looking again at a step whose screen differs from the record before it
 calls the step diverged: a machine busy with other desktops can leave a screen still for the
 usual settling time and then paint the rest (a placeholder, a redrawn ruler)."""
-CATCH_UP_INTERVAL = 0.5
+CATCH_UP_AFTER_DIVERGENCE = 1.0
+"""Seconds replay looks again on a desktop that already diverged at an earlier step: it is off
+the record, so its later screens will mostly differ too, and waiting the full
+``CATCH_UP_SECONDS`` at each would only make the report late."""
+CATCH_UP_QUIET = 0.15
+"""While looking again: seconds the screen must stay unchanged for a look to count (a look in
+the middle of painting is wasted)."""
+CATCH_UP_INTERVAL = 0.1
 """Seconds between those looks."""
+COULD_NOT_RUN = "the action could not run"
+"""How the error of an action the desktop could not take at all begins."""
+RECORDED_WAIT_LIMIT = 5.0
+"""Longest recorded wait replay repeats, for a WAIT step without a recorded screen (a step with
+one waits for its screen instead)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +88,14 @@ class PerformedAction:
     accessibility_tree: str | None = None
     """The accessibility tree afterwards (OSWorld's XML), when asked for."""
     seconds: float = 0.0
-    """Wall time of the action and the pause after it."""
+    """Wall time of the action, the wait for a settled screen and the observation."""
+    action_seconds: float = 0.0
+    """Of that, running the action inside the desktop."""
+    settle_seconds: float = 0.0
+    """Of that, waiting for the screen to settle (and, before a desktop's first action, for
+    its window to be drawn)."""
+    tree_seconds: float = 0.0
+    """Of that, reading the accessibility tree."""
 
 
 _HOME_FOLDERS = re.compile(
@@ -111,11 +133,40 @@ def _name(action: Computer13Action | PyAutoGuiAction) -> str:
     return f"pyautogui {action.code.strip()}" if action.is_control else "pyautogui"
 
 
+_DIVERGED: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+"""Desktops whose replay already diverged at some step."""
+
+
+def _recorded_wait(step: Step, action: Computer13Action | PyAutoGuiAction) -> float:
+    """How long the agent waited at a WAIT step: its ``seconds`` parameter, else the step's
+    recorded duration, at most ``RECORDED_WAIT_LIMIT``; 0 for other actions."""
+    if isinstance(action, Computer13Action):
+        if action.action_type != "WAIT":
+            return 0.0
+        given = action.parameters.get("seconds")
+        if isinstance(given, int | float) and not isinstance(given, bool):
+            return min(max(float(given), 0.0), RECORDED_WAIT_LIMIT)
+    elif action.code.strip() != "WAIT":
+        return 0.0
+    if step.started_at is not None and step.ended_at is not None:
+        recorded = (step.ended_at - step.started_at).total_seconds()
+        return min(max(recorded, 0.0), RECORDED_WAIT_LIMIT)
+    return 0.0
+
+
 async def replay_gui_step(
     kind: DesktopKind, sandbox: Sandbox, recorded_step: RecordedStep
 ) -> StepFidelity:
     """Perform the step's action on ``sandbox`` and compare what the screen shows with the
-    record (screenshots are read from the step's ``trajectory_dir``)."""
+    record (screenshots are read from the step's ``trajectory_dir``).
+
+    The screen is read once it has settled (``SETTLE_QUIET`` without a change); a screen that
+    matches the record ends the step at once. The accessibility tree is read only when the
+    comparison needs it: the record has no screenshot to compare, or the screen differs (the
+    tree diff names what differs). A matching screen is not checked against the tree: the
+    fine screen test sees a letter or a mark that differs, and reading a sheet's tree costs
+    more than the rest of the step."""
+    started = time.perf_counter()
     step, trajectory_dir = recorded_step.step, recorded_step.trajectory_dir
     action = step.action
     assert isinstance(action, Computer13Action | PyAutoGuiAction)
@@ -126,37 +177,43 @@ async def replay_gui_step(
         else action.is_control
     )
     outcome = StepFidelity(index=step.index, tool=_name(action), status="unrecorded", writes=True)
-    observation = step.observation
+    recorded = await _recorded_screen(step, trajectory_dir, outcome, position)
+    has_tree = recorded.tree is not None
+    tree_now = has_tree and recorded.image is None
+    timings: dict[str, float] = {}
     try:
+        if recorded.image is None:  # nothing to wait for on the screen: wait as the agent did
+            await asyncio.sleep(_recorded_wait(step, action))
         performed = await kind.perform_action(
-            sandbox,
-            action,
-            screenshot=observation is not None and observation.screenshot is not None,
-            tree=observation is not None and observation.accessibility_tree is not None,
+            sandbox, action, screenshot=recorded.image is not None, tree=tree_now
         )
     except Exception as error:  # a broken desktop must fail this step, not the whole run
         performed = PerformedAction(
-            status="failed", error=f"the action could not run: {type(error).__name__}: {error}"
+            status="failed", error=f"{COULD_NOT_RUN}: {type(error).__name__}: {error}"
         )
+    timings["action"] = performed.action_seconds
+    timings["settle"] = performed.settle_seconds
+    timings["tree"] = performed.tree_seconds
     if performed.status == "failed":
-        lines = performed.error.strip().splitlines()
-        outcome.status = "failed"
-        outcome.replayed_error = True
-        outcome.message = f"{position}: {lines[-1] if lines else 'the action failed'}"
-        outcome.effect, outcome.effect_reason = (
-            ("presentation", "a signal touches nothing")
-            if signal
-            else ("state", "the action did not run as recorded")
-        )
+        _failed(outcome, performed, position, signal)
+        _time(outcome, started, timings)
         return outcome
-    recorded = await _recorded_screen(step, trajectory_dir, outcome, position)
+    looked = time.perf_counter()
     differences = await _differences(recorded, performed, outcome)
+    timings["compare"] = time.perf_counter() - looked
     if differences is None:
+        _time(outcome, started, timings)
         return outcome
-    differences = await _catch_up(kind, sandbox, recorded, differences, outcome)
+    if differences:
+        with_tree = performed.accessibility_tree is not None
+        looks = recorded if with_tree else _RecordedScreen(recorded.image, None)
+        differences = await _catch_up(kind, sandbox, looks, differences, outcome, timings)
+    if differences and has_tree and performed.accessibility_tree is None:
+        differences += await _tree_differences(kind, sandbox, recorded, outcome, timings)
     if differences:
         outcome.status = "diverged"
         outcome.diff = "\n".join(differences)
+        outcome.retry = not signal
         outcome.effect, outcome.effect_reason = (
             ("presentation", "a signal touches nothing")
             if signal
@@ -164,7 +221,44 @@ async def replay_gui_step(
         )
     else:
         outcome.status = "match"
+    _time(outcome, started, timings)
     return outcome
+
+
+async def _tree_differences(
+    kind: DesktopKind,
+    sandbox: Sandbox,
+    recorded: _RecordedScreen,
+    outcome: StepFidelity,
+    timings: dict[str, float],
+) -> list[str]:
+    """The tree's differences, read once the screen was found to differ: they say in words
+    what differs."""
+    try:
+        seen = await kind.observe_screen(sandbox, screenshot=False, tree=True)
+    except Exception:  # a desktop that stopped answering: the screen's verdict stands
+        return []
+    timings["tree"] = timings.get("tree", 0.0) + seen.tree_seconds
+    return await _differences(_RecordedScreen(None, recorded.tree), seen, outcome) or []
+
+
+def _failed(outcome: StepFidelity, performed: PerformedAction, position: str, signal: bool) -> None:
+    lines = performed.error.strip().splitlines()
+    outcome.status = "failed"
+    outcome.replayed_error = True
+    outcome.message = f"{position}: {lines[-1] if lines else 'the action failed'}"
+    # a desktop that stopped answering may do better on a fresh start; code that raised will not
+    outcome.retry = not signal and performed.error.startswith(COULD_NOT_RUN)
+    outcome.effect, outcome.effect_reason = (
+        ("presentation", "a signal touches nothing")
+        if signal
+        else ("state", "the action did not run as recorded")
+    )
+
+
+def _time(outcome: StepFidelity, started: float, timings: dict[str, float]) -> None:
+    outcome.seconds = round(time.perf_counter() - started, 3)
+    outcome.timings = {part: round(seconds, 3) for part, seconds in timings.items() if seconds}
 
 
 @dataclass(frozen=True)
@@ -196,21 +290,30 @@ async def _catch_up(
     recorded: _RecordedScreen,
     differences: list[str],
     outcome: StepFidelity,
+    timings: dict[str, float],
 ) -> list[str]:
-    """Look again, for up to ``CATCH_UP_SECONDS``, while the screen differs from the record;
-    the differences of the last look (empty once it matched, with the wait on ``outcome``)."""
+    """Look again, for up to ``CATCH_UP_SECONDS``, while the screen differs from ``recorded``
+    (what of the record the first look compared); the differences of the last look (empty once
+    it matched, with the wait on ``outcome``)."""
     started = time.monotonic()
-    while differences and time.monotonic() - started < CATCH_UP_SECONDS:
+    limit = CATCH_UP_AFTER_DIVERGENCE if sandbox in _DIVERGED else CATCH_UP_SECONDS
+    while differences and time.monotonic() - started < limit:
         await asyncio.sleep(CATCH_UP_INTERVAL)
         try:
             again = await kind.observe_screen(
-                sandbox, screenshot=recorded.image is not None, tree=recorded.tree is not None
+                sandbox,
+                screenshot=recorded.image is not None,
+                tree=recorded.tree is not None,
+                quiet=CATCH_UP_QUIET,
             )
         except Exception:  # a desktop that stopped answering: the first look's verdict stands
             break
         differences = await _differences(recorded, again, outcome) or []
         if not differences:
             outcome.caught_up_seconds = round(time.monotonic() - started, 3)
+    timings["catch_up"] = time.monotonic() - started
+    if differences:
+        _DIVERGED.add(sandbox)
     return differences
 
 
@@ -225,7 +328,7 @@ async def _differences(
         compared = True
         try:
             screens = await asyncio.to_thread(
-                partial(compare_screens, shift=REPLAY_SHIFT),
+                partial(compare_screens, shift=REPLAY_SHIFT, fine=True),
                 recorded.image.data,
                 performed.screenshot,
             )

@@ -94,6 +94,8 @@ class DesktopClient:
         self.own_server = False
         """Whether the last answer came from this project's control server (its ``Server``
         header), which needs no client-side corrections."""
+        self._plain_screenshots = False
+        """Set once the server answered a settle request with a plain screenshot."""
 
     def __repr__(self) -> str:
         where = self.socket_path or self.base_url
@@ -180,6 +182,26 @@ class DesktopClient:
         if not response.content.startswith(b"\x89PNG"):
             raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer a PNG")
         return response.content
+
+    async def settled_screenshot(self, quiet: float, timeout: float) -> tuple[bytes, bool] | None:
+        """The screen once it stayed unchanged for ``quiet`` seconds (at most ``timeout``
+        seconds of waiting), watched by the control server itself, and whether it settled;
+        None when the server cannot do that (OSWorld's answers a plain screenshot at once)."""
+        if not self.own_server and self._plain_screenshots:
+            return None
+        response = await self._request(
+            "GET",
+            "/screenshot",
+            params={"settle": f"{quiet:g}", "timeout": f"{timeout:g}"},
+            timeout=timeout + 30.0,
+        )
+        settled = response.headers.get("x-screen-settled")
+        if settled is None:
+            self._plain_screenshots = True
+            return None
+        if not response.content.startswith(b"\x89PNG"):
+            raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer a PNG")
+        return response.content, settled == "1"
 
     async def accessibility_tree(self) -> str:
         """The accessibility tree as OSWorld's XML."""

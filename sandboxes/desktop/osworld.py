@@ -37,7 +37,6 @@ from sandboxes.desktop.sandbox import (
     RestoreMethod,
     wait_for_window,
 )
-from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL
 from sandboxes.runs import current_run
 
 OSWORLD_HOME = PurePosixPath("/home/user")
@@ -50,6 +49,9 @@ logger = logging.getLogger(__name__)
 
 CLEANUP_TIMEOUT = 15.0
 """Seconds each cleanup command may take on the remote desktop."""
+
+OSWORLD_SETTLE_QUIET = 0.8
+"""Seconds an OSWorld desktop's screen must stay unchanged after an action (one look apart)."""
 
 
 def check_url(url: str) -> str:
@@ -136,9 +138,11 @@ class OsworldDesktopProvider(DesktopProvider):
 
     backend = "osworld"
 
-    still_sampling = (1, STILL_CHECKS * STILL_INTERVAL)
-    """One check over the same still time: a screenshot is a slow round trip to a VM, and each
-    one leaks an X connection in OSWorld's server (about 250 before X refuses clients)."""
+    settle_quiet = OSWORLD_SETTLE_QUIET
+    settle_poll = OSWORLD_SETTLE_QUIET
+    """One check over the still time: OSWorld's server cannot watch its screen itself, a
+    screenshot is a slow round trip to a VM, and each one leaks an X connection in OSWorld's
+    server (about 250 before X refuses clients)."""
 
     def __init__(
         self,

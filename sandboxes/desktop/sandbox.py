@@ -46,7 +46,7 @@ from sandboxes.desktop.observations import (
     ObservationKind,
     observe,
 )
-from sandboxes.desktop.screens import STILL_CHECKS, STILL_INTERVAL, wait_for_still_screen
+from sandboxes.desktop.screens import POLL_INTERVAL, SETTLE_QUIET, wait_for_still_screen
 from sandboxes.desktop.setup_steps import carry_out_setup, setup_steps
 from sandboxes.runs import current_run
 
@@ -74,13 +74,19 @@ DEFAULT_START_ATTEMPTS = 2
 (about one start in a hundred) LibreOffice runs but never shows the document's window, or the
 session loses its display while starting; a second start of the same desktop then works."""
 
-FIRST_STILL_INTERVAL = 1.5
+FIRST_STILL_INTERVAL = 1.0
 """Before a desktop's first replayed action: seconds the screen must stay unchanged."""
 FIRST_STILL_TIMEOUT = 30.0
 """Before a desktop's first replayed action: seconds to wait at most for a still screen."""
 
-DEFAULT_ACTION_PAUSE = 0.5
-"""Seconds a replay waits after each action before the next one (lets the UI settle)."""
+DEFAULT_ACTION_PAUSE = 0.0
+"""Seconds a replay waits after each action before it watches the screen settle (none: the
+settling wait starts at once)."""
+
+RESTORE_QUIET = 0.6
+"""Seconds a judge's restored desktop must show an unchanged screen after each action: restoring
+has no recorded screen to wait for, so it waits longer than replay's ``SETTLE_QUIET`` for a
+LibreOffice that is slow to start painting on a busy machine."""
 
 DesktopAction = Computer13Action | PyAutoGuiAction
 """An action a desktop performs."""
@@ -222,20 +228,31 @@ class DesktopSandbox(Sandbox):
         return block * available < FULL_BYTES
 
     async def perform_settled(
-        self, action: DesktopAction, *, pause: float = DEFAULT_ACTION_PAUSE
+        self,
+        action: DesktopAction,
+        *,
+        pause: float = DEFAULT_ACTION_PAUSE,
+        quiet: float | None = None,
     ) -> tuple[ActionOutcome, bytes]:
         """Perform ``action`` as replay does, so that every replay of a recording ends alike:
         before a fresh desktop's first action, wait until LibreOffice has drawn its window (the
         screen still for ``FIRST_STILL_INTERVAL``); then perform, wait ``pause`` (a WAIT waits
-        that long too) and until the screen is still. Returns the outcome and that screen."""
+        that long too) and until the screen stayed unchanged for ``quiet`` seconds (default:
+        the provider's ``settle_quiet``). Returns the outcome and that screen."""
         if not self.performed:
             await wait_for_still_screen(
-                self.client, timeout=FIRST_STILL_TIMEOUT, interval=FIRST_STILL_INTERVAL, checks=1
+                self.client,
+                timeout=FIRST_STILL_TIMEOUT,
+                quiet=FIRST_STILL_INTERVAL,
+                poll=self.provider.settle_poll,
             )
         outcome = await self.perform(action, wait_seconds=pause)
-        await asyncio.sleep(pause)
-        checks, interval = self.provider.still_sampling
-        return outcome, await wait_for_still_screen(self.client, interval=interval, checks=checks)
+        if pause and outcome.signal != "WAIT":
+            await asyncio.sleep(pause)
+        quiet = self.provider.settle_quiet if quiet is None else quiet
+        return outcome, await wait_for_still_screen(
+            self.client, quiet=quiet, poll=self.provider.settle_poll
+        )
 
     async def observe(
         self,
@@ -297,18 +314,20 @@ class RestoreMethod(ABC):
 
 class ReplayRestore(RestoreMethod):
     """A fresh desktop from the task's initial state, with the snapshot's actions performed
-    again as replay performed them (``DesktopSandbox.perform_settled``, ``pause`` after each)."""
+    again as replay performed them (``DesktopSandbox.perform_settled``: ``pause`` after each,
+    then a screen unchanged for ``quiet`` seconds)."""
 
     name: ClassVar[str] = "replay"
 
-    def __init__(self, pause: float = DEFAULT_ACTION_PAUSE) -> None:
+    def __init__(self, pause: float = DEFAULT_ACTION_PAUSE, quiet: float = RESTORE_QUIET) -> None:
         self.pause = pause
+        self.quiet = quiet
 
     async def restore(self, snapshot: DesktopSnapshot) -> DesktopSandbox:
         sandbox = await snapshot.provider.start_from(snapshot.task, snapshot.task_dir)
         try:
             for action in snapshot.actions:
-                await sandbox.perform_settled(action, pause=self.pause)
+                await sandbox.perform_settled(action, pause=self.pause, quiet=self.quiet)
         except BaseException:
             await sandbox.destroy()
             raise
@@ -382,9 +401,10 @@ class DesktopProvider(SandboxProvider):
 
     kind: ClassVar[str] = "desktop"
 
-    still_sampling: ClassVar[tuple[int, float]] = (STILL_CHECKS, STILL_INTERVAL)
-    """How a settling screen is sampled after each action: unchanged screenshots needed in a
-    row, and seconds between them (the screen must stay still for their product)."""
+    settle_quiet: ClassVar[float] = SETTLE_QUIET
+    """Seconds the screen must stay unchanged after each action before it counts as settled."""
+    settle_poll: ClassVar[float] = POLL_INTERVAL
+    """Seconds between screenshots where the control server cannot watch the screen itself."""
 
     def __init__(
         self,

@@ -1,5 +1,8 @@
 """Waiting until a desktop's screen is still (a window can be listed before it is painted, and a
-busy machine paints late), by the plain perceptual comparison of ``sandboxes.screens``."""
+busy machine paints late): watched by the desktop's own control server where it can
+(``DesktopClient.settled_screenshot``: raw framebuffer grabs compared byte for byte every few
+hundredths of a second, one PNG sent), else by screenshots compared with the plain perceptual
+comparison of ``sandboxes.screens``."""
 
 from __future__ import annotations
 
@@ -9,36 +12,41 @@ import time
 from sandboxes.desktop.client import DesktopClient
 from sandboxes.screens import compare_screens
 
-__all__ = ["STILL_TIMEOUT", "wait_for_still_screen"]
+__all__ = ["POLL_INTERVAL", "SETTLE_QUIET", "STILL_TIMEOUT", "wait_for_still_screen"]
 
 STILL_TIMEOUT = 8.0
 """Seconds ``wait_for_still_screen`` waits at most."""
-STILL_INTERVAL = 0.4
-"""Seconds between the screenshots ``wait_for_still_screen`` compares."""
-STILL_CHECKS = 2
-"""Consecutive unchanged screenshots ``wait_for_still_screen`` needs: a busy LibreOffice (saving,
-closing a dialog) leaves the screen unchanged for a moment before it repaints."""
+SETTLE_QUIET = 0.3
+"""Seconds the screen must stay unchanged after an action before it counts as settled: shorter
+than half a text cursor's blink, so a blinking cursor still lets it settle."""
+POLL_INTERVAL = 0.15
+"""Seconds between screenshots where the server cannot watch the screen itself."""
 
 
 async def wait_for_still_screen(
     client: DesktopClient,
     *,
     timeout: float = STILL_TIMEOUT,
-    interval: float = STILL_INTERVAL,
-    checks: int = STILL_CHECKS,
+    quiet: float = SETTLE_QUIET,
+    poll: float = POLL_INTERVAL,
 ) -> bytes:
-    """The screen once ``checks`` screenshots in a row, ``interval`` apart, showed the same as
-    the one before them (or the last one after ``timeout`` seconds), as PNG bytes."""
+    """The screen once it stayed unchanged for ``quiet`` seconds (or as it is after ``timeout``
+    seconds), as PNG bytes; ``poll``: seconds between screenshots where the server cannot
+    watch the screen itself."""
+    settled = await client.settled_screenshot(quiet, timeout)
+    if settled is not None:
+        return settled[0]
     deadline = time.monotonic() + timeout
     previous = await client.screenshot()
-    unchanged = 0
-    while unchanged < checks and time.monotonic() < deadline:
-        await asyncio.sleep(interval)
+    still_since = time.monotonic()
+    while time.monotonic() - still_since < quiet and time.monotonic() < deadline:
+        await asyncio.sleep(min(poll, quiet) or poll)
         current = await client.screenshot()
         same = (
             current == previous
             or (await asyncio.to_thread(compare_screens, previous, current)).same
         )
-        unchanged = unchanged + 1 if same else 0
+        if not same:
+            still_since = time.monotonic()
         previous = current
     return previous

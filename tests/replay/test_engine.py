@@ -292,3 +292,60 @@ async def test_a_kind_that_raises_on_a_step_fails_that_step_only(
     assert report.steps[1].message is not None
     assert "steps[1].action" in report.steps[1].message
     assert "RuntimeError: the kind broke" in report.steps[1].message
+
+
+@pytest.mark.parametrize(
+    ("diverging_attempts", "retry", "attempts", "verdict"),
+    [
+        ({1}, True, 2, "faithful"),  # diverged once: the fresh replay matches
+        ({1, 2}, True, 2, "diverged"),  # diverged on both replays
+        ({1}, False, 1, "diverged"),  # the kind did not ask: reported at once
+    ],
+    ids=["once", "twice", "not-asked"],
+)
+async def test_a_step_the_kind_asks_to_recheck_replays_the_run_once_more_on_a_fresh_sandbox(
+    providers: ProviderSet,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    diverging_attempts: set[int],
+    retry: bool,
+    attempts: int,
+    verdict: str,
+) -> None:
+    from environments.filesystem.kind import FilesystemKind
+
+    original = FilesystemKind.replay_step
+    sandboxes: list[Sandbox] = []
+
+    async def flaky_step_two(
+        self: FilesystemKind, sandbox: Sandbox, recorded: RecordedStep
+    ) -> StepFidelity:
+        if sandbox not in sandboxes:
+            sandboxes.append(sandbox)
+        fidelity = await original(self, sandbox, recorded)
+        if recorded.step.index == 2 and len(sandboxes) in diverging_attempts:
+            fidelity.status, fidelity.retry = "diverged", retry
+        return fidelity
+
+    monkeypatch.setattr(FilesystemKind, "replay_step", flaky_step_two)
+    recorded = steps(
+        ("create_directory", {"path": f"{ROOT}/a"}, None),
+        ("create_directory", {"path": f"{ROOT}/b"}, None),
+    )
+    item = trajectory("fs-flaky", FS_TASK, recorded)
+    dataset = load_dataset(build_dataset(tmp_path / "ds", [item], (FS_TASK,)))
+    report, _ = await replay(providers, dataset, item)
+    assert len(sandboxes) == attempts  # each replay on a sandbox of its own
+    assert report.attempts == attempts
+    assert report.verdict == verdict
+    assert len(report.steps) == 2  # the second replay's steps only
+    if attempts == 2:
+        assert report.first_verdict == "diverged"
+        assert report.first_diverged_steps == [2]
+        assert report.recheck is not None
+        assert "replayed again on a fresh sandbox" in report.recheck
+        assert report.diverged_once == (verdict == "faithful")
+    else:
+        assert report.first_verdict is None
+        assert report.recheck is None
+        assert not report.diverged_once

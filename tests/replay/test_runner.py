@@ -253,3 +253,40 @@ async def test_a_verifier_linked_outside_its_task_is_never_run(tmp_path: Path) -
     problems = "\n".join(summary.problems)
     assert f"tasks/{FS_TASK}/verify.py, which is a symbolic link to {outside}" in problems
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        {"verdict": "failed", "steps": [], "verifier": None, "infrastructure": True},
+        {"attempts": 2, "first_verdict": "diverged", "first_diverged_steps": [1]},
+    ],
+    ids=["sandbox-could-not-be-made", "diverged-only-once"],
+)
+async def test_reports_that_say_little_of_the_trajectory_are_replayed_again(
+    tmp_path: Path, update: dict[str, object]
+) -> None:
+    root = fixture_dataset(tmp_path / "ds")
+    output = tmp_path / "out"
+    await replay_dataset(root, output, jobs=2)
+    earlier = read_reports(output / REPORT_FILE)[PASS_ID]
+    assert earlier.verdict == "faithful"
+    with (output / REPORT_FILE).open("a") as handle:
+        handle.write(earlier.model_copy(update=update).model_dump_json() + "\n")
+    seen: list[FidelityReport] = []
+    again = await replay_dataset(root, output, jobs=2, on_report=seen.append)
+    assert [report.trajectory_id for report in seen] == [PASS_ID]
+    assert again.resumed == 2
+    assert again.resumed_not_faithful == 2  # fs-diverging and fs-unknown-tool, reused
+    assert read_reports(output / REPORT_FILE)[PASS_ID].attempts == 1
+
+
+async def test_auto_jobs_are_sized_from_the_kinds_replayed(tmp_path: Path) -> None:
+    from environments.capacity import auto_jobs
+    from environments.registry import kind_for_task
+
+    root = fixture_dataset(tmp_path / "ds")
+    summary = await replay_dataset(root, tmp_path / "out")
+    tasks = load_dataset(root, partial=True).tasks.values()
+    needs = [kind.worker_resources for kind in map(kind_for_task, tasks) if kind is not None]
+    assert summary.jobs == auto_jobs(needs) >= 1

@@ -65,3 +65,65 @@ def test_screens_of_partial_cells_are_compared_without_the_shift() -> None:
     recorded = _screen((10, 100, LINE), size=(1001, 601))
     replayed = _screen((10, 103, LINE), size=(1001, 601))
     assert not compare_screens(recorded, replayed, shift=REPLAY_SHIFT).same
+
+
+LIBERATION = "/usr/share/fonts/truetype/liberation2/LiberationSerif-{}.ttf"
+SENTENCE = ("The supplier must ship the ", "spare", " parts by Friday.")
+
+
+def _document(style: str = "Regular", *, underline: bool = False, cursor: int | None = None,
+              palette: bool = False, dy: int = 0) -> bytes:  # fmt: skip
+    """A page of document text at 11 pt and 100 % zoom (15 px), one word in ``style``
+    (``Regular``, ``Italic``, ``Bold``) and optionally underlined by one pixel; a text cursor
+    bar at x ``cursor``; stored as a 64-colour palette PNG as the GUI suite stores them."""
+    image = Image.new("RGB", (1920, 1080), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 1920, 60), fill=(235, 235, 235))
+    regular = ImageFont.truetype(LIBERATION.format("Regular"), 15)
+    word_font = ImageFont.truetype(LIBERATION.format(style), 15)
+    for row in range(12):
+        y = 200 + 22 * row + (dy if row == 3 else 0)
+        x = 400.0
+        fonts = (regular, word_font if row == 3 else regular, regular)
+        for part, font in zip(SENTENCE, fonts, strict=True):
+            draw.text((x, y), part, fill="black", font=font)
+            width = draw.textlength(part, font=font)
+            if row == 3 and part == "spare" and underline:
+                draw.line((x, y + 15, x + width, y + 15), fill="black", width=1)
+            x += width
+    if cursor is not None:
+        draw.line((cursor, 266, cursor, 283), fill="black", width=1)
+    out = io.BytesIO()
+    (image.quantize(64, method=Image.Quantize.MEDIANCUT) if palette else image).save(out, "PNG")
+    return out.getvalue()
+
+
+PLAIN = _document(palette=True)
+
+
+@pytest.mark.parametrize(
+    "replayed",
+    [_document(underline=True), _document("Italic"), _document("Bold")],
+    ids=["underline", "italics", "bold"],
+)
+def test_formatting_on_one_word_is_a_difference_only_the_fine_test_sees(replayed: bytes) -> None:
+    coarse = compare_screens(PLAIN, replayed, shift=REPLAY_SHIFT)
+    fine = compare_screens(PLAIN, replayed, shift=REPLAY_SHIFT, fine=True)
+    assert not fine.same, fine.describe()
+    assert fine.fine_changes
+    x, y, _, _ = fine.fine_changes[0]
+    assert 380 <= x <= 700, fine.fine_changes
+    assert 255 <= y <= 300, fine.fine_changes  # the word's line
+    assert "fine detail" in fine.describe()
+    assert coarse.changed_share <= 0.001  # the cells alone hardly notice
+
+
+@pytest.mark.parametrize(
+    "replayed",
+    [_document(), _document(cursor=583), _document(dy=2), _document(dy=-1, cursor=450)],
+    ids=["same-unpalettised", "text-cursor", "line-moved-2px", "moved-and-cursor"],
+)
+def test_an_honest_replay_passes_the_fine_test(replayed: bytes) -> None:
+    comparison = compare_screens(PLAIN, replayed, shift=REPLAY_SHIFT, fine=True)
+    assert comparison.same, comparison.describe()
+    assert comparison.fine_changes == []

@@ -6,8 +6,11 @@ Answers follow OSWorld's server: ``GET /screenshot`` (PNG), ``GET /accessibility
 /run_bash_script`` (``{script, timeout, working_dir}``), ``/screen_size``, ``/cursor_position``,
 ``POST /file`` (form ``file_path`` -> the file's bytes), ``POST /setup/upload`` (multipart
 ``file_path`` + ``file_data``), ``/setup/open_file``, ``/setup/launch``,
-``/setup/activate_window``, ``/setup/close_window`` and ``GET /platform``. Two additions of this
-server: ``GET /health`` and ``GET /windows`` (the managed windows and their titles).
+``/setup/activate_window``, ``/setup/close_window`` and ``GET /platform``. Additions of this
+server: ``GET /health``, ``GET /windows`` (the managed windows and their titles), and
+``GET /screenshot?settle=QUIET&timeout=T``: the screen once it stayed the same for ``QUIET``
+seconds (headers ``X-Screen-Settled``, ``X-Screen-Waited``); OSWorld's server ignores the query
+and answers at once, without those headers.
 """
 
 from __future__ import annotations
@@ -32,13 +35,23 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from .pyautogui_runner import Runner
-from .screen import Screen
+from .screen import Screen, png_bytes
 
 MAX_BODY_BYTES = 512 * 2**20
 """Largest request body accepted (an uploaded document)."""
 
 DEFAULT_COMMAND_TIMEOUT = 120.0
 """Seconds a command sent to ``/execute`` may run unless the request names another limit."""
+
+MAX_SETTLE_SECONDS = 60.0
+"""Longest ``settle`` or ``timeout`` a ``GET /screenshot?settle=QUIET&timeout=T`` may ask for."""
+
+SETTLED_HEADER = "X-Screen-Settled"
+"""Answer header of a settled screenshot: ``1`` when the screen stayed still for ``settle``
+seconds, ``0`` when ``timeout`` passed first."""
+
+WAITED_HEADER = "X-Screen-Waited"
+"""Answer header of a settled screenshot: the seconds the server waited."""
 
 OPEN_FILE_TIMEOUT = 60.0
 """Seconds ``/setup/open_file`` waits for a window showing the opened file."""
@@ -205,7 +218,30 @@ class Handler(BaseHTTPRequestHandler):
         self._text("Linux")
 
     def _get_screenshot(self) -> None:
-        self._send(HTTPStatus.OK, "image/png", self.state.screen.screenshot_png())
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        if "settle" not in query:
+            self._send(HTTPStatus.OK, "image/png", self.state.screen.screenshot_png())
+            return
+        try:
+            quiet = float(query["settle"][0])
+            timeout = float(query.get("timeout", ["5"])[0])
+        except ValueError:
+            raise HttpError(
+                HTTPStatus.BAD_REQUEST, "'settle' and 'timeout' must be numbers"
+            ) from None
+        if not (0 <= quiet <= MAX_SETTLE_SECONDS and 0 <= timeout <= MAX_SETTLE_SECONDS):
+            raise HttpError(
+                HTTPStatus.BAD_REQUEST, f"'settle' and 'timeout' must be 0-{MAX_SETTLE_SECONDS:g} s"
+            )
+        image, settled, waited = self.state.screen.settled_screenshot(quiet, timeout)
+        data = png_bytes(image)
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header(SETTLED_HEADER, "1" if settled else "0")
+        self.send_header(WAITED_HEADER, f"{waited:.3f}")
+        self.end_headers()
+        self.wfile.write(data)
 
     def _get_accessibility(self) -> None:
         from .accessibility import accessibility_tree_xml

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 import zlib
 from typing import Any
 
-from PIL import Image, features
+from PIL import Image, ImageChops, features
 from Xlib import X, display
 
 
@@ -39,22 +40,54 @@ class Screen:
             pointer = self._root.query_pointer()
         return int(pointer.root_x), int(pointer.root_y)
 
-    def screenshot(self) -> Image.Image:
-        """The whole screen as an RGB image, with the pointer drawn in as a small arrow."""
+    def _grab(self) -> Image.Image:
+        """The framebuffer as it is now (no pointer)."""
         if features.check("xcb"):
             from PIL import ImageGrab
 
-            image = ImageGrab.grab(xdisplay=self.name).convert("RGB")
-            with self._lock:
-                pointer = self._root.query_pointer()
-        else:
-            width, height = self.size()
-            with self._lock:
-                raw = self._root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
-                pointer = self._root.query_pointer()
-            image = Image.frombytes("RGB", (width, height), raw.data, "raw", "BGRX")
+            return ImageGrab.grab(xdisplay=self.name)
+        width, height = self.size()
+        with self._lock:
+            raw = self._root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
+        return Image.frombytes("RGB", (width, height), raw.data, "raw", "BGRX")
+
+    def _with_pointer(self, image: Image.Image) -> Image.Image:
+        image = image.convert("RGB")
+        with self._lock:
+            pointer = self._root.query_pointer()
         _draw_pointer(image, int(pointer.root_x), int(pointer.root_y))
         return image
+
+    def screenshot(self) -> Image.Image:
+        """The whole screen as an RGB image, with the pointer drawn in as a small arrow."""
+        return self._with_pointer(self._grab())
+
+    def settled_screenshot(
+        self, quiet: float, timeout: float, interval: float = 0.04
+    ) -> tuple[Image.Image, bool, float]:
+        """The screen once its framebuffer stayed the same, byte for byte but for a blinking
+        text cursor, for ``quiet`` seconds (grabbed every ``interval``), or as it is after
+        ``timeout`` seconds; with whether it settled and the seconds waited. Comparing raw
+        grabs here costs a few milliseconds a look, where a PNG sent to the client and compared
+        there costs tens."""
+        started = time.monotonic()
+        image = self._grab()
+        previous = image.tobytes()
+        same_since = started
+        while True:
+            now = time.monotonic()
+            if now - same_since >= quiet:
+                settled = True
+                break
+            if now - started >= timeout:
+                settled = False
+                break
+            time.sleep(interval)
+            grabbed = self._grab()
+            current = grabbed.tobytes()
+            if current != previous and not _only_a_cursor_blinked(image, grabbed):
+                image, previous, same_since = grabbed, current, time.monotonic()
+        return self._with_pointer(image), settled, time.monotonic() - started
 
     def screenshot_png(self) -> bytes:
         """The whole screen as PNG bytes (see ``screenshot``)."""
@@ -81,6 +114,19 @@ class Screen:
     def close(self) -> None:
         """Close the X connection."""
         self._display.close()
+
+
+CURSOR_BOX = (3, 64)
+"""Width and height in pixels within which all of a change between two grabs may be a text
+cursor blinking (a bar one or two pixels wide, as tall as a line or a cell)."""
+
+
+def _only_a_cursor_blinked(before: Image.Image, after: Image.Image) -> bool:
+    """Whether everything that differs between two grabs fits in a text cursor's box."""
+    box = ImageChops.difference(before, after).getbbox()
+    if box is None:
+        return True
+    return box[2] - box[0] <= CURSOR_BOX[0] and box[3] - box[1] <= CURSOR_BOX[1]
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

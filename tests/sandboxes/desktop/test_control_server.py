@@ -199,3 +199,32 @@ async def test_pyautogui_code_runs_warm_with_the_semantics_of_python_c(
     failed = await client.execute(["python3", "-c", "import pyautogui\nraise ValueError('bad')"])
     assert failed.returncode == 1
     assert "ValueError: bad" in failed.error
+
+
+async def test_a_settled_screenshot_waits_for_the_screen_to_stop_changing(
+    desktop: DesktopSandbox,
+) -> None:
+    from sandboxes.screens import compare_screens
+
+    before = await desktop.client.screenshot()
+    # Type into the document and ask at once: the answer must show the text, painted and still.
+    await desktop.client.execute(
+        ["python3", "-c", "import pyautogui\npyautogui.typewrite('settled text here')"]
+    )
+    settled = await desktop.client.settled_screenshot(0.3, 10.0)
+    assert settled is not None  # this project's server watches the screen itself
+    shot, still = settled
+    assert still
+    assert shot.startswith(b"\x89PNG")
+    assert not compare_screens(before, shot).same  # the typing is on it
+    again = await desktop.client.screenshot()
+    assert compare_screens(shot, again).same  # and nothing changed after it
+    # A screen that never stays still for the asked time is answered after the timeout.
+    response = await desktop.client._request(
+        "GET", "/screenshot", params={"settle": "5", "timeout": "0.2"}
+    )
+    assert response.headers["x-screen-settled"] == "0"
+    assert float(response.headers["x-screen-waited"]) < 2.0
+    bad = await desktop.client._client.get("/screenshot", params={"settle": "many"})
+    assert bad.status_code == 400
+    assert "'settle'" in bad.text
