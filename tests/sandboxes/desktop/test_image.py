@@ -2,31 +2,30 @@
 
 from __future__ import annotations
 
-import io
 import subprocess
-import tarfile
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import docker
 import pytest
 
+from sandboxes.base import SandboxError
 from sandboxes.desktop import image
-from sandboxes.desktop.docker import _archive_of
+from sandboxes.desktop.docker import _make_seed
 from sandboxes.desktop.sandbox import DocumentFile
 from sandboxes.docker.rootfs import IMAGE_LABEL
 
 
-def test_a_document_goes_into_the_home_folder_owned_by_the_desktop_user() -> None:
+def test_a_document_goes_into_the_home_seed_readable_and_confined(tmp_path: Path) -> None:
     data = b"PK fake office file"
-    packed = _archive_of(DocumentFile(PurePosixPath("Desktop/q3/r.docx"), data))
-    with tarfile.open(fileobj=io.BytesIO(packed)) as archive:
-        members = {member.name: member for member in archive.getmembers()}
-        assert list(members) == ["Desktop", "Desktop/q3", "Desktop/q3/r.docx"]
-        assert all(member.uid == member.gid == image.UID for member in members.values())
-        assert members["Desktop/q3"].isdir()
-        extracted = archive.extractfile(members["Desktop/q3/r.docx"])
-        assert extracted is not None
-        assert extracted.read() == data
+    seed = tmp_path / "seed"
+    _make_seed(seed, DocumentFile(PurePosixPath("Desktop/q3/r.docx"), data))
+    written = seed / "Desktop" / "q3" / "r.docx"
+    assert written.read_bytes() == data
+    assert written.stat().st_mode & 0o777 == 0o644
+    outside = tmp_path / "seed-escape"
+    with pytest.raises(SandboxError, match=r"\.\."):
+        _make_seed(outside, DocumentFile(PurePosixPath("../x.docx"), data))
+    assert not (tmp_path / "x.docx").exists()
 
 
 def test_the_recipe_hash_follows_the_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
