@@ -20,6 +20,7 @@ def test_the_built_in_kinds_collectors_in_order() -> None:
         "embedded-postgres",
         "emulator snapshots",
         "desktop cgroups",
+        "phone browsers",
         "browser sockets",
         "directories",
     ]
