@@ -20,9 +20,10 @@ from settings import (
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
-NOT_SETTINGS = {"AGENTJUDGE_PG_PASSWORD"}
-"""Variables that are not read from the runtime's environment: the Docker backend passes this
-one into its Postgres containers, where the image's start script reads it."""
+NOT_SETTINGS = {"AGENTJUDGE_PG_PASSWORD", "AGENTJUDGE_TEST_SHARED"}
+"""Variables that are not read from the runtime's environment: the Docker backend passes the
+first into its Postgres containers, where the image's start script reads it; the test suite alone
+reads the second (``tests/shared_data.py``)."""
 
 SOURCE_FOLDERS = (
     "agentjudge",
