@@ -217,9 +217,13 @@ def _write_exclusive(path: Path, text: str) -> None:
 
 
 class RunRecord(BaseModel):
-    """What a run writes about itself so that others can tell whether it is still alive."""
+    """What a run writes about itself so that others can tell whether it is still alive.
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    Fields a later version adds are ignored, not refused: a record another version of the
+    runtime wrote must never make its run look dead (which would destroy its sandboxes).
+    """
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
 
     run_id: str
     """The run's id (10 lowercase letters and digits)."""
@@ -262,9 +266,45 @@ def is_own_process(pid: int, started: float) -> bool:
 
 def is_same_process(pid: int, started: float) -> bool:
     """True when ``pid`` still runs and is the process that started at ``started`` (a pid that
-    was reused by a younger process does not count)."""
+    was reused by a younger process does not count). Strict: what decides a signal."""
     actual = process_start_time(pid)
     return actual is not None and abs(actual - started) < 1.0
+
+
+def may_be_same_process(pid: int, started: float) -> bool:
+    """``is_same_process``, or ``pid`` is the process that started at ``started`` by a wall
+    clock that has been stepped since: what decides that something is still in use.
+
+    A start time is the kernel's boot-relative start (exact, in clock ticks) plus the boot
+    time, which ``/proc/stat`` gives in whole seconds derived from the wall clock. When the
+    clock is stepped (a paused or restored VM, NTP) that boot time moves by whole seconds, and
+    every start time computed afterwards with it: a process that recorded its start before the
+    step and is judged after it would look gone, and its run's sandboxes would be destroyed
+    under it. So a start that differs from the recorded one by a whole number of seconds (to
+    the tick) also counts as the same process. A younger process that reused the pid matches
+    only when it started a whole number of seconds later, to the tick (about one pid reuse in
+    ``CLK_TCK``); the cost of that is a dead run's leftovers kept until that process ends.
+    Steps beyond ``CLOCK_STEP_LIMIT`` are not believed.
+    """
+    actual = process_start_time(pid)
+    if actual is None:
+        return False
+    offset = actual - started
+    if abs(offset) < 1.0:
+        return True
+    tick = 1.0 / _clock_ticks()
+    return abs(offset) <= CLOCK_STEP_LIMIT and abs(offset - round(offset)) < tick / 2
+
+
+CLOCK_STEP_LIMIT = 366 * 24 * 3600.0
+"""The largest wall-clock step (seconds) ``may_be_same_process`` allows for."""
+
+
+def _clock_ticks() -> int:
+    try:
+        return max(1, os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError):
+        return 100
 
 
 class Run:
@@ -275,9 +315,11 @@ class Run:
         self.run_id = run_id or "".join(secrets.choice(alphabet) for _ in range(10))
         self._counter = itertools.count(1)
         self.record_path = runs_registry() / f"{self.run_id}.json"
+        self.pid = os.getpid()
+        """The process that made the run: the only one that may finish it."""
         record = RunRecord(
             run_id=self.run_id,
-            pid=os.getpid(),
+            pid=self.pid,
             process_started=process_start_time(os.getpid()) or time.time(),
             hostname=socket.gethostname(),
             started_at=time.time(),
@@ -310,8 +352,12 @@ class Run:
         """Remove the run's scratch directory if nothing is left in it, then the run record.
 
         Called at interpreter exit. Anything still in the directory stays for the next run's
-        collection (the record is gone, so this run then counts as dead).
+        collection (the record is gone, so this run then counts as dead). A forked child
+        inherits the exit hook; there it does nothing, since the run it would end is its
+        parent's, still alive.
         """
+        if os.getpid() != self.pid:
+            return
         folder = self._folder()
         for empty in (folder / "processes", folder):
             with contextlib.suppress(FileNotFoundError, OSError):
@@ -324,12 +370,21 @@ _current: Run | None = None
 
 
 def current_run() -> Run:
-    """The run of this process, created (and its record written) on first use."""
+    """The run of this process, created (and its record written) on first use. A forked child
+    makes a run of its own on its first use: what it creates dies with it, not its parent."""
     global _current  # noqa: PLW0603 - one run per process by design
-    if _current is None:
+    if _current is None or _current.pid != os.getpid():
         _current = Run()
         atexit.register(_current.finish)
     return _current
+
+
+def _forget_parents_run() -> None:
+    global _current  # noqa: PLW0603 - one run per process by design
+    _current = None
+
+
+os.register_at_fork(after_in_child=_forget_parents_run)
 
 
 def run_id_of(name: str) -> str | None:
@@ -339,17 +394,20 @@ def run_id_of(name: str) -> str | None:
 
 
 def run_is_alive(run_id: str) -> bool:
-    """True when the run's record exists and its process is still the one that wrote it."""
+    """True when the run's record exists and its process is still the one that wrote it (by
+    ``may_be_same_process``: a stepped clock does not make a live run dead)."""
     if _current is not None and _current.run_id == run_id:
         return True
     path = runs_registry() / f"{run_id}.json"
     try:
         record = RunRecord.model_validate_json(path.read_text())
-    except (FileNotFoundError, ValueError):
+    except FileNotFoundError:
         return False
+    except ValueError:
+        return True  # a record this version cannot read is kept, and so is its run's
     if record.hostname != socket.gethostname():
         return True  # another machine's run: not ours to judge
-    return is_same_process(record.pid, record.process_started)
+    return may_be_same_process(record.pid, record.process_started)
 
 
 def track_process(pid: int) -> None:

@@ -23,7 +23,7 @@ from sandboxes.docker.images import REPOSITORY
 from sandboxes.runs import (
     RUN_LABEL,
     current_run,
-    is_same_process,
+    may_be_same_process,
     process_start_time,
     run_is_alive,
 )
@@ -57,7 +57,7 @@ def _process_alive(labels: dict[str, str]) -> bool:
         pid, started = int(labels[PID_LABEL]), float(labels[STARTED_LABEL])
     except (KeyError, ValueError):
         return False
-    return is_same_process(pid, started)
+    return may_be_same_process(pid, started)
 
 
 def _dead(labels: dict[str, str] | None, only: Collection[str] | None) -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import importlib.util
 import os
 import secrets
@@ -205,10 +204,10 @@ class EmbeddedPostgresCluster(PostgresCluster):
             try:
                 server.cleanup()
             finally:
+                # The folder above stays, even when empty: it is shared by every run on the
+                # machine (the default scratch space too), and another run may be between
+                # making it and making its own data directory in it.
                 shutil.rmtree(path, ignore_errors=True)
-                if path.parent == memory_parent():
-                    with contextlib.suppress(OSError):
-                        path.parent.rmdir()  # only when no other server of this workdir uses it
                 self._server = None
                 self._admin = None
                 self.data_directory = None

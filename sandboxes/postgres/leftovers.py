@@ -23,7 +23,7 @@ import asyncpg
 import psutil
 
 from sandboxes.postgres import admin
-from sandboxes.postgres.embedded import DATA_DIRECTORY_TAG, data_parents, memory_parent
+from sandboxes.postgres.embedded import DATA_DIRECTORY_TAG, data_parents
 from sandboxes.postgres.roles import created_roles
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
 from sandboxes.runs import NAME_PREFIX, run_id_of, run_is_alive, untrusted_because
@@ -161,9 +161,7 @@ def _collect_embedded_blocking() -> list[str]:
             lines.append(f"embedded postgres {path}: not removed")
         else:
             lines.append(f"embedded postgres {path} (dead run {run_id}): removed")
-    memory = memory_parent()
-    with contextlib.suppress(OSError):
-        memory.rmdir()  # only succeeds when no server of this work directory is left in it
+    # The RAM folder stays, even when empty: another run may be starting a server in it.
     return lines
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -158,3 +160,61 @@ def test_a_registry_that_is_a_symlink_is_refused(
     monkeypatch.setattr(runs, "RUNS_REGISTRY", link)
     with pytest.raises(RuntimeError, match=f"{link} .*is not a folder"):
         runs.runs_registry()
+
+
+def test_a_start_moved_by_whole_seconds_is_a_stepped_clock_not_another_process() -> None:
+    started = runs.process_start_time(os.getpid())
+    assert started is not None
+    # A wall-clock step moves every start time computed afterwards by whole seconds.
+    for step in (1.0, -1.0, 7.0, -3600.0):
+        assert runs.may_be_same_process(os.getpid(), started + step)
+        assert not runs.is_same_process(
+            os.getpid(), started + step
+        )  # a signal needs the exact start
+    # A start that differs by part of a second beyond that is another process's (a reused pid).
+    for other in (1.5, -2.25, 3600.37):
+        assert not runs.may_be_same_process(os.getpid(), started + other)
+    assert not runs.may_be_same_process(os.getpid(), 1.0)  # older than any believable step
+
+
+def _in_a_forked_child(check: Callable[[], str]) -> str:
+    """Call ``check`` in a forked child that then ends the ordinary way (the exit hooks it
+    inherited run); what it returned."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            os.close(read)
+            os.write(write, check().encode())
+            runs.atexit._run_exitfuncs()  # type: ignore[attr-defined]
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        said = pipe.read()
+    os.waitpid(child, 0)
+    return said
+
+
+def test_a_forked_child_neither_ends_its_parents_run_nor_names_things_after_it() -> None:
+    parent = current_run()
+    child_run = _in_a_forked_child(lambda: current_run().run_id)
+    assert child_run not in ("", parent.run_id)
+    assert parent.record_path.exists()  # the child's exit hooks left the parent's record alone
+    assert run_is_alive(parent.run_id)
+    assert not run_is_alive(child_run)  # the child's own run ended with it
+
+
+def test_a_record_this_version_cannot_fully_read_keeps_its_run_alive() -> None:
+    record = Run()
+    try:
+        data = json.loads(record.record_path.read_text())
+        # A field a later version adds is ignored.
+        record.record_path.write_text(json.dumps({**data, "added_later": 1}))
+        assert run_is_alive(record.run_id)
+        # A record in a format this version does not know is not taken for a dead run's.
+        record.record_path.write_text(json.dumps({"format": 2}))
+        assert run_is_alive(record.run_id)
+    finally:
+        record.finish()
+    assert not run_is_alive(record.run_id)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 import asyncpg
 import psutil
 import pytest
 
 from sandboxes.base import SandboxError
+from sandboxes.postgres import embedded
 from sandboxes.postgres.embedded import (
     IN_MEMORY_ENV,
     EmbeddedPostgresCluster,
     data_parents,
     memory_parent,
 )
+from sandboxes.postgres.leftovers import collect_embedded_leftovers
 from sandboxes.runs import current_run, workdir
 from tests.sandboxes.postgres.helpers import fetch
 
@@ -127,3 +130,22 @@ async def test_every_role_needs_its_password_on_the_socket(
     finally:
         await fetch(info, f"REVOKE CONNECT ON DATABASE postgres FROM {nameless}")
         await fetch(info, f"DROP ROLE {nameless}")
+
+
+async def test_the_shared_ram_folder_outlives_the_last_server_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every run on the machine starts its servers in this one folder (it is also the default
+    # scratch space): removed when it looked empty, it vanished under a run that had just made it
+    # and was about to make its data directory in it, whose start then failed.
+    monkeypatch.setattr(embedded, "SHARED_MEMORY", tmp_path)
+    monkeypatch.setattr(embedded, "scratch_roots", list)  # collect in that folder only
+    cluster = EmbeddedPostgresCluster(in_memory=True)
+    await cluster.start()
+    assert cluster.data_directory is not None
+    assert cluster.data_directory.parent == memory_parent() == tmp_path / "agentjudge"
+    await cluster.stop()
+    assert memory_parent().is_dir()
+    assert embedded.data_parents() == [memory_parent()]
+    await collect_embedded_leftovers()
+    assert memory_parent().is_dir()
