@@ -2,8 +2,9 @@
 
 Measures, each as a median and a 95th percentile over many rounds, in microseconds:
 - the check before every request (``SandboxSocket.check``: one ``lstat``);
-- a new connection through a checked descriptor (``SandboxSocket.connect``: ``O_PATH`` open,
-  ``fstat``, connect to ``/proc/self/fd/N``) against a plain ``connect`` to the path;
+- what a new connection adds (``SandboxSocket.open``: an ``O_PATH`` open and ``fstat``), and a
+  whole new connection through the checked descriptor (``SandboxSocket.connect``, connecting to
+  ``/proc/self/fd/N``) against a plain ``connect`` to the path, interleaved;
 - one HTTP request of the desktop client (``DesktopClient.screen_size``) over a Unix socket,
   through ``SocketTransport`` (checked) and through httpx's stock Unix transport (unchecked),
   to a small HTTP server that closes every connection after its answer, as the control server
@@ -121,8 +122,17 @@ def main() -> None:
             def checked_connect() -> None:
                 guard.connect().close()
 
-            _figures("new connection, plain connect(path)", _timed(plain_connect, options.rounds))
-            _figures("new connection, checked descriptor", _timed(checked_connect, options.rounds))
+            def opened() -> None:
+                os.close(guard.open())
+
+            _figures("added per connection (O_PATH open, fstat)", _timed(opened, options.rounds))
+            plain_times: list[float] = []
+            checked_times: list[float] = []
+            for _ in range(options.rounds // 50):  # interleaved, as below
+                plain_times += _timed(plain_connect, 50)
+                checked_times += _timed(checked_connect, 50)
+            _figures("new connection, plain connect(path)", plain_times)
+            _figures("new connection, checked descriptor", checked_times)
             asyncio.run(_requests(path, guard, options.rounds))
             print(f"load average {os.getloadavg()[0]:.2f}")
         finally:

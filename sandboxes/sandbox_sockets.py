@@ -8,7 +8,9 @@ connected to the socket's path as the operating system resolves it, that code co
 symbolic link in the socket's place, pointing at another socket of the host (the Docker engine's,
 another desktop's), and the host's next requests would have gone there.
 
-Three walls keep that out, and each sandbox backend builds all three:
+Three walls keep that out (desktops on both backends and the isolated Postgres server build all
+three; the resident helper of Docker sandboxes, whose container root may write its folder, the
+last two without an owner):
 
 - **The folder.** The socket's folder is one the runtime made in its run's private scratch folder
   (``sandboxes.runs``), so its own path is the runtime's; it is open to the sandbox's user only
@@ -29,9 +31,10 @@ A socket found otherwise raises ``UnsafeSocketError`` naming the socket and its 
 is sent anywhere. ``check`` (an ``lstat``) is the cheap form the desktop client runs before every
 request, kept-alive connections included, so a swap is refused at the next request.
 
-Programs that only take a path (the Postgres drivers, a verifier's ``DATABASE_URL``) rely on the
-folder: the runtime ``check`` s before each connection it makes itself, and after the folder is
-closed nobody but the runtime's user can change the socket between that check and the connect.
+Programs that only take a path (the Postgres drivers, a judge's SQL server given a DSN) rely on
+the folder: the runtime checks the socket before each connection it makes itself (``register``),
+and once the folder is closed nobody but the runtime's user can change the socket between that
+check and the connect. The verifier relay connects through the checked descriptor.
 """
 
 from __future__ import annotations

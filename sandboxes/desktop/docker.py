@@ -120,6 +120,8 @@ class DockerDesktopHandle(DesktopHandle):
     ) -> None:
         self.container = container
         self.socket_folder = socket_folder
+        self.uid = UID
+        """The uid of the container's user as the host sees it (``user_uid``, once started)."""
         self._on_stop = on_stop
         self._peak: int | None = None
         self._stopped = False
@@ -233,9 +235,8 @@ class DockerDesktopProvider(DesktopProvider):
                 await (await creating).stop()
             raise
         target = PurePosixPath(HOME) / document.location if document else None
-        socket = SandboxSocket(
-            socket_folder / SOCKET_NAME, handle.user_uid(), f"desktop {name}'s control socket"
-        )
+        label = f"desktop {name}'s control socket"
+        socket = SandboxSocket(socket_folder / SOCKET_NAME, handle.uid, label)
         sandbox = DesktopSandbox(
             name,
             DesktopClient(socket=socket),
@@ -341,6 +342,7 @@ class DockerDesktopProvider(DesktopProvider):
             if isinstance(error, docker.errors.DockerException):
                 raise SandboxError(f"cannot start desktop container {name}: {error}") from error
             raise
+        handle.uid = handle.user_uid()
         return handle
 
     def _copy_image_home(self) -> Path:

@@ -175,7 +175,8 @@ class DockerPostgresCluster(PostgresCluster):
 
     def _socket_folder(self) -> Path:
         """A fresh folder of the run's scratch space for the socket, which the container's
-        ``postgres`` user must be able to write (the run's folder keeps others out)."""
+        ``postgres`` user may write while the server starts (the run's folder keeps others out;
+        ``_close_socket_folder`` closes it)."""
         folder = current_run().directory() / current_run().new_name("pgsock")
         socket_path = folder / f".s.PGSQL.{PG_PORT}"
         if len(os.fsencode(socket_path)) > SOCKET_PATH_LIMIT:

@@ -236,3 +236,40 @@ async def test_a_superuser_step_cannot_steer_the_hosts_connections_through_its_s
         await connect_once()
     finally:
         await cluster.stop()
+
+
+# -- the resident helper of Docker sandbox containers ---------------------------------------------
+
+
+@pytest.mark.docker
+def test_a_container_cannot_steer_the_hosts_calls_through_its_helpers_socket(
+    decoy: Decoy,
+) -> None:
+    import docker as docker_sdk
+
+    from sandboxes.docker.images import ensure_sandbox_image
+    from sandboxes.docker.pool import ContainerSpec, link_of, start_resident
+    from sandboxes.docker.resident_link import SOCKET_FOLDER, SOCKET_NAME
+
+    engine = docker_sdk.from_env()
+    spec = ContainerSpec(image=ensure_sandbox_image(), kind="filesystem", tag="sockres")
+    made = start_resident(engine, spec)
+    try:
+        made.link.call("ping")
+        # A command in the container (its root may write the socket's folder) puts a link there.
+        result = made.container.exec_run(
+            ["ln", "-sf", str(decoy.path), f"{SOCKET_FOLDER}/{SOCKET_NAME}"]
+        )
+        assert result.exit_code == 0, result.output
+        # The link in use, and a new one as another process would make (``link_of``).
+        for link in (made.link, link_of(made.container)):
+            with pytest.raises(SandboxError) as caught:
+                link.call("ping")
+            message = str(caught.value)
+            assert str(made.socket_folder / SOCKET_NAME) in message, message
+            assert f"{made.container.name}'s helper socket" in message, message
+            assert "is a symbolic link" in message, message
+            assert decoy.untouched, bytes(decoy.received)
+    finally:
+        made.remove()
+        engine.close()
