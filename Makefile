@@ -43,7 +43,7 @@ KINDS ?=
 # only this CPU, so a wheel pip caches works on other machines too.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: install install-runtime test lint docs docs-serve replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor images gc suite clean
+.PHONY: install install-runtime test lint docs docs-serve replay judge report view perf perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor perf-sockets images gc suite clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,7 +93,7 @@ replay: $(RUNTIME_STAMP)
 judge: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge judge $(DATASET) --turns $(TURNS) --mode $(MODE) --runs $(RUNS) --backend $(BACKEND) --jobs $(JOBS) $(KIND_FLAGS) $(if $(MODEL),--model $(MODEL),) $(if $(GRID),--grid $(GRID),) $(foreach option,$(METHOD_OPTIONS),--method-option $(option)) $(if $(ITEMS),--items $(ITEMS),) $(if $(ITEM_SCORING),--item-scoring $(ITEM_SCORING),) --executor $(EXECUTOR) $(if $(ADDRESS),--address $(ADDRESS),) $(SUBSET_FLAGS)
 
-perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor
+perf: perf-sandboxes perf-mcp perf-judge perf-ranking perf-browser perf-desktop perf-viewer perf-executor perf-sockets
 
 perf-sandboxes: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.perf_sandboxes --docker
@@ -114,6 +114,8 @@ perf-viewer: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.perf_viewer
 perf-executor: $(DEV_STAMP)
 	$(BIN)/python -m benchmarks.perf_executor
+perf-sockets: $(DEV_STAMP)
+	$(BIN)/python -m benchmarks.perf_sockets
 
 images: $(RUNTIME_STAMP)
 	$(BIN)/agentjudge sandboxes build-images $(if $(KINDS),$(foreach kind,$(KINDS),--kind $(kind)),--all)

@@ -159,6 +159,10 @@ class BoxSpec:
     work_bytes: int | None = None
     """Without ``limits``: make the work folder a RAM file system of this size (a disk quota),
     filled at start with a copy of the host work folder, which the box then only reads."""
+    bound: Sequence[tuple[Path, Path]] = ()
+    """Host folders bound at another place inside the box (host path, box path), writable as
+    their modes allow (a desktop's control-socket folder, which the host closes once the socket
+    is made)."""
 
 
 @dataclass(frozen=True)
@@ -378,6 +382,7 @@ def box_command(
         *binds,
         *_traversable_parents(spec.work_mount),
         *_work_arguments(spec, work),
+        *_bound_arguments(spec.bound),
         *([] if privileged else _unprivileged_walls()),
         "--clearenv",
     ]
@@ -420,6 +425,13 @@ def _work_arguments(spec: BoxSpec, work: Path) -> list[str]:
             *("--perms", "0777", "--size", str(spec.work_bytes), "--tmpfs", mount),
         ]
     return ["--bind", str(work), mount]
+
+
+def _bound_arguments(bound: Sequence[tuple[Path, Path]]) -> list[str]:
+    arguments: list[str] = []
+    for host, inside in bound:
+        arguments += [*_traversable_parents(inside), "--bind", str(host), str(inside)]
+    return arguments
 
 
 def _unprivileged_walls() -> list[str]:

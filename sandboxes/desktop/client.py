@@ -1,9 +1,16 @@
 """An async client of OSWorld's control protocol: one client for every desktop backend.
 
 Speaks to the project's own control server (``sandboxes.desktop.control_server``) over a Unix
-socket (``local`` desktops) or TCP (``docker`` desktops, published on 127.0.0.1), and to an
-OSWorld VM's server by URL (``osworld``). Every failure raises ``DesktopControlError`` naming the
-endpoint and the server's reason.
+socket (``local`` and ``docker`` desktops), and to an OSWorld VM's server by URL (``osworld``).
+Every failure raises ``DesktopControlError`` naming the endpoint and the server's reason.
+
+A desktop's socket is made by the desktop's own user, whose code (recorded steps, a dataset's
+``pyautogui`` code, a document's macros) must not steer the runtime's requests elsewhere. The
+client therefore reaches it as ``sandboxes.sandbox_sockets`` says: before every request the
+socket's name is checked (``lstat``: a socket of the desktop's user, not a link), and every new
+connection is made to a descriptor opened without following links and checked
+(``SocketTransport``). A swapped socket raises ``UnsafeSocketError`` naming the socket and the
+desktop, and nothing is sent.
 
 OSWorld's own server differs from ours in ways the client evens out or names: its accessibility
 tree places LibreOffice's widgets a native menu bar's height (25 px) above where they are drawn,
@@ -16,15 +23,18 @@ raise errors saying so; and the fork users run fails ``/execute`` on Linux (a Wi
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 from typing import Any, Self
 
+import httpcore2
 import httpx2
 from pydantic import BaseModel, ConfigDict
 
 from sandboxes.base import SandboxError
 from sandboxes.desktop.control_server.tree_geometry import corrected_tree
+from sandboxes.sandbox_sockets import SandboxSocket, UnsafeSocketError
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds one request may take unless the call names another limit."""
@@ -68,26 +78,80 @@ class CommandResult(BaseModel):
         return self.status == "success" and self.returncode in (0, None)
 
 
+class _CheckedBackend(httpcore2.AsyncNetworkBackend):
+    """Opens each new connection to a sandbox's socket through ``SandboxSocket.open``: the
+    connection goes to ``/proc/self/fd/N``, the very file just checked."""
+
+    def __init__(self, socket: SandboxSocket) -> None:
+        self.socket = socket
+        self._inner = httpcore2.AnyIOBackend()
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Any = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        try:
+            descriptor = self.socket.open()
+        except OSError as error:  # not there yet: as a refused connection
+            raise httpcore2.ConnectError(f"{self.socket.path}: {error.strerror}") from error
+        try:
+            return await self._inner.connect_unix_socket(
+                f"/proc/self/fd/{descriptor}", timeout=timeout, socket_options=socket_options
+            )
+        finally:
+            os.close(descriptor)
+
+    async def connect_tcp(self, *args: Any, **options: Any) -> httpcore2.AsyncNetworkStream:
+        raise httpcore2.ConnectError(f"{self.socket.label} is reached by its socket only")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class SocketTransport(httpx2.AsyncHTTPTransport):
+    """HTTP over a sandbox's Unix socket, checked before every request and connected through a
+    checked descriptor (see the module's docstring)."""
+
+    def __init__(self, socket: SandboxSocket) -> None:
+        super().__init__(uds=str(socket.path))
+        self.socket = socket
+        # The stock pool, with connections made by the checking backend.
+        self._pool = httpcore2.AsyncConnectionPool(
+            uds=str(socket.path), network_backend=_CheckedBackend(socket)
+        )
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.socket.check()
+        return await super().handle_async_request(request)
+
+
 class DesktopClient:
     """A connection to one desktop's control server.
 
-    ``base_url`` is the server's URL (``http://127.0.0.1:5000``); ``socket_path`` makes the
-    client reach it through a Unix socket instead (the URL's host is then ignored); ``transport``
-    replaces the HTTP transport altogether.
+    ``base_url`` is the server's URL (``http://127.0.0.1:5000``); ``socket`` makes the client
+    reach it through a desktop's Unix socket instead (the URL's host is then ignored), checked
+    as the module's docstring says; ``socket_path`` is a socket named by the user (no link
+    followed, any owner); ``transport`` replaces the HTTP transport altogether.
     """
 
     def __init__(
         self,
         base_url: str = "http://127.0.0.1:5000",
         *,
+        socket: SandboxSocket | None = None,
         socket_path: Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/") if socket_path is None else "http://desktop"
-        self.socket_path = socket_path
+        if socket is None and socket_path is not None:
+            socket = SandboxSocket(Path(socket_path), None, "the desktop's control socket")
+        self.socket = socket
+        self.socket_path = socket.path if socket is not None else None
+        self.base_url = base_url.rstrip("/") if socket is None else "http://desktop"
         if transport is None:
-            transport = httpx2.AsyncHTTPTransport(uds=str(socket_path) if socket_path else None)
+            transport = SocketTransport(socket) if socket else httpx2.AsyncHTTPTransport()
         self._client = httpx2.AsyncClient(
             base_url=self.base_url, transport=transport, timeout=timeout, trust_env=False
         )
@@ -120,6 +184,8 @@ class DesktopClient:
             options["timeout"] = timeout
         try:
             response = await self._client.request(method, endpoint, **options)
+        except UnsafeSocketError:
+            raise  # not a failure of the desktop's server: never retried or waited out
         except httpx2.HTTPError as error:
             raise DesktopControlError(
                 f"desktop {self!r}: {method} {endpoint} failed: {type(error).__name__}: {error}"

@@ -7,7 +7,9 @@ unprivileged ``user`` in ``/home/user``. The container has no network at all
 (``network_mode=none``): the control server listens on a Unix socket in a per-desktop host folder
 bind-mounted into the container, and the runtime's ``DesktopClient`` reaches it through that
 socket, so nothing listens on any address; once the socket is there, the folder is closed to the
-container's user. The task's document is copied into the home folder at start from a read-only
+container's user, and the host reaches the socket only as ``sandboxes.sandbox_sockets`` does (no
+link followed, a socket of the container's user, the connection made to the very file checked).
+The task's document is copied into the home folder at start from a read-only
 folder (``SEED_FOLDER``) and opened by the session; the saved document is read back through the
 control server (``DesktopSandbox.read_document``).
 
@@ -62,6 +64,7 @@ from sandboxes.desktop.sandbox import (
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.runs import current_run
+from sandboxes.sandbox_sockets import SandboxSocket, close_folder, open_folder, process_uid
 from storage.confined import UnsafeFileError, open_confined
 
 CONTROL_SERVER_SOURCE = Path(__file__).resolve().parent / "control_server"
@@ -74,6 +77,7 @@ SOCKET_FOLDER = "/run/agentjudge"
 """Inside the container, the bind-mounted folder that holds the control socket."""
 
 SOCKET_NAME = "control.sock"
+"""The control server's socket, in ``SOCKET_FOLDER``."""
 
 SEED_FOLDER = "/run/agentjudge-seed"
 """Inside the container, the read-only folder whose contents the session copies into the home
@@ -116,6 +120,8 @@ class DockerDesktopHandle(DesktopHandle):
     ) -> None:
         self.container = container
         self.socket_folder = socket_folder
+        self.uid = UID
+        """The uid of the container's user as the host sees it (``user_uid``, once started)."""
         self._on_stop = on_stop
         self._peak: int | None = None
         self._stopped = False
@@ -125,6 +131,16 @@ class DockerDesktopHandle(DesktopHandle):
         if not self._stopped:
             self._peak = _peak_memory(self.container) or self._peak
         return self._peak
+
+    def user_uid(self) -> int:
+        """The uid the container's processes run as, as the host sees it (its first process's,
+        after any user-namespace mapping of the engine); the image's ``UID`` when unreadable."""
+        with contextlib.suppress(docker.errors.DockerException, KeyError, TypeError, ValueError):
+            self.container.reload()
+            pid = int(self.container.attrs["State"]["Pid"])
+            if pid > 0 and (uid := process_uid(pid)) is not None:
+                return uid
+        return UID
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the container's processes used so far (its cgroup's accounting), or None
@@ -219,9 +235,11 @@ class DockerDesktopProvider(DesktopProvider):
                 await (await creating).stop()
             raise
         target = PurePosixPath(HOME) / document.location if document else None
+        label = f"desktop {name}'s control socket"
+        socket = SandboxSocket(socket_folder / SOCKET_NAME, handle.uid, label)
         sandbox = DesktopSandbox(
             name,
-            DesktopClient(socket_path=socket_folder / SOCKET_NAME),
+            DesktopClient(socket=socket),
             handle,
             self,
             task=task,
@@ -256,7 +274,7 @@ class DockerDesktopProvider(DesktopProvider):
         socket_folder.mkdir(mode=0o700)
         # The container's user creates the socket here; the folder sits in the run's private
         # (0700) scratch folder, so nobody else on the host reaches it.
-        socket_folder.chmod(0o777)
+        open_folder(socket_folder, None if os.geteuid() == UID else UID)
         seed = socket_folder / SEED_NAME
         target = PurePosixPath(HOME) / document.location if document else None
         try:
@@ -324,6 +342,7 @@ class DockerDesktopProvider(DesktopProvider):
             if isinstance(error, docker.errors.DockerException):
                 raise SandboxError(f"cannot start desktop container {name}: {error}") from error
             raise
+        handle.uid = handle.user_uid()
         return handle
 
     def _copy_image_home(self) -> Path:
@@ -377,7 +396,7 @@ class DockerDesktopProvider(DesktopProvider):
                 )
             await asyncio.sleep(0.05)
         # The socket is made: the container's user may write nothing more into a host folder.
-        await asyncio.to_thread(handle.socket_folder.chmod, 0o755)
+        await asyncio.to_thread(close_folder, handle.socket_folder)
         if document is None:
             return
         remaining = max(1.0, deadline - time.monotonic())

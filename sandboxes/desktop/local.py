@@ -7,9 +7,15 @@ inside it, so many desktops run at once without clashing over display numbers or
 pid namespace (when the box's first process dies, the kernel kills the rest), an unprivileged user
 (``nobody``, when the runtime is root) and a home folder of its own holding the document and the
 LibreOffice profile. The home folder is a RAM file system of the provider's home size (its disk
-quota), filled at start from a folder the host prepared. The control server listens on a Unix
-socket in that home folder, which the host reaches through the box's root
-(``/proc/<pid>/root``). Recorded code therefore runs inside the box, never on the host.
+quota), filled at start from a folder the host prepared. Recorded code therefore runs inside the
+box, never on the host.
+
+The control server listens on a Unix socket in a folder of the desktop's host folder, bound at
+``CONTROL_FOLDER`` in the box: never in the home folder, which the box's user owns and where
+recorded code could put a link in the socket's place. The host opens that folder to the box's
+user while the session starts and closes it once the socket is there, then reaches the socket
+only as ``sandboxes.sandbox_sockets`` does (no link followed, a socket of the box's user, the
+connection made to the very file checked).
 
 Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit.
 bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
@@ -58,6 +64,7 @@ from sandboxes.runs import (
     trusted_below,
     untrack_process,
 )
+from sandboxes.sandbox_sockets import SandboxSocket, close_folder, open_folder
 from storage.confined import UnsafeFileError, open_confined
 
 DESKTOP_HOME = Path(HOME)
@@ -67,8 +74,14 @@ DESKTOP_HOME = Path(HOME)
 CONTROL_SERVER_PARENT = Path(__file__).resolve().parent
 """The folder holding the ``control_server`` package, put on the box's ``PYTHONPATH``."""
 
-SOCKET_NAME = ".control.sock"
-"""The control server's socket, in the desktop's home folder."""
+SOCKET_NAME = "control.sock"
+"""The control server's socket, in the control folder."""
+
+CONTROL_NAME = "control"
+"""The host folder (in the desktop's folder) bound at ``CONTROL_FOLDER``."""
+
+CONTROL_FOLDER = Path("/run/agentjudge")
+"""Inside the box, the folder holding the control socket (the same place as on Docker)."""
 
 PROFILE_NAME = ".office-profile"
 """LibreOffice's profile folder, in the desktop's home folder."""
@@ -173,6 +186,9 @@ class LocalDesktopProvider(DesktopProvider):
         process: asyncio.subprocess.Process | None = None
         try:
             home = await asyncio.to_thread(_make_home, folder, document)
+            control = folder / CONTROL_NAME
+            control.mkdir(mode=0o700)
+            open_folder(control, _box_uid())
             cap = await asyncio.to_thread(MemoryCap.create, name, self.memory_bytes)
             if cap is not None:
                 (folder / CGROUP_NOTE).write_text(str(cap.folder))
@@ -180,7 +196,7 @@ class LocalDesktopProvider(DesktopProvider):
             width, height = self.screen
             command = [
                 "/usr/bin/python3", "-m", "control_server", "session",
-                "--socket", str(DESKTOP_HOME / SOCKET_NAME),
+                "--socket", str(CONTROL_FOLDER / SOCKET_NAME),
                 "--profile", str(DESKTOP_HOME / PROFILE_NAME),
                 "--display", ":1",
                 "--size", f"{width}x{height}",
@@ -203,6 +219,7 @@ class LocalDesktopProvider(DesktopProvider):
                 interpreter=False,
                 work_mount=DESKTOP_HOME,
                 work_bytes=self.home_bytes,
+                bound=[(control, CONTROL_FOLDER)],
             )
             argv = box_command(spec, home, bwrap=bwrap)
             if cap is not None:  # join the cgroup first, so every process of the box is in it
@@ -220,7 +237,6 @@ class LocalDesktopProvider(DesktopProvider):
                 log.close()
             track_process(process.pid)
             handle = LocalDesktopHandle(process, folder, cap)
-            inside = await _first_inside(process)
         except BaseException:
             if process is not None:
                 await LocalDesktopHandle(process, folder, cap).stop()
@@ -229,9 +245,10 @@ class LocalDesktopProvider(DesktopProvider):
                     await asyncio.to_thread(cap.remove)
                 await asyncio.to_thread(remove_tree, folder)
             raise
-        # The box's home exists only in the box's mount namespace: reached through its root.
-        socket = Path(f"/proc/{inside}/root") / DESKTOP_HOME.relative_to("/") / SOCKET_NAME
-        client = DesktopClient(socket_path=socket)
+        socket = SandboxSocket(
+            control / SOCKET_NAME, _box_uid(), f"desktop {name}'s control socket"
+        )
+        client = DesktopClient(socket=socket)
         sandbox = DesktopSandbox(
             name,
             client,
@@ -277,6 +294,8 @@ class LocalDesktopProvider(DesktopProvider):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, DesktopControlError):
                     await task
+        # The socket is made: nothing more of the box's user goes into the host folder.
+        await asyncio.to_thread(close_folder, folder / CONTROL_NAME)
         if document is None:
             return
         if not await wait_for_window(sandbox.client, document.location.name, self.ready_timeout):
@@ -290,21 +309,6 @@ class LocalDesktopProvider(DesktopProvider):
                 f"desktop {sandbox.name}: {document.location.name} never showed in the "
                 f"accessibility tree within {self.ready_timeout:g} s: {_log_tail(folder)}"
             )
-
-
-async def _first_inside(process: asyncio.subprocess.Process, timeout: float = 30.0) -> int:
-    """The pid of bubblewrap's first child: the box's first process, in its mount namespace."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        try:
-            children = psutil.Process(process.pid).children()
-        except psutil.Error:
-            children = []
-        if children:
-            return children[0].pid
-        if process.returncode is not None or asyncio.get_running_loop().time() > deadline:
-            raise DesktopStartError(f"the desktop's box (pid {process.pid}) never started")
-        await asyncio.sleep(0.005)
 
 
 def _make_home(folder: Path, document: DocumentFile | None) -> Path:
@@ -331,6 +335,11 @@ def _make_home(folder: Path, document: DocumentFile | None) -> Path:
                 os.lchown(os.path.join(root, name), BOX_USER, BOX_USER)
     home.chmod(0o700)
     return home
+
+
+def _box_uid() -> int:
+    """The uid the box's processes run as, as the host sees it."""
+    return BOX_USER if os.geteuid() == 0 else os.geteuid()
 
 
 def _log_tail(folder: Path, limit: int = 3000) -> str:

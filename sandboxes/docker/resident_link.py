@@ -5,6 +5,13 @@ one of them, so concurrent calls do not wait on one another's round trip (the he
 them one at a time). A call is a blocking round trip of a few hundred microseconds; the async
 wrappers run it in a worker thread. An answer that is an error raises ``ResidentError`` carrying
 the helper's code; a broken connection raises ``SandboxError``.
+
+The socket's folder is bound into the container, whose processes may write it (the container's
+root owns it as the host's root does). The link therefore reaches the socket as
+``sandboxes.sandbox_sockets`` says: its name checked before every call (a socket, not a link)
+and each new connection made to a descriptor opened without following links, so a link put in
+the socket's place raises ``UnsafeSocketError`` naming the socket and the container instead of
+reaching whatever it names. (No owner is checked: the container's root is the host's uid 0.)
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from sandboxes.docker.resident.protocol import (
     write_header,
     write_message,
 )
+from sandboxes.sandbox_sockets import SandboxSocket, UnsafeSocketError
 
 SOCKET_FOLDER = "/run/agentjudge"
 """Inside a container, the bind-mounted folder that holds the helper's socket."""
@@ -52,14 +60,8 @@ class ResidentError(Exception):
 
 
 class _Connection:
-    def __init__(self, path: Path, timeout: float) -> None:
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.settimeout(timeout)
-        try:
-            self.socket.connect(str(path))
-        except OSError:
-            self.socket.close()
-            raise
+    def __init__(self, guard: SandboxSocket, timeout: float) -> None:
+        self.socket: socket.socket = guard.connect(timeout)
         self.reader = self.socket.makefile("rb")
         self.writer = self.socket.makefile("wb")
 
@@ -75,6 +77,7 @@ class ResidentLink:
 
     def __init__(self, socket_path: Path, name: str, *, timeout: float = CALL_TIMEOUT) -> None:
         self.socket_path = socket_path
+        self.guard = SandboxSocket(socket_path, None, f"{name}'s helper socket")
         self.name = name
         self.timeout = timeout
         self._idle: list[_Connection] = []
@@ -85,10 +88,12 @@ class ResidentLink:
         with self._lock:
             if self._closed:
                 raise SandboxError(f"the link to {self.name} is closed")
+        self.guard.check()
+        with self._lock:
             if self._idle:
                 return self._idle.pop()
         try:
-            return _Connection(self.socket_path, self.timeout)
+            return _Connection(self.guard, self.timeout)
         except OSError as error:
             raise SandboxError(f"cannot reach the helper of {self.name}: {error}") from error
 
@@ -174,6 +179,8 @@ class ResidentLink:
                 try:
                     self.call("ping")
                     return
+                except UnsafeSocketError:
+                    raise  # not a helper still starting
                 except SandboxError:
                     pass
             if time.monotonic() > deadline:

@@ -21,11 +21,13 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
 
 from sandboxes.base import SandboxError
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
+from sandboxes.sandbox_sockets import guard_of
 
 if TYPE_CHECKING:
     from sandboxes.postgres.sandbox import PostgresConnection
@@ -78,8 +80,27 @@ def scram_secret(password: str, iterations: int = SCRAM_ITERATIONS) -> str:
     return f"SCRAM-SHA-256${iterations}:{encode(salt)}${encode(stored_key)}:{encode(server_key)}"
 
 
+def check_socket(host: str | None) -> None:
+    """When ``host`` is the socket folder of a sandbox's own server (an isolated cluster's,
+    registered in ``sandboxes.sandbox_sockets``), raise ``UnsafeSocketError`` unless the socket
+    in it is still the one its server made."""
+    if host and host.startswith("/") and (guard := guard_of(host)) is not None:
+        guard.check()
+
+
+async def _checked_connect(*args: Any, **options: Any) -> asyncpg.Connection:
+    """``asyncpg.connect`` after ``check_socket`` (a pool's every new connection)."""
+    host = options.get("host")
+    if host is None and isinstance(options.get("dsn"), str):
+        host = (parse_qs(urlsplit(options["dsn"]).query).get("host") or [None])[0]
+    check_socket(host)
+    return await asyncpg.connect(*args, **options)
+
+
 def connect_arguments(info: PostgresConnectionInfo) -> dict[str, Any]:
-    """Keyword arguments for ``asyncpg.connect`` and ``asyncpg.create_pool``."""
+    """Keyword arguments for ``asyncpg.connect`` and ``asyncpg.create_pool``, after
+    ``check_socket``."""
+    check_socket(info.host)
     return {
         "host": info.host,
         "port": info.port,
@@ -102,6 +123,7 @@ async def session_pool(size: int, **connect: Any) -> asyncpg.Pool:
     """
     return await asyncpg.create_pool(
         **connect,
+        connect=_checked_connect,
         min_size=0,
         max_size=size,
         max_inactive_connection_lifetime=60.0,
@@ -229,6 +251,7 @@ class AdminPool:
                 with as_sandbox_error(f"cannot connect to the {backend} cluster at {where}"):
                     self._pool = await asyncpg.create_pool(
                         **connect_arguments(info),
+                        connect=_checked_connect,
                         min_size=1,
                         max_size=self.size,
                         server_settings={"application_name": APPLICATION_NAME},

@@ -15,6 +15,13 @@ anything outside it. The runtime talks to it through the server's Unix socket, i
 run's scratch space bound into the container, where every role, the superuser included, must give
 its password (the image's trusting local rule is replaced); TCP is switched off. The container
 drops every capability, may not gain privileges, and is bounded in memory and processes.
+
+The socket's folder is open to the container's ``postgres`` user only until the server answers:
+then, before any recorded SQL runs, it is closed (owned by the runtime, mode 0755), so a
+superuser step's ``COPY ... TO PROGRAM 'ln -sf /var/run/docker.sock ...'`` cannot put a link in
+the socket's place. The socket is checked then (a socket of the container's user, no link) and
+registered (``sandboxes.sandbox_sockets.register``), so every connection the runtime makes checks
+it again and the verifier relay connects through a checked descriptor.
 """
 
 from __future__ import annotations
@@ -46,6 +53,13 @@ from sandboxes.docker.images import (
 from sandboxes.docker.leftovers import run_labels
 from sandboxes.postgres.sandbox import PostgresCluster, PostgresConnectionInfo
 from sandboxes.runs import current_run
+from sandboxes.sandbox_sockets import (
+    SandboxSocket,
+    close_folder,
+    process_uid,
+    register,
+    unregister,
+)
 
 RAM_FOLDER = "/var/lib/agentjudge/ram"
 """Where an in-memory cluster's tmpfs is mounted inside the container."""
@@ -139,6 +153,8 @@ class DockerPostgresCluster(PostgresCluster):
             )
             try:
                 await self._wait_ready(container, info, began)
+                if folder is not None:
+                    await asyncio.to_thread(self._close_socket_folder, container, folder)
             except BaseException:
                 await asyncio.to_thread(remove_container, container)
                 if folder is not None:
@@ -159,7 +175,8 @@ class DockerPostgresCluster(PostgresCluster):
 
     def _socket_folder(self) -> Path:
         """A fresh folder of the run's scratch space for the socket, which the container's
-        ``postgres`` user must be able to write (the run's folder keeps others out)."""
+        ``postgres`` user may write while the server starts (the run's folder keeps others out;
+        ``_close_socket_folder`` closes it)."""
         folder = current_run().directory() / current_run().new_name("pgsock")
         socket_path = folder / f".s.PGSQL.{PG_PORT}"
         if len(os.fsencode(socket_path)) > SOCKET_PATH_LIMIT:
@@ -171,6 +188,19 @@ class DockerPostgresCluster(PostgresCluster):
         folder.mkdir(mode=0o700)
         folder.chmod(0o777)  # whatever the umask: the container's postgres user is not the owner
         return folder
+
+    def _close_socket_folder(self, container: Container, folder: Path) -> None:
+        """Close the socket's folder to the container, check the socket and register it."""
+        close_folder(folder)
+        container.reload()
+        uid = process_uid(int(container.attrs["State"]["Pid"]))
+        if uid is None:
+            raise SandboxError(f"Postgres container {container.name}: its user is unknown")
+        guard = SandboxSocket(
+            folder / f".s.PGSQL.{PG_PORT}", uid, f"Postgres container {container.name}'s socket"
+        )
+        os.close(guard.open())
+        register(folder, guard)
 
     def _run_isolated(self, password: str, folder: Path) -> Container:
         """The container of an isolated cluster: no network, its socket in ``folder``."""
@@ -290,6 +320,8 @@ class DockerPostgresCluster(PostgresCluster):
         async with self._lock:
             container, self.container, self._admin = self.container, None, None
             folder, self.socket_folder = self.socket_folder, None
+            if folder is not None:
+                unregister(folder)
             try:
                 if container is not None:
                     await asyncio.to_thread(remove_container, container)

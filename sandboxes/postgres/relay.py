@@ -28,6 +28,7 @@ from pathlib import Path
 from sandboxes.base import SandboxError
 from sandboxes.postgres.sandbox import PostgresConnectionInfo
 from sandboxes.runs import current_run
+from sandboxes.sandbox_sockets import guard_of
 
 SOCKET_PATH_LIMIT = 107
 """The longest Unix socket path Linux accepts (``sun_path`` is 108 bytes with its final NUL)."""
@@ -138,6 +139,9 @@ async def _open_upstream(
     info: PostgresConnectionInfo,
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     if info.host.startswith("/"):
+        guard = guard_of(info.host)
+        if guard is not None:  # a sandbox's own server: through the checked socket
+            return await guard.open_connection()
         return await asyncio.open_unix_connection(f"{info.host}/.s.PGSQL.{info.port}")
     return await asyncio.open_connection(info.host, info.port)
 
