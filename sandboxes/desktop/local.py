@@ -11,7 +11,9 @@ quota), filled at start from a folder the host prepared. The control server list
 socket in that home folder, which the host reaches through the box's root
 (``/proc/<pid>/root``). Recorded code therefore runs inside the box, never on the host.
 
-Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit.
+Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit, and a
+pids cgroup (``sandboxes.processes``) capped at its process limit; a step stopped by either says
+which (``LocalDesktopHandle.limit_events``).
 bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
 removes the folders and cgroups a killed run left (``collect_desktop_leftovers``).
 """
@@ -45,10 +47,12 @@ from sandboxes.desktop.sandbox import (
     DesktopSandbox,
     DesktopStartError,
     DocumentFile,
+    memory_cap_note,
     wait_for_document_tree,
     wait_for_window,
 )
 from sandboxes.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
+from sandboxes.processes import ProcessCap, process_limit_note
 from sandboxes.runs import (
     current_run,
     run_id_of,
@@ -79,6 +83,9 @@ RUNTIME_NAME = ".runtime"
 CGROUP_NOTE = "cgroup"
 """A file in the desktop's folder naming its memory cgroup (for ``gc``)."""
 
+PIDS_NOTE = "pids-cgroup"
+"""A file in the desktop's folder naming its pids cgroup (for ``gc``)."""
+
 DESKTOP_TAG = "desktop"
 """The name tag of desktop folders and cgroups (``aj_<run>_desktop_<n>``)."""
 
@@ -90,25 +97,35 @@ class LocalDesktopHandle(DesktopHandle):
     """A box on the host running one desktop."""
 
     def __init__(
-        self, process: asyncio.subprocess.Process, folder: Path, cap: MemoryCap | None
+        self,
+        process: asyncio.subprocess.Process,
+        folder: Path,
+        cap: MemoryCap | None,
+        process_cap: ProcessCap | None = None,
     ) -> None:
         self.process = process
         self.folder = folder
         """The desktop's host folder: the prepared home (``home``, copied into the box's own
-        home at start), the session log and the cgroup note."""
+        home at start), the session log and the cgroup notes."""
         self.cap = cap
+        self.process_cap = process_cap
         self._peak: int | None = None
         self._stopped = False
 
-    def limit_kills(self) -> tuple[int, str] | None:
-        """Processes the desktop's memory cgroup killed, naming the cap."""
-        if self.cap is None or self._stopped:
-            return None
-        kills, limit = self.cap.oom_kills(), self.cap.limit_bytes()
-        if kills is None:
-            return None
-        size = f"{limit / 2**20:,.0f} MiB" if limit is not None else "its size"
-        return kills, f"the desktop's memory cap ({size}): the action needed more memory"
+    def limit_events(self) -> dict[str, int]:
+        """Processes the desktop's memory cgroup killed and forks its pids cgroup refused."""
+        events: dict[str, int] = {}
+        if self._stopped:
+            return events
+        if self.cap is not None:
+            kills = self.cap.oom_kills()
+            if kills is not None:
+                events[memory_cap_note(self.cap.limit_bytes())] = kills
+        if self.process_cap is not None:
+            refused = self.process_cap.refusals()
+            if refused is not None:
+                events[process_limit_note(self.process_cap.limit())] = refused
+        return events
 
     def peak_memory_bytes(self) -> int | None:
         """The cgroup's peak usage (kept after the desktop stopped)."""
@@ -127,8 +144,7 @@ class LocalDesktopHandle(DesktopHandle):
                 await asyncio.shield(self.process.wait())
         finally:
             untrack_process(self.process.pid)
-            if self.cap is not None:
-                await asyncio.to_thread(self.cap.remove)
+            await asyncio.to_thread(_remove_caps, self.cap, self.process_cap)
             await asyncio.to_thread(remove_tree, self.folder)
 
     def _kill(self) -> None:
@@ -170,12 +186,11 @@ class LocalDesktopProvider(DesktopProvider):
         folder = run.directory() / name
         folder.mkdir(mode=0o700)
         cap: MemoryCap | None = None
+        process_cap: ProcessCap | None = None
         process: asyncio.subprocess.Process | None = None
         try:
             home = await asyncio.to_thread(_make_home, folder, document)
-            cap = await asyncio.to_thread(MemoryCap.create, name, self.memory_bytes)
-            if cap is not None:
-                (folder / CGROUP_NOTE).write_text(str(cap.folder))
+            cap, process_cap = await asyncio.to_thread(self._make_caps, name, folder)
             target = DESKTOP_HOME / document.location if document else None
             width, height = self.screen
             command = [
@@ -205,8 +220,10 @@ class LocalDesktopProvider(DesktopProvider):
                 work_bytes=self.home_bytes,
             )
             argv = box_command(spec, home, bwrap=bwrap)
-            if cap is not None:  # join the cgroup first, so every process of the box is in it
-                argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cap.procs_file), *argv]
+            # Join the cgroups first, so every process of the box is in them.
+            for joined in (cap, process_cap):
+                if joined is not None:
+                    argv = ["/bin/sh", "-c", _JOIN, str(joined.procs_file), *argv]
             log = (folder / "session.log").open("wb")
             try:
                 process = await asyncio.create_subprocess_exec(
@@ -219,14 +236,13 @@ class LocalDesktopProvider(DesktopProvider):
             finally:
                 log.close()
             track_process(process.pid)
-            handle = LocalDesktopHandle(process, folder, cap)
+            handle = LocalDesktopHandle(process, folder, cap, process_cap)
             inside = await _first_inside(process)
         except BaseException:
             if process is not None:
-                await LocalDesktopHandle(process, folder, cap).stop()
+                await LocalDesktopHandle(process, folder, cap, process_cap).stop()
             else:
-                if cap is not None:
-                    await asyncio.to_thread(cap.remove)
+                await asyncio.to_thread(_remove_caps, cap, process_cap)
                 await asyncio.to_thread(remove_tree, folder)
             raise
         # The box's home exists only in the box's mount namespace: reached through its root.
@@ -249,6 +265,17 @@ class LocalDesktopProvider(DesktopProvider):
             await sandbox.destroy()
             raise
         return sandbox
+
+    def _make_caps(self, name: str, folder: Path) -> tuple[MemoryCap | None, ProcessCap | None]:
+        """The desktop's memory and pids cgroups (each None where none can be made here), noted
+        in its folder for ``gc``."""
+        cap = MemoryCap.create(name, self.memory_bytes)
+        if cap is not None:
+            (folder / CGROUP_NOTE).write_text(str(cap.folder))
+        process_cap = ProcessCap.create(name, self.processes)
+        if process_cap is not None:
+            (folder / PIDS_NOTE).write_text(str(process_cap.folder))
+        return cap, process_cap
 
     async def _wait_ready(
         self,
@@ -290,6 +317,18 @@ class LocalDesktopProvider(DesktopProvider):
                 f"desktop {sandbox.name}: {document.location.name} never showed in the "
                 f"accessibility tree within {self.ready_timeout:g} s: {_log_tail(folder)}"
             )
+
+
+def _remove_caps(cap: MemoryCap | None, process_cap: ProcessCap | None) -> None:
+    """Remove the desktop's cgroups (with whatever still runs in them)."""
+    if cap is not None:
+        cap.remove()
+    if process_cap is not None:
+        remove_cgroup(process_cap.folder)
+
+
+_JOIN = 'echo $$ > "$0" && exec "$@"'
+"""A shell line that moves itself into the cgroup named first, then runs the rest."""
 
 
 async def _first_inside(process: asyncio.subprocess.Process, timeout: float = 30.0) -> int:
@@ -346,7 +385,11 @@ async def collect_desktop_leftovers() -> list[str]:
     folders go with the run directories (collected last)."""
     removed: list[str] = []
     for root in scratch_roots():
-        for note in sorted(root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}")):
+        notes = [
+            *root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}"),
+            *root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{PIDS_NOTE}"),
+        ]
+        for note in sorted(notes):
             run_id = run_id_of(note.parent.name)
             if run_id is None or run_is_alive(run_id) or not trusted_below(root, note):
                 continue
