@@ -528,8 +528,11 @@ class ContextMemory:
 
     def _follow(self, page: Page) -> None:
         page.on("framenavigated", lambda _frame: self._look_at(page))
-        page.on("close", lambda _page: self._pending.pop(page, None))
+        page.on("close", self._drop)
         self._look_at(page)
+
+    def _drop(self, page: Page) -> None:
+        self._pending.pop(page, None)
 
     def _look_at(self, page: Page, attempt: int = 0) -> None:
         self._pending[page] = attempt
