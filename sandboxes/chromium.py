@@ -25,13 +25,24 @@ resolve (every host name maps to "not found", loopback included); WebRTC may not
 not go through that proxy; and the box has no network at all.
 
 **Memory.** Each renderer's script heap is capped (``RENDERER_HEAP_MB``) and the whole browser is
-in a memory cgroup: a page that allocates past either is killed, not the machine.
+in a memory cgroup (``BROWSER_MEMORY_BYTES``): a page that allocates past either is killed, not
+the machine. Several users (judges) share one browser, a context each, so each context has a
+cgroup of its own inside the browser's (``CONTEXT_MEMORY_BYTES``): a page holding more than its
+context's share is killed there, and the other contexts' pages keep their memory. Chromium never
+lets two contexts share a renderer process, and isolates sites into processes of their own; which
+renderer process shows which frame the browser reports in the opening record of a page's trace
+(what DevTools reads too), so after every navigation, new tab or new frame of a context
+(``ContextMemory``) its frames' processes are moved into the context's cgroup, a fraction of a
+second after they start. Memory a process held before it was moved stays counted towards the
+browser's cap only; a renderer the browser shows no frame in (a spare one, a shared worker's)
+stays in the browser's cgroup.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shlex
@@ -54,8 +65,10 @@ from sandboxes.runs import (
 )
 from settings import get_settings
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Playwright
+    from playwright.async_api import Browser, BrowserContext, Page, Playwright
 
 INSTALL_HINT = (
     "Chromium not found: install it with `apt-get install chromium` or point "
@@ -84,6 +97,25 @@ RENDERER_HEAP_MB = 512
 BROWSER_MEMORY_BYTES = 4 * 2**30
 """The memory cgroup cap of one browser with all its processes (renderers first to go): room for
 eight judges' contexts on a page each (about 1.8 GiB measured) and the page cache."""
+
+CONTEXT_MEMORY_BYTES = 1536 * 2**20
+"""The memory cgroup cap of one browser context's renderer processes: several times what a
+heavy page holds (a judge's context on an archived page measured 60-250 MiB), well below the
+browser's, so one context cannot take the memory the others' pages need."""
+
+BROWSER_CGROUP = "main"
+"""The cgroup, inside the browser's, that the browser's own processes (and renderers not yet
+given to a context) live in; contexts' cgroups are its siblings."""
+
+TRACE_SECONDS = 5.0
+"""How long asking the browser which processes show a page's frames may take."""
+
+PLACE_ATTEMPTS = 4
+"""How many more times a page is looked at when its frames' processes could not all be placed
+(the browser's answer came while a navigation was under way, or not at all)."""
+
+RETRY_SECONDS = 0.5
+"""The pause before such a page is looked at again."""
 
 BLACKHOLE_PROXY = "http://no-network.invalid:9"
 """The proxy every request that escaped routing would have to use; its name never resolves."""
@@ -251,6 +283,8 @@ class ChromiumProcess:
         socket_folder: Path,
         pids: list[int],
         cap: MemoryCap | None,
+        *,
+        contexts: bool = False,
     ) -> None:
         self.playwright = playwright
         self.browser = browser
@@ -262,6 +296,9 @@ class ChromiumProcess:
         """The driver's and the box's process ids (tracked as the run's helpers)."""
         self.cap = cap
         """The browser's memory cgroup (None where none could be made)."""
+        self.context_memory = ContextMemory(self) if contexts and cap is not None else None
+        """Gives each context's renderer processes a cgroup of their own (None where the
+        browser has no cgroups to make them in: ``contexts`` False)."""
         self._closed = False
 
     @classmethod
@@ -299,15 +336,14 @@ class ChromiumProcess:
             for path in (home, socket_folder):
                 os.chown(path, CHROMIUM_USER, CHROMIUM_USER)
         cap = await asyncio.to_thread(MemoryCap.create, folder.name, BROWSER_MEMORY_BYTES)
-        if cap is not None:
-            (folder / CGROUP_NOTE).write_text(str(cap.folder))
+        main = await _make_cgroups(folder, cap)
         script = folder / BOX_SCRIPT
         script.write_text(
             box_script(
                 executable,
                 [folder, socket_folder],
                 offline=offline,
-                cgroup_procs=cap.procs_file if cap is not None else None,
+                cgroup_procs=(main or cap).procs_file if cap is not None else None,
                 privileged=privileged,
                 bwrap=bwrap,
             )
@@ -354,17 +390,21 @@ class ChromiumProcess:
         browsers = [pid for driver in drivers for pid in _browser_pids(driver)]
         for pid in browsers:
             track_process(pid)
-        return cls(playwright, browser, folder, socket_folder, [*drivers, *browsers], cap)
+        pids = [*drivers, *browsers]
+        return cls(playwright, browser, folder, socket_folder, pids, cap, contexts=main is not None)
 
     async def new_context(self, **options: Any) -> BrowserContext:
         """A fresh, empty browser context: no cookies, storage or cache shared with others;
         service workers blocked, downloads refused; ``options`` are Playwright's (viewport, ...).
         """
-        return await self.browser.new_context(
+        context = await self.browser.new_context(
             **{"viewport": {"width": 1280, "height": 800}, **options},
             service_workers="block",
             accept_downloads=False,
         )
+        if self.context_memory is not None:
+            await self.context_memory.watch(context)
+        return context
 
     @property
     def closed(self) -> bool:
@@ -373,9 +413,12 @@ class ChromiumProcess:
 
     def memory_note(self) -> str:
         """The memory limits a page of this browser runs under, for error messages."""
+        context = f", its browser context's memory cap {CONTEXT_MEMORY_BYTES // 2**20:,} MiB"
         cap = f", the browser's memory cap {BROWSER_MEMORY_BYTES // 2**20:,} MiB"
-        return f"a page's script heap is capped at {RENDERER_HEAP_MB} MiB" + (
-            cap if self.cap is not None else ""
+        return (
+            f"a page's script heap is capped at {RENDERER_HEAP_MB} MiB"
+            + (context if self.context_memory is not None else "")
+            + (cap if self.cap is not None else "")
         )
 
     async def close(self) -> None:
@@ -384,6 +427,8 @@ class ChromiumProcess:
         if self._closed:
             return
         self._closed = True
+        if self.context_memory is not None:
+            await self.context_memory.stop()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.browser.close(), 10)
         with contextlib.suppress(Exception):
@@ -398,6 +443,228 @@ class ChromiumProcess:
             await asyncio.to_thread(self.cap.remove)
         await asyncio.to_thread(shutil.rmtree, self.folder, True)
         await asyncio.to_thread(shutil.rmtree, self.socket_folder, True)
+
+
+async def _make_cgroups(folder: Path, cap: MemoryCap | None) -> MemoryCap | None:
+    """Note the browser's cgroup for ``gc`` and make the one its own processes start in."""
+    if cap is None:
+        return None
+    (folder / CGROUP_NOTE).write_text(str(cap.folder))
+    return await asyncio.to_thread(cap.child, BROWSER_CGROUP)
+
+
+class ContextCap:
+    """One browser context's memory cgroup, inside its browser's."""
+
+    def __init__(self, cap: MemoryCap, limit_bytes: int) -> None:
+        self.cap = cap
+        self.limit_bytes = limit_bytes
+        self.moved: set[int] = set()
+        """Host pids of the renderer processes moved into it."""
+        self.reported = 0
+        """Kills by the cap already reported (``new_kills``)."""
+
+    def kills(self) -> int:
+        """How many of the context's processes its cap ended so far."""
+        return self.cap.oom_kills() or 0
+
+    def new_kills(self) -> bool:
+        """Whether the cap ended a process since the last time this said so."""
+        kills = self.kills()
+        if kills <= self.reported:
+            return False
+        self.reported = kills
+        return True
+
+    def describe(self) -> str:
+        """The cap, as named in messages."""
+        return f"the browser context's memory cap ({self.limit_bytes // 2**20:,} MiB)"
+
+
+_context_caps: weakref.WeakKeyDictionary[BrowserContext, ContextCap] = weakref.WeakKeyDictionary()
+
+
+def context_cap(context: BrowserContext) -> ContextCap | None:
+    """The memory cgroup of ``context`` (None when it has none)."""
+    return _context_caps.get(context)
+
+
+class ContextMemory:
+    """Gives each browser context of one browser a memory cgroup (``CONTEXT_MEMORY_BYTES``) and
+    moves the renderer processes showing its frames into it (see the module docstring).
+
+    A page is looked at again after each navigation of one of its frames and when it opens: a
+    short trace of the page (its opening record names each frame's renderer process, by its pid
+    in the box), one at a time per browser; the box's pids are then turned into the host's."""
+
+    def __init__(self, process: ChromiumProcess, limit_bytes: int = CONTEXT_MEMORY_BYTES) -> None:
+        self.process = process
+        self.limit_bytes = limit_bytes
+        self._count = 0
+        self._pending: dict[Page, int] = {}
+        """Pages to look at, with how many looks at each failed before."""
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._caps: list[ContextCap] = []
+
+    async def watch(self, context: BrowserContext) -> ContextCap | None:
+        """Make ``context``'s cgroup and follow its pages (None when no cgroup could be made)."""
+        if self.process.cap is None:
+            return None
+        self._count += 1
+        made = await asyncio.to_thread(
+            self.process.cap.child, f"context_{self._count}", self.limit_bytes
+        )
+        if made is None:
+            return None
+        cap = ContextCap(made, self.limit_bytes)
+        _context_caps[context] = cap
+        self._caps.append(cap)
+        context.on("page", self._follow)
+        context.on("close", lambda _context: self._forget(cap))
+        for page in context.pages:
+            self._follow(page)
+        return cap
+
+    def _follow(self, page: Page) -> None:
+        page.on("framenavigated", lambda _frame: self._look_at(page))
+        page.on("close", self._drop)
+        self._look_at(page)
+
+    def _drop(self, page: Page) -> None:
+        self._pending.pop(page, None)
+
+    def _look_at(self, page: Page, attempt: int = 0) -> None:
+        self._pending[page] = attempt
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def _forget(self, cap: ContextCap) -> None:
+        # Its renderers exit with the context; the empty cgroup goes with the browser's.
+        cap.moved.clear()
+
+    async def _run(self) -> None:
+        while not self.process.closed:
+            await self._wake.wait()
+            self._wake.clear()
+            pages, self._pending = self._pending, {}
+            for page, attempt in pages.items():
+                cap = _context_caps.get(page.context)
+                if cap is None or page.is_closed():
+                    continue
+                try:
+                    placed = await asyncio.wait_for(self._place(page, cap), 3 * TRACE_SECONDS)
+                except Exception as error:  # the page went away, or the browser did not say
+                    logger.info("no processes placed for %s: %r", page.url, error)
+                    placed = False
+                if not placed and attempt < PLACE_ATTEMPTS and page not in self._pending:
+                    asyncio.get_running_loop().call_later(
+                        RETRY_SECONDS, self._look_at, page, attempt + 1
+                    )
+
+    async def _place(self, page: Page, cap: ContextCap) -> bool:
+        """Move the processes of ``page``'s frames into ``cap``; whether each was found."""
+        inside = await _frame_processes(page)
+        hosts = await asyncio.to_thread(_host_pids, self.process.pids)
+        placed = bool(inside)
+        for pid in inside:
+            host = hosts.get(pid)
+            if host is None or host in self.process.pids:
+                placed = False
+                continue
+            if host in cap.moved and host in cap.cap.pids():
+                continue
+            if await asyncio.to_thread(cap.cap.add, host):
+                cap.moved.add(host)
+            else:
+                placed = False
+        return placed
+
+    async def stop(self) -> None:
+        """Stop following pages."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        self._task = None
+
+
+async def _frame_processes(page: Page) -> set[int]:
+    """The pids (in the browser's box) of the renderer processes showing ``page``'s frames, from
+    the opening record of a short trace of the page; empty when the browser did not say."""
+    session = await page.context.new_cdp_session(page)
+    pids: set[int] = set()
+    complete: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def collected(params: dict[str, Any]) -> None:
+        for event in params.get("value", []):
+            if event.get("name") == "TracingStartedInBrowser":
+                frames = (event.get("args") or {}).get("data", {}).get("frames", [])
+                pids.update(
+                    frame["processId"]
+                    for frame in frames
+                    if isinstance(frame.get("processId"), int)
+                )
+
+    def completed(_params: object) -> None:
+        if not complete.done():
+            complete.set_result(None)
+
+    session.on("Tracing.dataCollected", collected)
+    session.on("Tracing.tracingComplete", completed)
+    try:
+        async with _trace_lock(page):
+            await asyncio.wait_for(
+                session.send(
+                    "Tracing.start",
+                    {
+                        "categories": "disabled-by-default-devtools.timeline",
+                        "transferMode": "ReportEvents",
+                    },
+                ),
+                TRACE_SECONDS,
+            )
+            await asyncio.wait_for(session.send("Tracing.end"), TRACE_SECONDS)
+            await asyncio.wait_for(complete, TRACE_SECONDS)
+    finally:
+        with contextlib.suppress(Exception):
+            await session.detach()
+    return pids
+
+
+_trace_locks: weakref.WeakKeyDictionary[Browser, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _trace_lock(page: Page) -> asyncio.Lock:
+    """One trace at a time per browser (the browser runs one)."""
+    browser = page.context.browser
+    assert browser is not None
+    if browser not in _trace_locks:
+        _trace_locks[browser] = asyncio.Lock()
+    return _trace_locks[browser]
+
+
+def _host_pids(box: list[int]) -> dict[int, int]:
+    """The processes of the browser's box: their pid in the box (as the browser names them) to
+    their pid on the host, from each process's list of pids in nested namespaces."""
+    found: dict[int, int] = {}
+    for pid in box:
+        try:
+            processes = psutil.Process(pid).children(recursive=True)
+        except psutil.Error:
+            continue
+        for process in processes:
+            try:
+                status = Path(f"/proc/{process.pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("NSpid:"):
+                    numbers = line.split()[1:]
+                    if len(numbers) >= 2:
+                        found[int(numbers[1])] = process.pid
+    return found
 
 
 def _browser_environment() -> dict[str, str]:

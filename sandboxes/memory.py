@@ -70,6 +70,46 @@ class MemoryCap:
             return None
         return cls(folder, version)
 
+    def child(self, name: str, limit_bytes: int | None = None) -> MemoryCap | None:
+        """A cgroup ``name`` inside this one, capped at ``limit_bytes`` (None: only this one's
+        cap applies); None when none can be made. Its processes count towards this cgroup's cap
+        too. On cgroup v2 processes may then live only in children (the kernel's rule for a
+        cgroup that hands controllers down): put them in a child from the start."""
+        folder = self.folder / name
+        try:
+            if self.version == 2:
+                controls = self.folder / "cgroup.subtree_control"
+                if "memory" not in controls.read_text().split():
+                    controls.write_text("+memory")
+            folder.mkdir()
+            if limit_bytes is not None:
+                limit_file = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+                (folder / limit_file).write_text(str(limit_bytes))
+                if self.version == 2:
+                    with contextlib.suppress(OSError):
+                        (folder / "memory.swap.max").write_text("0")
+        except OSError:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            return None
+        return MemoryCap(folder, self.version)
+
+    def add(self, pid: int) -> bool:
+        """Move process ``pid`` (all its threads) into this cgroup; whether it moved. Memory it
+        already holds stays counted where it was; what it allocates from now on counts here."""
+        try:
+            self.procs_file.write_text(str(pid))
+        except OSError:
+            return False
+        return True
+
+    def pids(self) -> list[int]:
+        """The processes in this cgroup (not in its children)."""
+        try:
+            return [int(pid) for pid in self.procs_file.read_text().split()]
+        except (OSError, ValueError):
+            return []
+
     @property
     def procs_file(self) -> Path:
         """Writing a pid here moves that process (and its future children) into the cgroup."""
@@ -108,8 +148,13 @@ class MemoryCap:
 
 
 def remove_cgroup(folder: Path, *, wait_seconds: float = 5.0) -> bool:
-    """Kill the processes of the cgroup ``folder``, then remove it; True when it is gone."""
+    """Kill the processes of the cgroup ``folder`` and of the cgroups inside it, then remove them
+    all; True when it is gone."""
     deadline = time.monotonic() + wait_seconds
+    with contextlib.suppress(OSError):
+        for inner in sorted(path for path in folder.iterdir() if path.is_dir()):
+            if not inner.is_symlink():
+                remove_cgroup(inner, wait_seconds=max(deadline - time.monotonic(), 0.1))
     while True:
         try:
             pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]

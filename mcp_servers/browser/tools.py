@@ -461,6 +461,7 @@ def _serialised(handler: Handler) -> Handler:
     async def run(session: BrowserSession, arguments: Any) -> ToolResult:
         async with session.lock:
             deadline = session.call_deadline
+            problem: str | None = None
             try:
                 result = await asyncio.wait_for(handler(session, arguments), deadline)
             except TimeoutError:
@@ -469,17 +470,18 @@ def _serialised(handler: Handler) -> Handler:
                     "(a page's script may never yield)"
                 )
             except BrowserToolError as error:
-                if not (session.crashed or _timed_out(error)):
+                if not (session.crashed or _timed_out(error) or session.context_limit_pending()):
                     return ToolResult(text=f"Error: {error}", is_error=True)
                 problem = str(error)
             except Exception as error:  # the page failed under the call (crashed, hung, gone)
                 problem = f"the browser failed: {_first_line(error)}"
-            else:
-                if not session.crashed:
+            limit = session.context_limit()
+            if problem is None:
+                if not session.crashed and limit is None:
                     return result
-                problem = _crash_note(session)
-            if session.crashed and not problem.startswith("a page crashed"):
-                problem += "; " + _crash_note(session)
+                problem = _crash_note(session, limit)
+            elif session.crashed or limit is not None:
+                problem += "; " + _crash_note(session, limit)
             recovered = await session.recover()
             if recovered:
                 problem += ". Recovered: " + "; ".join(recovered)
@@ -494,8 +496,15 @@ def _timed_out(error: BrowserToolError) -> bool:
     return "Timeout" in str(error)
 
 
-def _crash_note(session: BrowserSession) -> str:
+def _crash_note(session: BrowserSession, limit: str | None) -> str:
+    """What crashed and why: ``limit`` names the context's own memory cap when it ended one of
+    the context's processes (a tab's, or a frame's)."""
     pages = ", ".join(session.crashed)
+    if limit is not None:
+        held = f"it was stopped by {limit}, which holds this browser's pages only"
+        if not pages:
+            return f"a frame's process needed more memory: {held}"
+        return f"a page crashed ({pages}): {held}; the tab is closed"
     return (
         f"a page crashed ({pages}), most likely out of memory ({session.memory_limits}); the "
         "tab is closed"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sandboxes.browser.archive import MISS_HEADER, PageArchive, not_archived_response
+from sandboxes.chromium import context_cap
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -189,6 +190,20 @@ class BrowserSession:
 
     def _note_crash(self, page: Page) -> None:
         self.crashed.append(page.url)
+
+    def context_limit_pending(self) -> bool:
+        """Whether the context's own memory cap ended one of its processes since
+        ``context_limit`` last said so."""
+        cap = context_cap(self.context)
+        return cap is not None and cap.kills() > cap.reported
+
+    def context_limit(self) -> str | None:
+        """The context's own memory cap, named, when it ended one of the context's processes
+        since the last time this said so; else None (no such kill, or no cap)."""
+        cap = context_cap(self.context)
+        if cap is None or not cap.new_kills():
+            return None
+        return cap.describe()
 
     def _note_status(self, page: Page, response: object) -> None:
         from playwright.async_api import Response

@@ -13,13 +13,14 @@ The task's document is copied into the home folder at start from a read-only
 folder (``SEED_FOLDER``) and opened by the session; the saved document is read back through the
 control server (``DesktopSandbox.read_document``).
 
-Limits: a memory cap (RAM and swap alike), a cap on processes, a read-only root file system whose
-only writable places are RAM file systems of fixed sizes (the home folder, of the provider's home
-size, holding the image's home; ``/tmp``, ``/var/tmp``, the runtime folder, ``/dev/shm``), every
-capability dropped, no privilege gain, and an init process that reaps what LibreOffice leaves.
-Every container carries the run's labels (``sandboxes.docker.leftovers``), so ``agentjudge
-sandboxes gc`` removes those of a killed run; their socket folders sit in the run's scratch folder
-and go with it.
+Limits: a memory cap (RAM and swap alike), a cap on processes and threads (the provider's
+process limit), a read-only root file system whose only writable places are RAM file systems of
+fixed sizes (the home folder, of the provider's home size, holding the image's home; ``/tmp``,
+``/var/tmp``, the runtime folder, ``/dev/shm``), every capability dropped, no privilege gain, and
+an init process that reaps what LibreOffice leaves. A step that one of the caps stopped says
+which (``limit_events``, read from the engine's cgroups). Every container carries the run's
+labels (``sandboxes.docker.leftovers``), so ``agentjudge sandboxes gc`` removes those of a killed
+run; their socket folders sit in the run's scratch folder and go with it.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ from sandboxes.desktop.sandbox import (
     DesktopStartError,
     DocumentFile,
     RestoreMethod,
+    memory_cap_note,
     wait_for_window,
 )
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
+from sandboxes.processes import process_limit_note, read_number, refused_forks
 from sandboxes.runs import current_run
 from sandboxes.sandbox_sockets import SandboxSocket, close_folder, open_folder, process_uid
 from storage.confined import UnsafeFileError, open_confined
@@ -102,11 +105,11 @@ DISPLAY = ":0"
 SHARED_MEMORY_BYTES = 256 * 2**20
 """Size of each container's ``/dev/shm`` (X shared-memory images, LibreOffice)."""
 
-PIDS_LIMIT = 1024
-"""Most processes and threads one desktop may hold at once."""
-
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory/docker")
 """Where the engine (cgroup v1, cgroupfs driver) keeps each container's memory cgroup."""
+
+CGROUP_PIDS = Path("/sys/fs/cgroup/pids/docker")
+"""Where the engine (cgroup v1, cgroupfs driver) keeps each container's pids cgroup."""
 
 CGROUP_CPU = Path("/sys/fs/cgroup/cpuacct/docker")
 """Where the engine (cgroup v1, cgroupfs driver) keeps each container's CPU accounting."""
@@ -141,6 +144,23 @@ class DockerDesktopHandle(DesktopHandle):
             if pid > 0 and (uid := process_uid(pid)) is not None:
                 return uid
         return UID
+
+    def limit_events(self) -> dict[str, int]:
+        """Processes the container's memory cap killed and forks its process limit refused,
+        from the engine's cgroups (nothing where they cannot be read from here)."""
+        events: dict[str, int] = {}
+        if self._stopped:
+            return events
+        memory = CGROUP_MEMORY / str(self.container.id)
+        kills = _oom_kills(memory / "memory.oom_control")
+        if kills is not None:
+            limit = read_number(memory / "memory.limit_in_bytes")
+            events[memory_cap_note(limit)] = kills
+        pids = CGROUP_PIDS / str(self.container.id)
+        refused = refused_forks(pids)
+        if refused is not None:
+            events[process_limit_note(read_number(pids / "pids.max"))] = refused
+        return events
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the container's processes used so far (its cgroup's accounting), or None
@@ -314,7 +334,7 @@ class DockerDesktopProvider(DesktopProvider):
                 mem_limit=self.memory_bytes,
                 memswap_limit=self.memory_bytes,
                 shm_size=SHARED_MEMORY_BYTES,
-                pids_limit=PIDS_LIMIT,
+                pids_limit=self.processes,
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 init=True,
@@ -453,6 +473,19 @@ def _make_seed(seed: Path, document: DocumentFile | None) -> None:
     with os.fdopen(descriptor, "wb") as stream:
         stream.write(document.data)
     target.chmod(0o644)
+
+
+def _oom_kills(path: Path) -> int | None:
+    """The ``oom_kill`` count of a v1 memory cgroup's ``memory.oom_control``."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if key == "oom_kill" and value.strip().isdigit():
+            return int(value)
+    return None
 
 
 def _peak_memory(container: Container) -> int | None:

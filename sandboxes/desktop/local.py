@@ -17,7 +17,9 @@ user while the session starts and closes it once the socket is there, then reach
 only as ``sandboxes.sandbox_sockets`` does (no link followed, a socket of the box's user, the
 connection made to the very file checked).
 
-Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit.
+Each desktop gets a memory cgroup (``sandboxes.memory``) capped at the provider's limit, and a
+pids cgroup (``sandboxes.processes``) capped at its process limit; a step stopped by either says
+which (``LocalDesktopHandle.limit_events``).
 bubblewrap dies with the runtime (``--die-with-parent``), taking the desktop with it; ``gc``
 removes the folders and cgroups a killed run left (``collect_desktop_leftovers``).
 """
@@ -51,10 +53,12 @@ from sandboxes.desktop.sandbox import (
     DesktopSandbox,
     DesktopStartError,
     DocumentFile,
+    memory_cap_note,
     wait_for_document_tree,
     wait_for_window,
 )
 from sandboxes.memory import CGROUP_ROOT, MemoryCap, remove_cgroup
+from sandboxes.processes import ProcessCap, process_limit_note
 from sandboxes.runs import (
     current_run,
     run_id_of,
@@ -92,6 +96,9 @@ RUNTIME_NAME = ".runtime"
 CGROUP_NOTE = "cgroup"
 """A file in the desktop's folder naming its memory cgroup (for ``gc``)."""
 
+PIDS_NOTE = "pids-cgroup"
+"""A file in the desktop's folder naming its pids cgroup (for ``gc``)."""
+
 DESKTOP_TAG = "desktop"
 """The name tag of desktop folders and cgroups (``aj_<run>_desktop_<n>``)."""
 
@@ -103,25 +110,35 @@ class LocalDesktopHandle(DesktopHandle):
     """A box on the host running one desktop."""
 
     def __init__(
-        self, process: asyncio.subprocess.Process, folder: Path, cap: MemoryCap | None
+        self,
+        process: asyncio.subprocess.Process,
+        folder: Path,
+        cap: MemoryCap | None,
+        process_cap: ProcessCap | None = None,
     ) -> None:
         self.process = process
         self.folder = folder
         """The desktop's host folder: the prepared home (``home``, copied into the box's own
-        home at start), the session log and the cgroup note."""
+        home at start), the session log and the cgroup notes."""
         self.cap = cap
+        self.process_cap = process_cap
         self._peak: int | None = None
         self._stopped = False
 
-    def limit_kills(self) -> tuple[int, str] | None:
-        """Processes the desktop's memory cgroup killed, naming the cap."""
-        if self.cap is None or self._stopped:
-            return None
-        kills, limit = self.cap.oom_kills(), self.cap.limit_bytes()
-        if kills is None:
-            return None
-        size = f"{limit / 2**20:,.0f} MiB" if limit is not None else "its size"
-        return kills, f"the desktop's memory cap ({size}): the action needed more memory"
+    def limit_events(self) -> dict[str, int]:
+        """Processes the desktop's memory cgroup killed and forks its pids cgroup refused."""
+        events: dict[str, int] = {}
+        if self._stopped:
+            return events
+        if self.cap is not None:
+            kills = self.cap.oom_kills()
+            if kills is not None:
+                events[memory_cap_note(self.cap.limit_bytes())] = kills
+        if self.process_cap is not None:
+            refused = self.process_cap.refusals()
+            if refused is not None:
+                events[process_limit_note(self.process_cap.limit())] = refused
+        return events
 
     def peak_memory_bytes(self) -> int | None:
         """The cgroup's peak usage (kept after the desktop stopped)."""
@@ -140,8 +157,7 @@ class LocalDesktopHandle(DesktopHandle):
                 await asyncio.shield(self.process.wait())
         finally:
             untrack_process(self.process.pid)
-            if self.cap is not None:
-                await asyncio.to_thread(self.cap.remove)
+            await asyncio.to_thread(_remove_caps, self.cap, self.process_cap)
             await asyncio.to_thread(remove_tree, self.folder)
 
     def _kill(self) -> None:
@@ -183,15 +199,14 @@ class LocalDesktopProvider(DesktopProvider):
         folder = run.directory() / name
         folder.mkdir(mode=0o700)
         cap: MemoryCap | None = None
+        process_cap: ProcessCap | None = None
         process: asyncio.subprocess.Process | None = None
         try:
             home = await asyncio.to_thread(_make_home, folder, document)
             control = folder / CONTROL_NAME
             control.mkdir(mode=0o700)
             open_folder(control, _box_uid())
-            cap = await asyncio.to_thread(MemoryCap.create, name, self.memory_bytes)
-            if cap is not None:
-                (folder / CGROUP_NOTE).write_text(str(cap.folder))
+            cap, process_cap = await asyncio.to_thread(self._make_caps, name, folder)
             target = DESKTOP_HOME / document.location if document else None
             width, height = self.screen
             command = [
@@ -222,8 +237,10 @@ class LocalDesktopProvider(DesktopProvider):
                 bound=[(control, CONTROL_FOLDER)],
             )
             argv = box_command(spec, home, bwrap=bwrap)
-            if cap is not None:  # join the cgroup first, so every process of the box is in it
-                argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cap.procs_file), *argv]
+            # Join the cgroups first, so every process of the box is in them.
+            for joined in (cap, process_cap):
+                if joined is not None:
+                    argv = ["/bin/sh", "-c", _JOIN, str(joined.procs_file), *argv]
             log = (folder / "session.log").open("wb")
             try:
                 process = await asyncio.create_subprocess_exec(
@@ -236,13 +253,12 @@ class LocalDesktopProvider(DesktopProvider):
             finally:
                 log.close()
             track_process(process.pid)
-            handle = LocalDesktopHandle(process, folder, cap)
+            handle = LocalDesktopHandle(process, folder, cap, process_cap)
         except BaseException:
             if process is not None:
-                await LocalDesktopHandle(process, folder, cap).stop()
+                await LocalDesktopHandle(process, folder, cap, process_cap).stop()
             else:
-                if cap is not None:
-                    await asyncio.to_thread(cap.remove)
+                await asyncio.to_thread(_remove_caps, cap, process_cap)
                 await asyncio.to_thread(remove_tree, folder)
             raise
         socket = SandboxSocket(
@@ -266,6 +282,17 @@ class LocalDesktopProvider(DesktopProvider):
             await sandbox.destroy()
             raise
         return sandbox
+
+    def _make_caps(self, name: str, folder: Path) -> tuple[MemoryCap | None, ProcessCap | None]:
+        """The desktop's memory and pids cgroups (each None where none can be made here), noted
+        in its folder for ``gc``."""
+        cap = MemoryCap.create(name, self.memory_bytes)
+        if cap is not None:
+            (folder / CGROUP_NOTE).write_text(str(cap.folder))
+        process_cap = ProcessCap.create(name, self.processes)
+        if process_cap is not None:
+            (folder / PIDS_NOTE).write_text(str(process_cap.folder))
+        return cap, process_cap
 
     async def _wait_ready(
         self,
@@ -309,6 +336,18 @@ class LocalDesktopProvider(DesktopProvider):
                 f"desktop {sandbox.name}: {document.location.name} never showed in the "
                 f"accessibility tree within {self.ready_timeout:g} s: {_log_tail(folder)}"
             )
+
+
+def _remove_caps(cap: MemoryCap | None, process_cap: ProcessCap | None) -> None:
+    """Remove the desktop's cgroups (with whatever still runs in them)."""
+    if cap is not None:
+        cap.remove()
+    if process_cap is not None:
+        remove_cgroup(process_cap.folder)
+
+
+_JOIN = 'echo $$ > "$0" && exec "$@"'
+"""A shell line that moves itself into the cgroup named first, then runs the rest."""
 
 
 def _make_home(folder: Path, document: DocumentFile | None) -> Path:
@@ -355,7 +394,11 @@ async def collect_desktop_leftovers() -> list[str]:
     folders go with the run directories (collected last)."""
     removed: list[str] = []
     for root in scratch_roots():
-        for note in sorted(root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}")):
+        notes = [
+            *root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{CGROUP_NOTE}"),
+            *root.glob(f"aj_*/aj_*_{DESKTOP_TAG}_*/{PIDS_NOTE}"),
+        ]
+        for note in sorted(notes):
             run_id = run_id_of(note.parent.name)
             if run_id is None or run_is_alive(run_id) or not trusted_below(root, note):
                 continue

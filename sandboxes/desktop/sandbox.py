@@ -58,6 +58,9 @@ DEFAULT_SCREEN = (1920, 1080)
 DEFAULT_MEMORY_BYTES = 3 * 2**30
 """The memory cap of one desktop (all its processes together)."""
 
+DEFAULT_PROCESSES = 1024
+"""The most processes and threads one desktop may hold at once (its process limit)."""
+
 DEFAULT_HOME_BYTES = 1 * 2**30
 """The disk quota of one desktop's home folder (a RAM file system, so it counts towards the
 memory cap too: kept below it, so a full home is named as such rather than as memory)."""
@@ -135,6 +138,12 @@ def document_location(state: DocumentState) -> PurePosixPath:
     return PurePosixPath(PurePosixPath(state.path).name)
 
 
+def memory_cap_note(limit_bytes: int | None) -> str:
+    """How a step whose process the desktop's memory cap killed is reported."""
+    size = f"{limit_bytes / 2**20:,.0f} MiB" if limit_bytes is not None else "its size"
+    return f"killed by the desktop's memory cap ({size}): the action needed more memory"
+
+
 class DesktopHandle(ABC):
     """What a backend keeps of one running desktop."""
 
@@ -146,10 +155,11 @@ class DesktopHandle(ABC):
         """The most memory the desktop used at once, when the backend can tell."""
         return None
 
-    def limit_kills(self) -> tuple[int, str] | None:
-        """How many processes a limit of the desktop ended so far, and which limit (None when
-        the backend cannot tell)."""
-        return None
+    def limit_events(self) -> dict[str, int]:
+        """For each limit of the desktop the backend can watch, how many times it stopped a
+        process so far (a kill by the memory cap, a fork refused by the process limit), keyed by
+        how a step it stopped is reported."""
+        return {}
 
 
 class DesktopSandbox(Sandbox):
@@ -192,17 +202,15 @@ class DesktopSandbox(Sandbox):
     ) -> ActionOutcome:
         """Perform one action inside the desktop and remember it. A failure during which a
         limit of the desktop killed a process says which limit."""
-        before = self.handle.limit_kills()
+        before = self.handle.limit_events()
         outcome = await perform_action(
             self.client, action, wait_seconds=wait_seconds, timeout=timeout
         )
         self.performed.append(action)
         if outcome.status != "failed":
             return outcome
-        after = self.handle.limit_kills()
-        said = []
-        if before is not None and after is not None and after[0] > before[0]:
-            said.append(f"killed by {after[1]}")
+        after = self.handle.limit_events()
+        said = [note for note, count in after.items() if count > before.get(note, count)]
         if await self._home_is_full():
             said.append(
                 f"stopped by the desktop home's disk quota ({self.provider.home_bytes / 2**20:,.0f}"
@@ -412,6 +420,7 @@ class DesktopProvider(SandboxProvider):
         screen: tuple[int, int] = DEFAULT_SCREEN,
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
         home_bytes: int = DEFAULT_HOME_BYTES,
+        processes: int = DEFAULT_PROCESSES,
         ready_timeout: float = DEFAULT_READY_TIMEOUT,
         restore_method: RestoreMethod | None = None,
         start_attempts: int = DEFAULT_START_ATTEMPTS,
@@ -421,6 +430,8 @@ class DesktopProvider(SandboxProvider):
         self.screen = screen
         self.memory_bytes = memory_bytes
         self.home_bytes = home_bytes
+        self.processes = processes
+        """The process limit of each desktop (processes and threads together)."""
         self.ready_timeout = ready_timeout
         self.start_attempts = start_attempts
         self.restore_method = restore_method or ReplayRestore()

@@ -16,6 +16,7 @@ KEY_HANG = f"{BASE}/key-hang"
 TABS = f"{BASE}/tabs"
 HEAP = f"{BASE}/heap"
 BUFFERS = f"{BASE}/buffers"
+HOLD = "https://calm.example/hold"
 
 
 def _page(title: str, body: str) -> str:
@@ -53,6 +54,14 @@ PAGES = {
         "kept.push(new Uint8Array(64 * 2 ** 20).fill(7)); document.title = 'held ' + "
         "kept.length; await new Promise(r => setTimeout(r, 0)); } } setTimeout(grow, 50)"
         "</script>",
+    ),
+    # An ordinary heavy page on another site: 1 GiB of array buffers, kept, then it settles.
+    HOLD: _page(
+        "Hold",
+        "<script>const kept = []; async function grow() { for (let i = 0; i < 16; i++) { "
+        "kept.push(new Uint8Array(64 * 2 ** 20).fill(3)); "
+        "await new Promise(r => setTimeout(r, 0)); } document.title = 'held ' + kept.length; } "
+        "setTimeout(grow, 50)</script><p>Population: 1,204</p>",
     ),
 }
 

@@ -1,6 +1,7 @@
 """Hostile pages against the browser MCP server on real Chromium: a script that never yields, a
-page opening 150 tabs, pages holding gigabytes. Each call answers (with an error naming the
-limit), the browser recovers, and the next call works."""
+page opening 150 tabs, pages holding gigabytes, a page holding gigabytes beside another user's
+context in the same browser. Each call answers (with an error naming the limit), the browser
+recovers, and the next call works; the other context keeps its page."""
 
 from __future__ import annotations
 
@@ -17,12 +18,18 @@ from mcp_servers.browser.server import browser_server
 from sandboxes.browser.archive import PageArchive, load_archive
 from sandboxes.browser.sandbox import BrowserProvider, BrowserSandbox
 from sandboxes.browser.session import CALL_DEADLINE_SECONDS, MAX_TABS
-from sandboxes.chromium import BROWSER_MEMORY_BYTES, RENDERER_HEAP_MB
+from sandboxes.chromium import (
+    BROWSER_MEMORY_BYTES,
+    CONTEXT_MEMORY_BYTES,
+    RENDERER_HEAP_MB,
+    context_cap,
+)
 from tests.security.hostile_pages import (
     BUFFERS,
     CALM,
     HANG,
     HEAP,
+    HOLD,
     KEY_HANG,
     TABS,
     write_hostile_site,
@@ -115,7 +122,7 @@ async def test_a_page_opening_150_tabs_is_capped(sandbox: BrowserSandbox) -> Non
 
 @pytest.mark.parametrize(
     ("url", "limit"),
-    [(HEAP, f"{RENDERER_HEAP_MB} MiB"), (BUFFERS, f"{BROWSER_MEMORY_BYTES // 2**20:,} MiB")],
+    [(HEAP, f"{RENDERER_HEAP_MB} MiB"), (BUFFERS, f"{CONTEXT_MEMORY_BYTES // 2**20:,} MiB")],
     ids=["script-heap", "array-buffers"],
 )
 async def test_a_page_cannot_hold_gigabytes(
@@ -141,4 +148,54 @@ async def test_a_page_cannot_hold_gigabytes(
         assert peak is not None
         assert peak <= BROWSER_MEMORY_BYTES
         calm = await call(client, "browser_navigate", url=CALM)
+        assert "Population: 1,204" in text_of(calm)
+
+
+async def test_a_context_holding_gigabytes_leaves_the_others_theirs(
+    provider: BrowserProvider, archive: PageArchive
+) -> None:
+    """Two users (judges) share one browser, a context each: B's page holds 1 GiB, A's page
+    allocates 6 GiB. A is stopped by its own context's cap, named in A's answer only; B's page
+    keeps its memory and answers, in the same renderer process as before."""
+    limit = f"the browser context's memory cap ({CONTEXT_MEMORY_BYTES // 2**20:,} MiB)"
+    async with (
+        await provider.open(archive) as first,
+        await provider.open(archive) as second,
+        Client(browser_server(first.session).server()) as hostile,
+        Client(browser_server(second.session).server()) as other,
+    ):
+        held = await call(other, "browser_navigate", url=HOLD)
+        assert not held.is_error, text_of(held)
+        for _ in range(30):
+            if await second.session.page.title() == "held 16":
+                break
+            await asyncio.sleep(0.5)
+        assert await second.session.page.title() == "held 16"
+        cap = context_cap(second.session.context)
+        assert cap is not None, "no context cgroup could be made here"
+        for _ in range(20):  # the renderer is placed in its context's cgroup once it answers
+            if cap.moved:
+                break
+            await asyncio.sleep(0.5)
+        renderers = set(cap.moved)
+        assert renderers, "the other context's renderer was never given its cgroup"
+        answer = await call(hostile, "browser_navigate", url=BUFFERS)
+        for _ in range(40):
+            if answer.is_error:
+                break
+            await asyncio.sleep(1)
+            answer = await call(hostile, "browser_snapshot")
+        assert answer.is_error, text_of(answer)
+        assert "a page crashed (" + BUFFERS in text_of(answer)
+        assert limit in text_of(answer)
+        # B: never told of A's limit, its page still holds its gigabyte and answers.
+        still = await call(other, "browser_snapshot")
+        assert not still.is_error, text_of(still)
+        assert "Population: 1,204" in text_of(still)
+        assert "memory cap" not in text_of(held) + text_of(still)
+        assert second.session.crashed == []
+        assert await second.session.page.title() == "held 16"
+        assert renderers <= set(cap.cap.pids()), "the other context's renderer was killed"
+        assert (await provider.browser()) is provider._process  # one browser for both
+        calm = await call(hostile, "browser_navigate", url=CALM)
         assert "Population: 1,204" in text_of(calm)
