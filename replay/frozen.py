@@ -181,8 +181,9 @@ class FrozenReplays(Releasable):
         made: Sandbox | None = None
         if ticket is not None:
             self._started.add(ticket)
-            made = await self.ahead.take(ticket)
-            self._top_up()  # its place in the pool is free: the next run's is made
+            # Its place in the pool is free at once: the next run's environment is made in it,
+            # while this run waits for the rest of its own, if need be.
+            made = await self.ahead.take(ticket, freed=self._top_up)
         if made is not None:
             try:
                 yield made

@@ -99,11 +99,15 @@ class AheadPool(Releasable):
         elif task.result() is None:
             del self._entries[ticket]
 
-    async def take(self, ticket: str) -> Sandbox | None:
+    async def take(self, ticket: str, *, freed: Callable[[], None] | None = None) -> Sandbox | None:
         """The sandbox made for ``ticket`` (after the rest of its making, if it is still being
         made), or None when none was prepared or its making failed: the taker then makes its
-        own. Cancelled while waiting, the making is cancelled too and its sandbox destroyed."""
+        own. ``freed`` is called as soon as the ticket's place in the pool is free, before the
+        wait (the caller may prepare the next ticket in it). Cancelled while waiting, the
+        making is cancelled too and its sandbox destroyed."""
         task = self._entries.pop(ticket, None)
+        if freed is not None:
+            freed()
         if task is None:
             return None
         ready = task.done()
