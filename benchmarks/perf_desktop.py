@@ -412,6 +412,10 @@ class _WaitWatch:
         self.waits: dict[str, float] = {}
         self.started: dict[str, float] = {}
 
+    def started_run(self, key: str) -> None:
+        self.started[key] = time.monotonic()
+        _RUN_STARTED.set((key, self.started[key]))
+
     def first_call(self) -> None:
         run = _RUN_STARTED.get()
         if run is not None and run[0] not in self.waits:
@@ -442,7 +446,7 @@ def _scripted_judge(watch: _WaitWatch, turns: int, delay: float) -> Callable[[],
     return lambda: Watched("wait-probe", respond=respond, delay_seconds=delay)
 
 
-def _wait_executor() -> object:
+def _wait_executor(watch: _WaitWatch) -> object:
     """``LocalExecutor`` whose runs note when their job took them (for ``_WaitWatch``)."""
     from bench.grid_runner import GridWorker, LocalExecutor
     from dataset.store import load_dataset
@@ -458,7 +462,7 @@ def _wait_executor() -> object:
             worker.expect([job.item for job in jobs])
 
             async def judged(planned):  # type: ignore[no-untyped-def]
-                _RUN_STARTED.set((planned.key, time.monotonic()))
+                watch.started_run(planned.key)
                 return await worker.judge(planned)
 
             try:
@@ -487,7 +491,7 @@ async def judge_wait_figures(
     jobs = auto_jobs([kind.worker_resources])
     made_ahead = auto_ahead([kind.worker_resources], jobs=jobs) if ahead is None else ahead
     watch = _WaitWatch()
-    executor = _wait_executor()
+    executor = _wait_executor(watch)
     grid = GridSpec(modes=("agent",), turns=(turns,))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="perf-judge-wait-") as output:
@@ -509,10 +513,13 @@ async def judge_wait_figures(
         f"[{backend}] judge grid: {len(names)} runs, {jobs} jobs, {label}, {turns} answers a run "
         f"{delay:g} s apart: {took:.0f} s, verdicts {summary.by_verdict}"
     )
-    ordered = sorted(watch.waits.items(), key=lambda item: item[1])
+    first = min(watch.started.values(), default=0.0)
     print(
-        f"[{backend}]   waits (s): "
-        + ", ".join(f"{seconds:.1f}" for _, seconds in sorted(ordered, key=lambda i: i[0]))
+        f"[{backend}]   runs in the order their jobs took them: job free at / waited (s): "
+        + ", ".join(
+            f"{watch.started[key] - first:.0f}/{watch.waits[key]:.1f}"
+            for key in sorted(watch.waits, key=lambda key: watch.started[key])
+        )
     )
     if waits:
         figure(f"[{backend}] judge wait for its desktop ({label})", waits, TARGETS_MS["judge wait"])
