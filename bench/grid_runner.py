@@ -5,7 +5,10 @@ A *judge run* is one (trajectory, mode, turn budget, model, repetition). For ``a
 and frozen (``replay.frozen.FrozenReplays``); every judge of it gets a private clone of the
 final state (or, with ``judge_access="read-only"``, the snapshot's shared read-only view), served
 in-process by the matching MCP server, plus the trajectory server (``VIEW_TRAJECTORY_STEP``).
-Other domains get the trajectory server only. ``llm`` runs get no tools and ignore the turn budget.
+Where a kind's provider ``prepares_ahead`` (slow to start), the environments of the next runs are
+made while the current ones judge (``GridWork.ahead``, ``FrozenReplays.expect``), so a run's
+environment is ready when its job frees up. Other domains get the trajectory server only.
+``llm`` runs get no tools and ignore the turn budget.
 
 Each finished run is appended to ``verdicts.jsonl`` (flushed and synced) with its key, and its
 full conversation goes to ``logs/<key>.jsonl``; running again skips keys already judged (``fresh``
@@ -730,7 +733,7 @@ class GridWork:
     """Sandbox backends for the replayed states (None: each kind's default)."""
     ahead: int | None = None
     """Environments made ahead of need at once, for kinds whose providers prepare ahead
-    (desktops): the next runs' replayed states are made while the current runs judge. None:
+    (slow to start): the next runs' replayed states are made while the current runs judge. None:
     as many as the machine holds beside ``jobs`` (``environments.capacity.auto_ahead``)."""
 
 

@@ -411,6 +411,7 @@ class _WaitWatch:
     def __init__(self) -> None:
         self.waits: dict[str, float] = {}
         self.started: dict[str, float] = {}
+        self.replays: dict[str, str] = {}
 
     def started_run(self, key: str) -> None:
         self.started[key] = time.monotonic()
@@ -470,6 +471,18 @@ def _wait_executor(watch: _WaitWatch) -> object:
                     jobs, judged, concurrency=work.jobs, on_result=on_result
                 )
             finally:
+                replays = worker._replays
+                if replays is not None:  # each run's replay: time, attempts, verdict
+                    for trajectory_id, frozen in sorted(replays._replays.items()):
+                        report = frozen.report
+                        watch.replays[trajectory_id] = (
+                            f"{report.seconds:.0f} s, {report.verdict}"
+                            + (
+                                f" after a {report.first_verdict} first"
+                                if report.attempts > 1
+                                else ""
+                            )
+                        )
                 await worker.aclose()
 
     return WaitExecutor()
@@ -520,6 +533,10 @@ async def judge_wait_figures(
             f"{watch.started[key] - first:.0f}/{watch.waits[key]:.1f}"
             for key in sorted(watch.waits, key=lambda key: watch.started[key])
         )
+    )
+    print(
+        f"[{backend}]   replays (start and steps): "
+        + "; ".join(f"{name}: {text}" for name, text in watch.replays.items())
     )
     if waits:
         figure(f"[{backend}] judge wait for its desktop ({label})", waits, TARGETS_MS["judge wait"])

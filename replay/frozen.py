@@ -11,11 +11,11 @@ of the task that creates the same role would collide with it. Judges reach them 
 ``lease``, which holds the task's group for the block and keeps one of its trajectories frozen at
 a time (the others are destroyed first and replayed again when needed).
 
-Environments that are slow to make (their provider ``prepares_ahead``: a desktop) are made ahead
-of need when the caller says which runs come next (``expect``): up to ``ahead`` of them, replay
-and clone included, in an ``AheadPool`` (``sandboxes.ahead``), while the current judges work;
-``lease`` with the run's ticket then hands over the one made for it. Whatever was made ahead and
-not taken is destroyed by ``aclose``.
+Environments that are slow to make (their provider ``prepares_ahead``: seconds to start) are
+made ahead of need when the caller says which runs come next (``expect``): up to ``ahead`` of
+them, replay and clone included, in an ``AheadPool`` (``sandboxes.ahead``), while the current
+judges work; ``lease`` with the run's ticket then hands over the one made for it. Whatever was
+made ahead and not taken is destroyed by ``aclose``.
 """
 
 from __future__ import annotations
