@@ -5,7 +5,10 @@ A *judge run* is one (trajectory, mode, turn budget, model, repetition). For ``a
 and frozen (``replay.frozen.FrozenReplays``); every judge of it gets a private clone of the
 final state (or, with ``judge_access="read-only"``, the snapshot's shared read-only view), served
 in-process by the matching MCP server, plus the trajectory server (``VIEW_TRAJECTORY_STEP``).
-Other domains get the trajectory server only. ``llm`` runs get no tools and ignore the turn budget.
+Where a kind's provider ``prepares_ahead`` (slow to start), the environments of the next runs are
+made while the current ones judge (``GridWork.ahead``, ``FrozenReplays.expect``), so a run's
+environment is ready when its job frees up. Other domains get the trajectory server only.
+``llm`` runs get no tools and ignore the turn budget.
 
 Each finished run is appended to ``verdicts.jsonl`` (flushed and synced) with its key, and its
 full conversation goes to ``logs/<key>.jsonl``; running again skips keys already judged (``fresh``
@@ -73,7 +76,7 @@ from storage.jsonl import read_jsonl
 if TYPE_CHECKING:  # loaded when a grid needs environments (see ``_frozen_replays``)
     from bench.executors import GridExecutor
     from environments.backends import BackendChoice
-    from replay.frozen import FrozenReplays
+    from replay.frozen import FrozenReplays, UpcomingRun
 
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -383,7 +386,7 @@ class _Environments:
             sandbox = None
             if self.replays is not None:
                 sandbox = await stack.enter_async_context(
-                    self.replays.lease(planned.trajectory.id, writable=writable)
+                    self.replays.lease(planned.trajectory.id, writable=writable, ticket=planned.key)
                 )
             kind = kind_for_task(planned.task) if sandbox is not None else None
             if sandbox is None or kind is None:
@@ -535,6 +538,7 @@ async def judge_dataset(
     only: set[str] | None = None,
     wait: bool = False,
     executor: GridExecutor | None = None,
+    ahead: int | None = None,
 ) -> JudgeSummary:
     """Make every judge run of ``grid`` with ``model_factory``'s model (and of every extra arm in
     ``arms``) over the dataset at ``root``, or over the trajectories in ``only``; return the
@@ -545,6 +549,8 @@ async def judge_dataset(
     ``on_record`` after each run lands, ``on_problem`` the first time each distinct model
     failure happens (``bench.model_watch``). ``executor`` makes the runs (default: this process,
     ``LocalExecutor``; ``bench.executors`` has the others); the records land here either way.
+    ``ahead`` bounds the environments made ahead of need (``GridWork.ahead``; None: from the
+    machine).
     Runs recorded ``INVALID`` because the model could not be reached or refused the credentials
     are made again on the next invocation: they say nothing about the judge.
 
@@ -577,6 +583,7 @@ async def judge_dataset(
             on_problem=on_problem,
             only=only,
             executor=executor,
+            ahead=ahead,
         )
 
 
@@ -595,6 +602,7 @@ async def _judge_into(
     on_problem: Callable[[ModelProblem], None] | None,
     only: set[str] | None,
     executor: GridExecutor | None,
+    ahead: int | None = None,
 ) -> JudgeSummary:
     """``judge_dataset`` once its output folder is this process's."""
     loop = asyncio.get_running_loop()
@@ -631,6 +639,7 @@ async def _judge_into(
         jobs=jobs,
         max_connections=max_connections,
         backend_choice=backend_choice,
+        ahead=ahead,
     )
     watch = ModelWatch(on_problem)
     landed = 0
@@ -722,6 +731,10 @@ class GridWork:
     """Model calls made at once, across all workers."""
     backend_choice: BackendChoice | None = None
     """Sandbox backends for the replayed states (None: each kind's default)."""
+    ahead: int | None = None
+    """Environments made ahead of need at once, for kinds whose providers prepare ahead
+    (slow to start): the next runs' replayed states are made while the current runs judge. None:
+    as many as the machine holds beside ``jobs`` (``environments.capacity.auto_ahead``)."""
 
 
 class GridWorker:
@@ -752,13 +765,51 @@ class GridWorker:
         self._stack = contextlib.AsyncExitStack()
         self._replays: FrozenReplays | None = None
         self._starting = asyncio.Lock()
+        self._upcoming: list[PlannedRun] = []
+
+    def expect(self, runs: Sequence[PlannedRun]) -> None:
+        """The runs this worker will make, in the order they start: the environments of the
+        next ones are made ahead while the current ones judge (``GridWork.ahead``)."""
+        self._upcoming = list(runs)
+        if self._replays is not None:
+            self._replays.expect(self._tickets())
+
+    def _tickets(self) -> list[UpcomingRun]:
+        from replay.frozen import UpcomingRun
+
+        writable = {
+            index: arm.grid.judge_access == "writable" for index, arm in enumerate(self.work.arms)
+        }
+        return [
+            UpcomingRun(run.key, run.trajectory.id, writable[run.arm])
+            for run in self._upcoming
+            if judge_mode(run.mode).uses_tools
+        ]
+
+    def _ahead(self) -> int:
+        """Environments to make ahead at once (``GridWork.ahead``, else from the machine)."""
+        if self.work.ahead is not None:
+            return self.work.ahead
+        from environments.capacity import auto_ahead
+        from environments.registry import kind_for_task
+
+        kinds = {
+            kind.name: kind for kind in map(kind_for_task, self.dataset.tasks.values()) if kind
+        }
+        return auto_ahead((kind.worker_resources for kind in kinds.values()), jobs=self.work.jobs)
 
     async def _frozen(self) -> FrozenReplays:
         async with self._starting:
             if self._replays is None:
                 self._replays = await _frozen_replays(
-                    self._stack, self.dataset, self.work.backend_choice, collect=not self._collected
+                    self._stack,
+                    self.dataset,
+                    self.work.backend_choice,
+                    collect=not self._collected,
+                    ahead=self._ahead(),
                 )
+                if self._upcoming:
+                    self._replays.expect(self._tickets())
             return self._replays
 
     async def prepare(self) -> None:
@@ -797,6 +848,7 @@ class LocalExecutor:
         dataset = load_dataset(work.root, partial=True)
         connections = asyncio.Semaphore(max(1, work.max_connections))
         worker = GridWorker(work, dataset, models, connections, logs_root=work.output)
+        worker.expect([job.item for job in jobs])
         try:
             return await results_file.run(
                 jobs, worker.judge, concurrency=work.jobs, on_result=on_result
@@ -811,9 +863,11 @@ async def _frozen_replays(
     backend_choice: BackendChoice | None,
     *,
     collect: bool = True,
+    ahead: int = 0,
 ) -> FrozenReplays:
-    """Sandbox providers and frozen replays for the run, closed with ``stack``; first the
-    leftovers of dead runs are collected, unless ``collect`` is False (the caller just did)."""
+    """Sandbox providers and frozen replays for the run (making up to ``ahead`` environments
+    ahead of need), closed with ``stack``; first the leftovers of dead runs are collected,
+    unless ``collect`` is False (the caller just did)."""
     from environments.backends import BackendChoice, ProviderSet
     from environments.leftovers import collect_all_leftovers
     from replay.frozen import FrozenReplays
@@ -822,4 +876,6 @@ async def _frozen_replays(
     if collect:
         await collect_all_leftovers(choice.endpoints)
     providers = await stack.enter_async_context(ProviderSet(choice))
-    return await stack.enter_async_context(FrozenReplays(dataset, providers, verify=False))
+    return await stack.enter_async_context(
+        FrozenReplays(dataset, providers, verify=False, ahead=ahead)
+    )

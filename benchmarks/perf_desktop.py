@@ -13,7 +13,13 @@ Measures, per desktop backend (``local`` and ``docker``; ``--backend`` picks som
 - GUI replay of recorded runs of ``datasets/gui`` (``--replay-runs``): the time of one replayed
   step (target 0.8 s) with where it went (the action, the wait for a settled screen, the tree,
   the comparison), and a run's time to ready for a judge (desktop start plus every step; target
-  10 s for a 9-step run), each run's verdict printed.
+  10 s for a 9-step run), each run's verdict printed;
+- a GUI judge grid with more runs than jobs (``--judge-runs`` recorded runs, ``--jobs auto``)
+  judged by a scripted model (``mock/...``, each answer after ``--judge-delay`` seconds, as a
+  model's latency; ``--judge-turns`` answers a run: an ``OBSERVE`` of the desktop each, then a
+  verdict): each judge run's wait for its desktop, from the moment its job is free to its first
+  model call (target: a median under 2 s), with the environments made ahead of need
+  (``GridWork.ahead``) and, for comparison, without (``--judge-compare``).
 
 The machine is shared: each figure is a median and a 95th percentile over several runs, and,
 for backends whose processes are visible from here (``local``; ``docker`` through the
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import io
 import os
 import statistics
@@ -40,6 +47,7 @@ import pptx
 import psutil
 
 from dataset.actions import Computer13Action
+from judge_agent.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ToolInfo
 from sandboxes.base import SandboxError
 from sandboxes.desktop.observations import find_nodes, linearize_tree
 from sandboxes.desktop.sandbox import DesktopProvider, DesktopSandbox, DocumentFile
@@ -53,6 +61,7 @@ TARGETS_MS = {
     "tree writer": 1000.0,
     "tree calc": 2000.0,
     "action": 500.0,
+    "judge wait": 2000.0,
 }
 """The issue's targets, in milliseconds."""
 
@@ -379,14 +388,199 @@ async def replay_figures(backend: str, provider: DesktopProvider, names: list[st
             print(f"[{backend}]   of which {part}: {total * 1000:.0f} ms a step on average")
 
 
-async def main(backends: list[str], runs: int, replay_runs: list[str], only_replay: bool) -> None:
+JUDGE_RUNS = (
+    "gui-calc-fill-line-totals--typed",
+    "gui-writer-bold-title--careful",
+    "gui-impress-retitle-first--careful",
+    "gui-calc-fix-price--escaped",
+    "gui-writer-underline-warning--careful",
+    "gui-impress-retitle-first--appended",
+)
+"""Recorded runs judged in the judge-wait grid (7 to 9 steps, the three applications): six runs,
+so with the two jobs of a 2-core machine four of them start after a job frees up."""
+
+_RUN_STARTED: contextvars.ContextVar[tuple[str, float] | None] = contextvars.ContextVar(
+    "run_started", default=None
+)
+"""The judge run the current task makes, and when its job took it (set by ``_WaitExecutor``)."""
+
+
+class _WaitWatch:
+    """Each judge run's wait: from its job's start to its first model call."""
+
+    def __init__(self) -> None:
+        self.waits: dict[str, float] = {}
+        self.started: dict[str, float] = {}
+        self.replays: dict[str, str] = {}
+
+    def started_run(self, key: str) -> None:
+        self.started[key] = time.monotonic()
+        _RUN_STARTED.set((key, self.started[key]))
+
+    def first_call(self) -> None:
+        run = _RUN_STARTED.get()
+        if run is not None and run[0] not in self.waits:
+            self.waits[run[0]] = time.monotonic() - run[1]
+
+
+def _scripted_judge(watch: _WaitWatch, turns: int, delay: float) -> Callable[[], ModelAPI]:
+    """A model factory: a scripted judge that observes the desktop ``turns - 1`` times, then
+    answers a verdict, each answer after ``delay`` seconds (a model's latency)."""
+    from judge_agent.model import ChatMessageTool
+    from judge_agent.providers.mock import Reply, ScriptedModel, reply, tool_call
+
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+    ) -> Reply:
+        looked = sum(isinstance(message, ChatMessageTool) for message in messages)
+        if looked < turns - 1 and any(tool.name == "OBSERVE" for tool in tools):
+            return reply("Scripted: looking at the desktop.", tool_call("OBSERVE"))
+        return "Scripted answer, not a judgement.\nRESULT: PASS\nCONFIDENCE: Low"
+
+    class Watched(ScriptedModel):
+        async def generate(
+            self, messages: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig
+        ) -> ModelOutput:
+            watch.first_call()
+            return await super().generate(messages, tools, config)
+
+    return lambda: Watched("wait-probe", respond=respond, delay_seconds=delay)
+
+
+def _wait_executor(watch: _WaitWatch) -> object:
+    """``LocalExecutor`` whose runs note when their job took them (for ``_WaitWatch``)."""
+    from bench.grid_runner import GridWorker, LocalExecutor
+    from dataset.store import load_dataset
+
+    class WaitExecutor(LocalExecutor):
+        worker: GridWorker | None = None
+
+        async def run(self, work, models, jobs, results_file, *, on_result=None):  # type: ignore[no-untyped-def]
+            dataset = load_dataset(work.root, partial=True)
+            connections = asyncio.Semaphore(max(1, work.max_connections))
+            worker = GridWorker(work, dataset, models, connections, logs_root=work.output)
+            self.worker = worker
+            worker.expect([job.item for job in jobs])
+
+            async def judged(planned):  # type: ignore[no-untyped-def]
+                watch.started_run(planned.key)
+                return await worker.judge(planned)
+
+            try:
+                return await results_file.run(
+                    jobs, judged, concurrency=work.jobs, on_result=on_result
+                )
+            finally:
+                replays = worker._replays
+                if replays is not None:  # each run's replay: time, attempts, verdict
+                    for trajectory_id, frozen in sorted(replays._replays.items()):
+                        report = frozen.report
+                        watch.replays[trajectory_id] = (
+                            f"{report.seconds:.0f} s, {report.verdict}"
+                            + (
+                                f" after a {report.first_verdict} first"
+                                if report.attempts > 1
+                                else ""
+                            )
+                        )
+                await worker.aclose()
+
+    return WaitExecutor()
+
+
+async def judge_wait_figures(
+    backend: str, names: list[str], *, turns: int, delay: float, ahead: int | None
+) -> list[float]:
+    """Judge ``names`` in a GUI grid (agent mode, ``--jobs auto``) with the scripted judge and
+    print each run's wait for its desktop; returns the waits in seconds."""
+    import tempfile
+
+    from bench.grid_runner import GridSpec, judge_dataset
+    from environments.backends import BackendChoice
+    from environments.capacity import auto_ahead, auto_jobs
+    from environments.registry import environment_kind
+
+    kind = environment_kind("desktop")
+    jobs = auto_jobs([kind.worker_resources])
+    made_ahead = auto_ahead([kind.worker_resources], jobs=jobs) if ahead is None else ahead
+    watch = _WaitWatch()
+    executor = _wait_executor(watch)
+    grid = GridSpec(modes=("agent",), turns=(turns,))
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="perf-judge-wait-") as output:
+        summary = await judge_dataset(
+            GUI_DATASET,
+            Path(output),
+            model_factory=_scripted_judge(watch, turns, delay),
+            grid=grid,
+            jobs=jobs,
+            backend_choice=BackendChoice.for_backend(backend),  # type: ignore[arg-type]
+            only=set(names),
+            executor=executor,  # type: ignore[arg-type]
+            ahead=ahead,
+        )
+    took = time.monotonic() - started
+    waits = [watch.waits[key] for key in sorted(watch.waits)]
+    label = f"{made_ahead} made ahead" if made_ahead else "none made ahead"
+    print(
+        f"[{backend}] judge grid: {len(names)} runs, {jobs} jobs, {label}, {turns} answers a run "
+        f"{delay:g} s apart: {took:.0f} s, verdicts {summary.by_verdict}"
+    )
+    first = min(watch.started.values(), default=0.0)
+    print(
+        f"[{backend}]   runs in the order their jobs took them: job free at / waited (s): "
+        + ", ".join(
+            f"{watch.started[key] - first:.0f}/{watch.waits[key]:.1f}"
+            for key in sorted(watch.waits, key=lambda key: watch.started[key])
+        )
+    )
+    print(
+        f"[{backend}]   replays (start and steps): "
+        + "; ".join(f"{name}: {text}" for name, text in watch.replays.items())
+    )
+    if waits:
+        figure(f"[{backend}] judge wait for its desktop ({label})", waits, TARGETS_MS["judge wait"])
+        later = sorted(waits)[: max(0, len(waits) - jobs)]
+        if later:
+            print(
+                f"[{backend}]   the {len(later)} runs after the first {jobs} (a job freed up): "
+                f"median {statistics.median(later):.2f} s"
+            )
+    for problem in summary.problems:
+        print(f"[{backend}]   problem: {problem}")
+    return waits
+
+
+async def main(
+    backends: list[str],
+    runs: int,
+    replay_runs: list[str],
+    only_replay: bool,
+    *,
+    judge_runs: list[str],
+    judge_turns: int,
+    judge_delay: float,
+    judge_compare: bool,
+    only_judge: bool,
+) -> None:
     print("load average before: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     for backend in backends:
-        if not only_replay:
+        if not only_replay and not only_judge:
             await measure(backend, runs)
-        print(f"-- GUI replay, desktop backend: {backend}")
-        async with BACKENDS[backend]() as provider:
-            await replay_figures(backend, provider, replay_runs)
+        if not only_judge:
+            print(f"-- GUI replay, desktop backend: {backend}")
+            async with BACKENDS[backend]() as provider:
+                await replay_figures(backend, provider, replay_runs)
+        if judge_runs:
+            print(f"-- GUI judge grid, desktop backend: {backend}")
+            print("load average: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+            await judge_wait_figures(
+                backend, judge_runs, turns=judge_turns, delay=judge_delay, ahead=None
+            )
+            if judge_compare:
+                await judge_wait_figures(
+                    backend, judge_runs, turns=judge_turns, delay=judge_delay, ahead=0
+                )
     print("load average after: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
 
 
@@ -402,6 +596,20 @@ if __name__ == "__main__":
         help="a recorded run of datasets/gui to replay (default: five of 7-9 steps)",
     )
     parser.add_argument("--only-replay", action="store_true", help="only the GUI replay figures")
+    parser.add_argument(
+        "--judge-run",
+        action="append",
+        help="a recorded run of datasets/gui for the judge-wait grid (default: six of 7-9 steps)",
+    )
+    parser.add_argument("--judge-turns", type=int, default=4, help="scripted answers a judge run")
+    parser.add_argument(
+        "--judge-delay", type=float, default=3.0, help="seconds before each scripted answer"
+    )
+    parser.add_argument(
+        "--judge-compare", action="store_true", help="also judge with nothing made ahead"
+    )
+    parser.add_argument("--no-judge", action="store_true", help="no judge-wait grid")
+    parser.add_argument("--only-judge", action="store_true", help="only the judge-wait grid")
     options = parser.parse_args()
     asyncio.run(
         main(
@@ -409,5 +617,10 @@ if __name__ == "__main__":
             options.runs,
             options.replay_run or list(REPLAY_RUNS),
             options.only_replay,
+            judge_runs=[] if options.no_judge else options.judge_run or list(JUDGE_RUNS),
+            judge_turns=options.judge_turns,
+            judge_delay=options.judge_delay,
+            judge_compare=options.judge_compare,
+            only_judge=options.only_judge,
         )
     )

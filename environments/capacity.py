@@ -5,6 +5,10 @@ memory); the machine offers the CPUs this process may use and the memory availab
 once: the smaller of CPUs over the heaviest CPU need and usable memory over the heaviest memory
 need, at least 1 and at most ``MAX_AUTO_JOBS``. A desktop (1 CPU, 2 GiB) therefore gets 2 jobs
 on a 2-core machine, where a fixed 4 started LibreOffice four times on two cores.
+
+Sandboxes made ahead of need (``auto_ahead``; a judge grid's next desktops) are sized from what
+is left beside those jobs: the memory that holds more runs of the heaviest kind, and at most one
+per CPU, since making them is the CPU's work.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import psutil
 
 from environments.kind import WorkerResources
 
-__all__ = ["MAX_AUTO_JOBS", "MEMORY_SHARE", "auto_jobs", "parse_jobs"]
+__all__ = ["MAX_AUTO_JOBS", "MEMORY_SHARE", "auto_ahead", "auto_jobs", "parse_jobs"]
 
 MAX_AUTO_JOBS = 16
 """The most runs ``auto`` starts at once, however large the machine."""
@@ -50,6 +54,28 @@ def auto_jobs(
     by_cpu = math.floor(cpus / cpu_need) if cpu_need > 0 else MAX_AUTO_JOBS
     by_memory = math.floor(memory_mb * MEMORY_SHARE / memory_need) if memory_need > 0 else by_cpu
     return max(1, min(by_cpu, by_memory, MAX_AUTO_JOBS))
+
+
+def auto_ahead(
+    needs: Iterable[WorkerResources],
+    *,
+    jobs: int,
+    cpus: int | None = None,
+    memory_mb: int | None = None,
+) -> int:
+    """Sandboxes to make ahead of need beside ``jobs`` runs in progress, for runs needing
+    ``needs`` (the heaviest one counts), on a machine of ``cpus`` and ``memory_mb`` available
+    (default: this one's): as many more as the usable memory holds beside the jobs' own, at most
+    one per CPU, and none when the memory holds no more."""
+    needs = list(needs) or [WorkerResources()]
+    memory_need = max(need.memory_mb for need in needs)
+    cpus = machine_cpus() if cpus is None else cpus
+    if memory_mb is None:
+        memory_mb = psutil.virtual_memory().available // 2**20
+    if memory_need <= 0:
+        return min(cpus, MAX_AUTO_JOBS)
+    by_memory = math.floor(memory_mb * MEMORY_SHARE / memory_need) - jobs
+    return max(0, min(by_memory, cpus, MAX_AUTO_JOBS))
 
 
 def parse_jobs(value: str) -> int | None:

@@ -304,8 +304,8 @@ async def _attempt(
         if verify and task.verifier is not None:
             run = await run_verifier(kind, task, task_dir, sandbox)
             report.verifier = explain(trajectory, run, report.steps)
-        if keep:
-            snapshot = await sandbox.freeze()
+        if keep:  # clones are asked for next: a kind may hand this sandbox out as the first
+            snapshot = await sandbox.freeze_for_clones()
     finally:
         if snapshot is None:
             await sandbox.destroy()

@@ -67,6 +67,13 @@ class Sandbox(Releasable):
         database, an image) and it must not be used afterwards. Read-only views cannot be frozen.
         """
 
+    async def freeze_for_clones(self) -> Snapshot:
+        """``freeze``, for a caller that will ask the snapshot for clones soon (replay once,
+        judge many). A kind whose clones are slow to make and whose live sandbox cannot be
+        copied (a desktop) keeps this very sandbox in the snapshot and hands it out as the first
+        clone: it already holds the frozen state. The default is ``freeze``."""
+        return await self.freeze()
+
     @abstractmethod
     async def destroy(self) -> None:
         """Remove everything this sandbox holds. Safe to call twice."""
@@ -110,6 +117,12 @@ class SandboxProvider(Releasable):
 
     backend: ClassVar[str]
     """The backend name as the command line spells it (``local``, ``docker``, ``embedded``...)."""
+
+    prepares_ahead: ClassVar[bool] = False
+    """Its sandboxes take long enough to make (seconds of starting applications, then a replay)
+    that a caller who knows what it will need next should make them ahead, while it works on the
+    current ones (``sandboxes.ahead.AheadPool``; a judge grid's next runs). False for kinds whose
+    sandboxes are made in well under a second: making them ahead would only hold resources."""
 
     @abstractmethod
     async def create(self, task: Task, task_dir: Path) -> Sandbox:

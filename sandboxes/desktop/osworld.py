@@ -138,6 +138,10 @@ class OsworldDesktopProvider(DesktopProvider):
 
     backend = "osworld"
 
+    prepares_ahead = False
+    """Its desktops are a fixed set of machines: one made ahead would hold a machine that a
+    run in progress may be waiting for."""
+
     settle_quiet = OSWORLD_SETTLE_QUIET
     settle_poll = OSWORLD_SETTLE_QUIET
     """One check over the still time: OSWorld's server cannot watch its screen itself, a

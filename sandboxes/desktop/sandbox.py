@@ -280,12 +280,27 @@ class DesktopSandbox(Sandbox):
     async def freeze(self) -> DesktopSnapshot:
         """Keep the recipe of this desktop's state (initial state, actions, saved document),
         then stop it."""
+        snapshot = await self._recipe()
+        await self.destroy()
+        return snapshot
+
+    async def freeze_for_clones(self) -> DesktopSnapshot:
+        """Keep the recipe of this desktop's state, and this desktop itself as the snapshot's
+        first clone: the first judge gets the replayed desktop as it is, at no cost and exactly
+        as replay left it; later clones are made by the restore method. Destroying the snapshot
+        stops the desktop if nobody took it."""
+        snapshot = await self._recipe()
+        snapshot.kept = self
+        return snapshot
+
+    async def _recipe(self) -> DesktopSnapshot:
+        """The snapshot of this desktop's state: its task, actions and saved document."""
         if self._destroyed:
             raise SandboxError(f"{self.name} was destroyed; it cannot be frozen")
         saved: bytes | None = None
         with contextlib.suppress(DesktopControlError):
             saved = await self.read_document()
-        snapshot = DesktopSnapshot(
+        return DesktopSnapshot(
             current_run().new_name("desktopsnap"),
             self.provider,
             task=self.task,
@@ -294,8 +309,6 @@ class DesktopSandbox(Sandbox):
             document=self.document.relative_to(self.home) if self.document else None,
             saved_document=saved,
         )
-        await self.destroy()
-        return snapshot
 
     async def destroy(self) -> None:
         """Stop the desktop and remove its folders, processes and cgroup."""
@@ -392,22 +405,36 @@ class DesktopSnapshot(Snapshot):
         """The document's place relative to the home folder."""
         self.saved_document = saved_document
         """The document's bytes as saved when the desktop was frozen."""
+        self.kept: DesktopSandbox | None = None
+        """The frozen desktop itself, still running, when it was frozen for clones
+        (``DesktopSandbox.freeze_for_clones``): handed out as the next clone made without a
+        ``method``."""
 
     async def clone(
         self, *, writable: bool = True, method: RestoreMethod | None = None
     ) -> DesktopSandbox:
-        """A new desktop in this state, made by ``method`` (default: the provider's). A desktop
-        cannot be shared: a read-only clone is a private desktop too."""
+        """A new desktop in this state, made by ``method`` (default: the kept desktop when
+        there is one, else the provider's method). A desktop cannot be shared: a read-only clone
+        is a private desktop too."""
+        if method is None and self.kept is not None:
+            kept, self.kept = self.kept, None
+            return kept
         return await (method or self.provider.restore_method).restore(self)
 
     async def destroy(self) -> None:
-        """Nothing to remove: a snapshot holds no running desktop."""
+        """Stop the kept desktop if nobody took it; the recipe holds nothing else."""
+        kept, self.kept = self.kept, None
+        if kept is not None:
+            await kept.destroy()
 
 
 class DesktopProvider(SandboxProvider):
     """Starts desktops on one backend; ``aclose`` stops every desktop still running."""
 
     kind: ClassVar[str] = "desktop"
+
+    prepares_ahead: ClassVar[bool] = True
+    """A desktop takes seconds to start and a judge's one a replay more: worth making ahead."""
 
     settle_quiet: ClassVar[float] = SETTLE_QUIET
     """Seconds the screen must stay unchanged after each action before it counts as settled."""

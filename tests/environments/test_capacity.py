@@ -1,10 +1,11 @@
-"""``--jobs auto``: runs at once sized from the machine's CPUs and memory and the kinds' needs."""
+"""``--jobs auto``: runs at once sized from the machine's CPUs and memory and the kinds' needs;
+sandboxes made ahead of need sized from what is left beside those runs."""
 
 from __future__ import annotations
 
 import pytest
 
-from environments.capacity import MAX_AUTO_JOBS, auto_jobs, parse_jobs
+from environments.capacity import MAX_AUTO_JOBS, auto_ahead, auto_jobs, parse_jobs
 from environments.desktop.kind import DesktopKind
 from environments.kind import WorkerResources
 
@@ -43,3 +44,19 @@ def test_jobs_are_a_number_or_auto(value: str, jobs: int | None) -> None:
 def test_other_jobs_are_refused_naming_the_value(value: str) -> None:
     with pytest.raises(ValueError, match="--jobs"):
         parse_jobs(value)
+
+
+@pytest.mark.parametrize(
+    ("needs", "jobs", "cpus", "memory_mb", "ahead"),
+    [
+        ([DESKTOP], 2, 2, 22_000, 2),  # this machine: memory for six more, one per core
+        ([DESKTOP], 2, 8, 8_000, 1),  # 80 % of 8 GB holds three desktops: one beside two jobs
+        ([DESKTOP], 2, 8, 5_000, 0),  # memory holds only the jobs' own: none made ahead
+        ([LIGHT, DESKTOP], 2, 2, 22_000, 2),  # the heaviest kind counts
+        ([DESKTOP], 4, 64, 10**7, MAX_AUTO_JOBS),
+    ],
+)
+def test_sandboxes_made_ahead_fit_beside_the_jobs(
+    needs: list[WorkerResources], jobs: int, cpus: int, memory_mb: int, ahead: int
+) -> None:
+    assert auto_ahead(needs, jobs=jobs, cpus=cpus, memory_mb=memory_mb) == ahead
