@@ -20,8 +20,9 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 """Where the cgroup file systems are mounted."""
 
 
-def own_memory_cgroup() -> tuple[Path, int] | None:
-    """This process's memory cgroup folder and the cgroup version, if one can take children."""
+def own_cgroup(controller: str) -> tuple[Path, int] | None:
+    """This process's cgroup folder for ``controller`` (``memory``, ``pids`` …) and the cgroup
+    version, if one can take children."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
@@ -30,16 +31,22 @@ def own_memory_cgroup() -> tuple[Path, int] | None:
         for line in lines:
             if line.startswith("0::"):
                 folder = CGROUP_ROOT / line[3:].lstrip("/")
-                if "memory" in (folder / "cgroup.controllers").read_text().split():
-                    return folder, 2
+                with contextlib.suppress(OSError):
+                    if controller in (folder / "cgroup.controllers").read_text().split():
+                        return folder, 2
         return None
     for line in lines:
         _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            folder = CGROUP_ROOT / "memory" / path.lstrip("/")
+        if controller in controllers.split(","):
+            folder = CGROUP_ROOT / controller / path.lstrip("/")
             if folder.is_dir():
                 return folder, 1
     return None
+
+
+def own_memory_cgroup() -> tuple[Path, int] | None:
+    """This process's memory cgroup folder and the cgroup version, if one can take children."""
+    return own_cgroup("memory")
 
 
 class MemoryCap:

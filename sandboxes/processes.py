@@ -14,30 +14,13 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from sandboxes.memory import CGROUP_ROOT
+from sandboxes.memory import own_cgroup
 
 
 def own_pids_cgroup() -> Path | None:
     """This process's pids cgroup folder, if one can take children."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    if (CGROUP_ROOT / "cgroup.controllers").exists():  # v2 only (unified)
-        for line in lines:
-            if line.startswith("0::"):
-                folder = CGROUP_ROOT / line[3:].lstrip("/")
-                with contextlib.suppress(OSError):
-                    if "pids" in (folder / "cgroup.controllers").read_text().split():
-                        return folder
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            folder = CGROUP_ROOT / "pids" / path.lstrip("/")
-            if folder.is_dir():
-                return folder
-    return None
+    own = own_cgroup("pids")
+    return own[0] if own is not None else None
 
 
 class ProcessCap:
