@@ -65,6 +65,7 @@ from sandboxes.desktop.sandbox import (
 )
 from sandboxes.docker.containers import remove_container
 from sandboxes.docker.leftovers import run_labels
+from sandboxes.memory import MemoryCap
 from sandboxes.processes import process_limit_note, read_number, refused_forks
 from sandboxes.runs import current_run
 from sandboxes.sandbox_sockets import SandboxSocket, close_folder, open_folder, process_uid
@@ -152,7 +153,7 @@ class DockerDesktopHandle(DesktopHandle):
         if self._stopped:
             return events
         memory = CGROUP_MEMORY / str(self.container.id)
-        kills = _oom_kills(memory / "memory.oom_control")
+        kills = MemoryCap(memory, 1).oom_kills()  # the engine's cgroup, read as v1
         if kills is not None:
             limit = read_number(memory / "memory.limit_in_bytes")
             events[memory_cap_note(limit)] = kills
@@ -473,19 +474,6 @@ def _make_seed(seed: Path, document: DocumentFile | None) -> None:
     with os.fdopen(descriptor, "wb") as stream:
         stream.write(document.data)
     target.chmod(0o644)
-
-
-def _oom_kills(path: Path) -> int | None:
-    """The ``oom_kill`` count of a v1 memory cgroup's ``memory.oom_control``."""
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        key, _, value = line.partition(" ")
-        if key == "oom_kill" and value.strip().isdigit():
-            return int(value)
-    return None
 
 
 def _peak_memory(container: Container) -> int | None:
