@@ -26,9 +26,9 @@ not go through that proxy; and the box has no network at all.
 
 **Memory.** Each renderer's script heap is capped (``RENDERER_HEAP_MB``) and the whole browser is
 in a memory cgroup (``BROWSER_MEMORY_BYTES``): a page that allocates past either is killed, not
-the machine. Several users (judges) share one browser, a context each, so each context has a
-cgroup of its own inside the browser's (``CONTEXT_MEMORY_BYTES``): a page holding more than its
-context's share is killed there, and the other contexts' pages keep their memory. Chromium never
+the machine. Several users (judges; phones) share one browser, a context each, so each context
+has a cgroup of its own inside the browser's (``CONTEXT_MEMORY_BYTES``): a page holding more than
+its context's share is killed there, and the other contexts' pages keep their memory. Chromium never
 lets two contexts share a renderer process, and isolates sites into processes of their own; which
 renderer process shows which frame the browser reports in the opening record of a page's trace
 (what DevTools reads too), so after every navigation, new tab or new frame of a context
@@ -116,6 +116,27 @@ PLACE_ATTEMPTS = 4
 
 RETRY_SECONDS = 0.5
 """The pause before such a page is looked at again."""
+
+MAX_TABS = 8
+"""The most pages (tabs, popups) one browser context may have open; a page opening more has them
+closed at once (the browser kind's ``BrowserSession`` and the phone's ``WebDevice`` both)."""
+
+OPEN_LIMIT = f"""(() => {{
+    const open = window.open;
+    let left = {MAX_TABS};
+    window.open = function (...args) {{
+        if (left <= 0) return null;
+        left -= 1;
+        return open.apply(this, args);
+    }};
+}})();"""
+"""An init script: each document may call ``window.open`` ``MAX_TABS`` times; later calls open
+nothing. Only a brake on a page opening tabs in a loop (each one costs the browser a renderer
+set-up before it can be closed); the cap itself is the context's owner's, which closes pages
+past ``MAX_TABS``."""
+
+CLOSE_SECONDS = 10.0
+"""How long closing a tab or a context may take (``close_quietly``)."""
 
 BLACKHOLE_PROXY = "http://no-network.invalid:9"
 """The proxy every request that escaped routing would have to use; its name never resolves."""
@@ -671,6 +692,15 @@ def _browser_environment() -> dict[str, str]:
     """The browser's environment: the caller's minus proxies and credentials it has no use for."""
     kept = ("PATH", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH", "XDG_RUNTIME_DIR")
     return {name: os.environ[name] for name in kept if name in os.environ}
+
+
+async def close_quietly(target: Page | BrowserContext, seconds: float = CLOSE_SECONDS) -> bool:
+    """Close a tab or a context, giving up after ``seconds``; whether it closed."""
+    try:
+        await asyncio.wait_for(target.close(), seconds)
+    except Exception:
+        return False
+    return True
 
 
 # -- leftovers ------------------------------------------------------------------------------------

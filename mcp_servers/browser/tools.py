@@ -32,7 +32,8 @@ from pydantic import AliasChoices, Field
 
 from mcp_servers.browser.summaries import summarise_snapshot
 from mcp_servers.results import ToolArguments, ToolImage, ToolResult, ToolSpec
-from sandboxes.browser.session import ACTION_TIMEOUT_MS, MAX_TABS, BrowserSession, TabLimitError
+from sandboxes.browser.session import ACTION_TIMEOUT_MS, BrowserSession, TabLimitError
+from sandboxes.chromium import MAX_TABS
 
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page

@@ -168,7 +168,9 @@ async def _screen(context: DeviceContext, lead: str) -> ToolResult:
 
 async def _act(context: DeviceContext, action_type: str, fields: dict[str, Any]) -> ToolResult:
     """Carry out one action and answer with the screen; an action that does not fit the screen
-    is an error result and changes nothing."""
+    is an error result and changes nothing; a device that fails under the action or while its
+    screen is read afterwards (a crashed page: ``SandboxError`` saying why) is an error result
+    too."""
     try:
         action = AndroidAction(action_type=action_type, **fields)
     except ValidationError as error:
@@ -181,7 +183,11 @@ async def _act(context: DeviceContext, action_type: str, fields: dict[str, Any])
             return ToolResult(text=f"Error: {error}", is_error=True)
         except SandboxError as error:
             return ToolResult(text=f"Error: the device failed: {error}", is_error=True)
-        return await _screen(context, f"Done {action_type}: {_describe(operations)}.")
+        done = f"Done {action_type}: {_describe(operations)}."
+        try:
+            return await _screen(context, done)
+        except SandboxError as error:  # the screen could not be read afterwards (a crash)
+            return ToolResult(text=f"{done} Error: the device failed: {error}", is_error=True)
 
 
 def _action_tool(

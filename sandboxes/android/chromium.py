@@ -5,6 +5,14 @@ the browser kind's walls: boxed, unprivileged with Chromium's own sandbox on, of
 ``WebDevice`` (one browser context = one phone: mobile viewport, touch, device pixel ratio 2, its
 own app data) and ``WebDeviceState`` (the apps' data and the screen shown: what a snapshot keeps).
 
+Each phone's context comes from ``ChromiumProcess.new_context``, so it gets a memory cgroup of its
+own inside the browser's (``CONTEXT_MEMORY_BYTES``) and at most ``MAX_TABS`` pages: one phone's
+page that allocates gigabytes, or opens windows in a loop, is stopped there while the other phones
+of the same browser keep theirs. A call that finds the phone's page crashed fails with a
+``SandboxError`` saying why (naming the context's cap when that ended it, from
+``ContextCap.describe``) and the phone goes back to its home screen, as Android does when an app
+dies.
+
 The phone's "installed apps" are folders of static files (``<apps>/<app id>/index.html``); each app
 runs at its own origin ``http://<app id>.phone.invalid/`` so that, as on Android, every app has its
 own data (``localStorage``), and the home screen at ``http://home.phone.invalid/`` lists them. Every
@@ -22,9 +30,10 @@ import html
 import json
 import mimetypes
 import shutil
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from sandboxes.android.actions import (
@@ -42,10 +51,15 @@ from sandboxes.android.actions import (
 from sandboxes.android.device import Device
 from sandboxes.android.hierarchy import Bounds, UIElement, hierarchy_xml, parse_hierarchy
 from sandboxes.base import SandboxError
-from sandboxes.chromium import ChromiumProcess
+from sandboxes.chromium import (
+    MAX_TABS,
+    OPEN_LIMIT,
+    ChromiumProcess,
+    close_quietly,
+    context_cap,
+)
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser as PlaywrightBrowser
     from playwright.async_api import BrowserContext, Page, Route
 
 __all__ = [
@@ -76,6 +90,8 @@ USER_AGENT = (
     "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"
 )
 
+T = TypeVar("T")
+
 _STORAGE_PAGE = "/__agentjudge_storage__"
 """A blank page every origin serves, where app data is read and written."""
 
@@ -104,6 +120,11 @@ _RESTORE_SCREEN = (
     " e.dispatchEvent(new Event('input', {bubbles: true})); } }"
     " window.scrollTo(scroll[0], scroll[1]); }"
 )
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def app_origin(app_id: str) -> str:
@@ -185,17 +206,18 @@ class PhoneBrowser:
     """One headless Chromium (per provider) that hands out phone-shaped contexts: started by
     ``sandboxes.chromium`` with the browser kind's walls (boxed as an unprivileged user with
     Chromium's own sandbox on, no network of its own, the dead proxy, WebRTC kept off UDP, the
-    memory caps)."""
+    memory caps: the browser's, and each phone's context's where cgroups can be made)."""
 
     def __init__(self, process: ChromiumProcess) -> None:
         self._process = process
-        self._browser = process.browser
         self._pids = process.pids
 
     @classmethod
     async def launch(cls, executable: str) -> PhoneBrowser:
         """Start Playwright's driver and Chromium; their processes are tracked so that ``gc``
-        kills them if this run dies, and Chromium's profile lives in the run's scratch folder."""
+        kills them if this run dies, and Chromium's profile lives in the run's scratch folder.
+        Where the browser gets a memory cgroup, ``ChromiumProcess.start`` makes the one its own
+        processes start in, and each phone's context gets one beside it (``context_memory``)."""
         process = await ChromiumProcess.start(
             tag="phone", executable=executable, extra_args=("--no-first-run",)
         )
@@ -205,7 +227,7 @@ class PhoneBrowser:
         self, apps_dir: Path, state: WebDeviceState, *, read_only: bool = False
     ) -> WebDevice:
         """A fresh phone showing ``state``: its apps served from ``apps_dir``."""
-        device = WebDevice(self._browser, installed_apps(apps_dir), read_only=read_only)
+        device = WebDevice(self._process, installed_apps(apps_dir), read_only=read_only)
         try:
             await device.start(state)
         except BaseException:
@@ -222,41 +244,127 @@ class WebDevice(Device):
     """One phone: a browser context with a mobile viewport, touch input and its own app data."""
 
     def __init__(
-        self, browser: PlaywrightBrowser, apps: dict[str, InstalledApp], *, read_only: bool
+        self, process: ChromiumProcess, apps: dict[str, InstalledApp], *, read_only: bool
     ) -> None:
-        self._browser = browser
+        self._process = process
         self.apps = apps
         self.read_only = read_only
         self._context: BrowserContext | None = None
         self._page: Page | None = None
+        self._crashed = False
+        """Whether the page on screen crashed (its renderer died) since it was opened."""
+        self._opening = 0
+        """Pages the phone itself is opening (the screen, a storage page): never closed by the
+        tab cap."""
         self.blocked: list[str] = []
         """Requests refused because they left the phone (for tests and diagnostics)."""
+        self.pages_closed_by_cap = 0
+        """Pages an app opened past ``MAX_TABS`` (closed at once; for tests and diagnostics)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self, state: WebDeviceState) -> None:
         """Open the context, load the apps' data, and show ``state.url``."""
         width, height = PHONE_VIEWPORT
-        self._context = await self._browser.new_context(
+        # Service workers blocked and downloads refused by ``new_context``, which also gives
+        # the context its memory cgroup.
+        self._context = await self._process.new_context(
             viewport={"width": width, "height": height},
             screen={"width": width, "height": height},
             device_scale_factor=PIXEL_RATIO,
             is_mobile=True,
             has_touch=True,
             user_agent=USER_AGENT,
-            service_workers="block",
-            accept_downloads=False,
             locale="en-US",
             timezone_id="UTC",
         )
+        self._context.on("page", self._adopt)
+        await self._context.add_init_script(OPEN_LIMIT)
         await self._context.route("**/*", self._serve)
         for app_id, values in state.storage.items():
             await self._with_origin(app_id, _WRITE_STORAGE, values)
         if self.read_only:
             await self._context.add_init_script(_script("read_only.js"))
-        self._page = await self._context.new_page()
-        await self._goto(state.url)
-        await self._page.evaluate(_RESTORE_SCREEN, {"fields": state.fields, "scroll": state.scroll})
+        await self._open_screen(state.url)
+        await self.page.evaluate(_RESTORE_SCREEN, {"fields": state.fields, "scroll": state.scroll})
+
+    async def _open_screen(self, url: str) -> None:
+        """A fresh page on screen, showing ``url``."""
+        if self._context is None:
+            raise SandboxError("the device is closed")
+        page = await self._new_page()
+        self._page, self._crashed = page, False
+        page.on("crash", self._note_crash)
+        await self._goto(url)
+
+    def _note_crash(self, page: Page) -> None:
+        if page is self._page:
+            self._crashed = True
+
+    async def _new_page(self) -> Page:
+        """A page of the phone's own (not counted against the apps' windows by ``_adopt``)."""
+        if self._context is None:
+            raise SandboxError("the device is closed")
+        self._opening += 1
+        try:
+            return await self._context.new_page()
+        except BaseException:
+            self._opening = max(0, self._opening - 1)
+            raise
+
+    def _adopt(self, page: Page) -> None:
+        """Close a page an app opened past ``MAX_TABS`` (``window.open`` in a loop) at once; the
+        phone's own pages are let through (its ``new_page`` calls are counted, and each one's
+        page arrives here before the call returns)."""
+        if self._opening > 0:
+            self._opening -= 1
+            return
+        if self._context is not None and len(self._context.pages) > MAX_TABS:
+            self.pages_closed_by_cap += 1
+            asyncio.get_running_loop().create_task(close_quietly(page))
+
+    def _crash_note(self, error: BaseException | None) -> str | None:
+        """Why the page on screen failed under a call, when it crashed: the context's own memory
+        cap, named, when that ended one of its processes since last said; else the memory
+        limits a page runs under. None when the page did not crash (``error`` is another)."""
+        cap = context_cap(self._context) if self._context is not None else None
+        limit = cap.describe() if cap is not None and cap.new_kills() else None
+        crashed = self._crashed or (error is not None and "crash" in str(error).casefold())
+        if limit is not None:
+            return (
+                f"the phone's page ({self.page.url}) was stopped by {limit}, which holds this "
+                "phone's pages only"
+            )
+        if crashed:
+            return (
+                f"the phone's page ({self.page.url}) crashed, most likely out of memory "
+                f"({self._process.memory_note()})"
+            )
+        return None
+
+    async def _guarded(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Run ``call`` on the page on screen; when that page crashed (before or under the call),
+        raise ``SandboxError`` saying why, and put a fresh page on the home screen."""
+        error: Exception | None = None
+        if not self._crashed:
+            try:
+                return await call()
+            except (ActionError, SandboxError):
+                raise
+            except Exception as failed:  # Playwright's: the page went away under the call
+                error = failed
+        note = self._crash_note(error)
+        if note is None:
+            assert error is not None
+            raise error
+        await close_quietly(self.page)
+        try:
+            await self._open_screen(f"{app_origin(HOME_APP)}/")
+        except Exception as failed:
+            note += f"; the phone could not be restarted: {_first_line(failed)}"
+        else:
+            note += "; the app was closed and the phone shows the home screen"
+        raise SandboxError(note) from None
 
     async def close(self) -> None:
         """Close the context (its pages and data)."""
@@ -267,6 +375,9 @@ class WebDevice(Device):
 
     async def state(self) -> WebDeviceState:
         """Every app's data and the page on screen, now."""
+        return await self._guarded(self._state)
+
+    async def _state(self) -> WebDeviceState:
         storage: dict[str, dict[str, str]] = {}
         for app_id in self.apps:
             values = await self._with_origin(app_id, _READ_STORAGE, None)
@@ -291,7 +402,7 @@ class WebDevice(Device):
         """Run ``script`` in a blank page of app ``app_id``'s origin (its data, not its UI)."""
         if self._context is None:
             raise SandboxError("the device is closed")
-        page = await self._context.new_page()
+        page = await self._new_page()
         try:
             await page.goto(f"{app_origin(app_id)}{_STORAGE_PAGE}")
             return await page.evaluate(script, argument)
@@ -339,10 +450,15 @@ class WebDevice(Device):
 
     async def screenshot(self) -> bytes:
         """The viewport as PNG, in device pixels."""
-        return await self.page.screenshot(type="png", animations="disabled", caret="hide")
+        return await self._guarded(
+            lambda: self.page.screenshot(type="png", animations="disabled", caret="hide")
+        )
 
     async def hierarchy(self) -> str:
         """The page's visible elements as uiautomator XML, validated like a device's dump."""
+        return await self._guarded(self._hierarchy)
+
+    async def _hierarchy(self) -> str:
         nodes: list[dict[str, Any]] = await self.page.evaluate(_script("dump_page.js"))
         elements = [
             UIElement(
@@ -369,6 +485,9 @@ class WebDevice(Device):
 
     async def run(self, operation: DeviceOperation) -> None:
         """One primitive: touches go through the touch screen, keys through the keyboard."""
+        await self._guarded(lambda: self._run(operation))
+
+    async def _run(self, operation: DeviceOperation) -> None:
         page = self.page
         if isinstance(operation, Tap):
             await self._check_point(operation.x, operation.y)

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sandboxes.browser.archive import MISS_HEADER, PageArchive, not_archived_response
-from sandboxes.chromium import context_cap
+from sandboxes.chromium import (
+    CLOSE_SECONDS,
+    MAX_TABS,
+    OPEN_LIMIT,
+    close_quietly,
+    context_cap,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -34,30 +40,10 @@ ACTION_TIMEOUT_MS = 5_000
 CALL_DEADLINE_SECONDS = 60.0
 """The longest one tool call may take (navigation, waits and the snapshot fit well within)."""
 
-MAX_TABS = 8
-"""The most tabs one browser context may have open; a page opening more has them closed."""
-
 PROBE_SECONDS = 5.0
 """How long a tab may take to answer a trivial script before ``recover`` counts it as hung."""
 
-CLOSE_SECONDS = 10.0
-"""How long closing a hung tab may take before the whole context is replaced."""
-
 _DOCUMENT_TYPES = frozenset({"document", "iframe"})
-
-
-_OPEN_LIMIT = f"""(() => {{
-    const open = window.open;
-    let left = {MAX_TABS};
-    window.open = function (...args) {{
-        if (left <= 0) return null;
-        left -= 1;
-        return open.apply(this, args);
-    }};
-}})();"""
-"""Each document may call ``window.open`` ``MAX_TABS`` times; later calls open nothing. Only a
-brake on a page opening tabs in a loop (each one costs the browser a renderer set-up before it
-can be closed); the cap itself is ``BrowserSession._adopt``'s."""
 
 
 class TabLimitError(Exception):
@@ -143,7 +129,7 @@ class BrowserSession:
         context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
         await context.route("**/*", self._answer)
         await context.route_web_socket(lambda _url: True, self._refuse_socket)
-        await context.add_init_script(_OPEN_LIMIT)
+        await context.add_init_script(OPEN_LIMIT)
         context.on("page", self._adopt)
         self._adopt(await context.new_page())  # also adopted by the event (once only)
 
@@ -180,7 +166,7 @@ class BrowserSession:
         if len(self.tabs) >= MAX_TABS:
             # A page opened it (window.open): close it before it loads anything.
             self.tabs_closed_by_cap += 1
-            asyncio.get_running_loop().create_task(_close_quietly(page))
+            asyncio.get_running_loop().create_task(close_quietly(page))
             return
         self.tabs.append(page)
         page.on("close", self._forget)
@@ -268,7 +254,7 @@ class BrowserSession:
         for page in list(self.tabs):
             if not await _answers(page):
                 url = page.url
-                if await _close_quietly(page, CLOSE_SECONDS):
+                if await close_quietly(page, CLOSE_SECONDS):
                     self._forget(page)
                     done.append(f"closed the tab at {url}: it stopped answering or crashed")
                 else:
@@ -284,7 +270,7 @@ class BrowserSession:
         old = self.context
         self.tabs.clear()
         self.current = 0
-        asyncio.get_running_loop().create_task(_close_quietly(old, CLOSE_SECONDS))
+        asyncio.get_running_loop().create_task(close_quietly(old, CLOSE_SECONDS))
         if self.new_context is None:
             self.closed = True
             return f"the tab at {url} could not be closed; the browser is closed"
@@ -315,15 +301,6 @@ async def _answers(page: Page) -> bool:
         return False
     try:
         await asyncio.wait_for(page.evaluate("1"), PROBE_SECONDS)
-    except Exception:
-        return False
-    return True
-
-
-async def _close_quietly(target: Page | BrowserContext, seconds: float = CLOSE_SECONDS) -> bool:
-    """Close a tab or a context, giving up after ``seconds``; whether it closed."""
-    try:
-        await asyncio.wait_for(target.close(), seconds)
     except Exception:
         return False
     return True

@@ -139,3 +139,25 @@ def write_phone_app(apps: Path) -> Path:
         _page("Probe", "<h1 id='title'>Probe</h1>"), encoding="utf-8"
     )
     return apps
+
+
+PHONE_TABS = _page(
+    "Tabs",
+    "<p>opening</p><script>for (let i = 0; i < 150; i++) window.open('/calm.html?' + i)</script>",
+)
+"""A phone app page opening 150 windows."""
+
+
+def write_hostile_phone_apps(apps: Path) -> Path:
+    """A phone with the hostile pages as apps: ``buffers`` (6 GiB of array buffers, as
+    ``BUFFERS``), ``hold`` (an ordinary heavy app holding 1 GiB, as ``HOLD``) and ``tabs`` (150
+    windows); returns the folder."""
+    for app_id, html in (
+        ("buffers", PAGES[BUFFERS]),
+        ("hold", PAGES[HOLD]),
+        ("tabs", PHONE_TABS),
+    ):
+        (apps / app_id).mkdir(parents=True, exist_ok=True)
+        (apps / app_id / "index.html").write_text(html, encoding="utf-8")
+        (apps / app_id / "calm.html").write_text(PAGES[CALM], encoding="utf-8")
+    return apps

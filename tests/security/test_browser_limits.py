@@ -17,10 +17,11 @@ from mcp import types as mcp_types
 from mcp_servers.browser.server import browser_server
 from sandboxes.browser.archive import PageArchive, load_archive
 from sandboxes.browser.sandbox import BrowserProvider, BrowserSandbox
-from sandboxes.browser.session import CALL_DEADLINE_SECONDS, MAX_TABS
+from sandboxes.browser.session import CALL_DEADLINE_SECONDS
 from sandboxes.chromium import (
     BROWSER_MEMORY_BYTES,
     CONTEXT_MEMORY_BYTES,
+    MAX_TABS,
     RENDERER_HEAP_MB,
     context_cap,
 )
