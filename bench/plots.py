@@ -38,6 +38,16 @@ __all__ = [
 MAX_CONFUSION_PANELS = 24
 """Confusion matrices drawn at most; the title says when configurations were left out."""
 
+BASELINE_DASHES: tuple[tuple[int, tuple[float, ...]], ...] = (
+    (0, (6, 2)),
+    (0, (1, 1.5)),
+    (0, (4, 1.5, 1, 1.5)),
+    (0, (10, 3)),
+    (0, (2, 2)),
+    (0, (4, 1.5, 1, 1.5, 1, 1.5)),
+)
+"""A dash pattern per baseline (cycled), so that baselines of close F1 stay apart in grey."""
+
 _COLUMNS = 4
 """Confusion-matrix panels per row."""
 
@@ -232,8 +242,8 @@ def f1_vs_turns_figure(report: BenchReport) -> Figure:
     for index, level in enumerate(data.baselines):
         line = axes.axhline(
             level.f1,
-            linestyle="--",
-            linewidth=1.0,
+            linestyle=BASELINE_DASHES[index % len(BASELINE_DASHES)],
+            linewidth=1.2,
             color=str(0.15 + 0.6 * (index % 4) / 4),
             label=_plain(f"{level.label} (F1 {level.f1:.2f})"),
         )

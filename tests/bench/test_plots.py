@@ -112,3 +112,24 @@ def test_without_turn_budgets_the_llm_judge_is_still_drawn(grid_report: BenchRep
     labels = [str(line.get_label()) for line in figure.axes[0].get_lines()]
     assert any(label.startswith(f"llm {MODEL}") for label in labels)
     assert "baselines only" not in figure.axes[0].get_title()
+
+
+def test_baselines_of_the_same_f1_are_told_apart_by_their_dashes() -> None:
+    """Five baselines all at F1 2/3 lie on one line: only their dash patterns (grey shades
+    repeat every four) tell them apart, so no two may share one."""
+    names = ["always-pass", "random", "length-threshold", "self-report", "verifier"]
+    report = build_report(
+        [
+            prediction
+            for name in names
+            for prediction in _predictions(JudgeConfig(kind="baseline", name=name), ["PASS"] * 8)
+        ],
+        dataset="grid",
+        replicates=20,
+    )
+    axes = f1_vs_turns_figure(report).axes[0]
+    baselines = [line for line in axes.get_lines() if str(line.get_label()).startswith("baseline:")]
+    assert len(baselines) == len(names)
+    # Line2D keeps its dash pattern (offset, on/off lengths) unscaled by the line width here.
+    patterns = {str(line._unscaled_dash_pattern) for line in baselines}  # type: ignore[attr-defined]
+    assert len(patterns) == len(names)
