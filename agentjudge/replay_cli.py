@@ -119,7 +119,14 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
             if summary.resumed_not_faithful
             else ""
         )
-        + f"; {summary.jobs} at once; {summary.seconds:.1f} s. "
+        + f"; {summary.jobs} at once"
+        + (
+            f" ({summary.ahead.prepared} fresh sandbox(es) made ahead: {summary.ahead.ready} "
+            f"ready when needed, {summary.ahead.waited} waited for)"
+            if summary.ahead.prepared
+            else ""
+        )
+        + f"; {summary.seconds:.1f} s. "
         f"Reports: {output / REPORT_FILE}, {output / SUMMARY_FILE}",
         markup=False,
     )

@@ -193,6 +193,7 @@ async def replay_trajectory(
     keep: bool = False,
     verify: bool = True,
     trajectory_dir: Path | None = None,
+    made: Sandbox | None = None,
 ) -> ReplayResult:
     """Replay ``trajectory`` into a fresh sandbox, check it, and destroy or freeze the sandbox.
 
@@ -200,7 +201,60 @@ async def replay_trajectory(
     many); otherwise the sandbox is destroyed. A failure to build the sandbox becomes a ``failed``
     report; nothing here raises for a bad trajectory. ``trajectory_dir`` holds the recorded
     screenshots (default: the dataset's ``trajectories/`` beside ``tasks/<id>``).
+
+    ``made``: the trajectory's fresh sandbox made ahead of need (``initial_sandbox``, e.g. in a
+    ``sandboxes.ahead.AheadPool``); the first attempt replays into it instead of making its own
+    (a retry still gets a new one). It is this call's to destroy, whatever happens: also when
+    the trajectory turns out not to be replayable, or the call is cancelled first.
     """
+    unused = [made] if made is not None else []
+    try:
+        return await _replay_trajectory(
+            trajectory, task, task_dir, providers, file=file, keep=keep, verify=verify,
+            trajectory_dir=trajectory_dir, made=unused,
+        )  # fmt: skip
+    finally:
+        for sandbox in unused:  # never handed to an attempt
+            await sandbox.destroy()
+
+
+async def initial_sandbox(
+    trajectory: Trajectory, task: Task, task_dir: Path, providers: ProviderSet
+) -> Sandbox | None:
+    """The fresh sandbox ``replay_trajectory`` would make first for ``trajectory``, made now so
+    that it is ready when the replay starts (hand it over as ``made``). None when there is
+    nothing worth making ahead: the task has no kind, cannot be replayed, or its kind's provider
+    does not prepare ahead (``SandboxProvider.prepares_ahead``: quick to make, or remote).
+    Raises what ``SandboxProvider.create`` raises (the replay then makes its own and meets the
+    error itself)."""
+    kind = kind_for_task(task)
+    if kind is None:
+        return None
+    try:
+        start, start_dir = starting_point(kind, task, task_dir, trajectory, providers.choice)
+    except SandboxError:
+        return None
+    if cannot_replay(start) is not None or start.initial_state.kind not in kind.initial_states:
+        return None
+    provider = await providers.get(kind.name)
+    if not provider.prepares_ahead:
+        return None
+    return await provider.create(start, start_dir)
+
+
+async def _replay_trajectory(
+    trajectory: Trajectory,
+    task: Task,
+    task_dir: Path,
+    providers: ProviderSet,
+    *,
+    file: str | None,
+    keep: bool,
+    verify: bool,
+    trajectory_dir: Path | None,
+    made: list[Sandbox],
+) -> ReplayResult:
+    """``replay_trajectory``; the first attempt takes the sandbox out of ``made``, if any."""
     if trajectory_dir is None:
         trajectory_dir = task_dir.parent.parent / TRAJECTORIES_DIR
     started = time.perf_counter()
@@ -239,7 +293,7 @@ async def replay_trajectory(
     blank = report.model_copy(deep=True)
     result = await _attempt(
         kind, provider, trajectory, task, task_dir, start, start_dir, report, file,
-        keep=keep, verify=verify, trajectory_dir=trajectory_dir,
+        keep=keep, verify=verify, trajectory_dir=trajectory_dir, made=made,
     )  # fmt: skip
     if _retry_asked(result.report):
         first = result.report
@@ -279,10 +333,12 @@ async def _attempt(
     keep: bool,
     verify: bool,
     trajectory_dir: Path,
+    made: list[Sandbox] | None = None,
 ) -> ReplayResult:
-    """One replay of ``trajectory`` into a fresh sandbox, filling ``report``."""
+    """One replay of ``trajectory`` into a fresh sandbox, filling ``report``: the one in
+    ``made`` (taken out of it, so this attempt destroys or freezes it), else a new one."""
     try:
-        sandbox = await provider.create(start, start_dir)
+        sandbox = made.pop() if made else await provider.create(start, start_dir)
     except Exception as error:
         report.verdict = "failed"
         report.not_ready = isinstance(error, SandboxNotReadyError)

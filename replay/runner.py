@@ -14,15 +14,22 @@ never stops the other replays.
 Trajectories that their environment kind says must replay exclusively
 (``EnvironmentKind.replays_exclusively``: Postgres SQL that manages cluster-global roles) are
 replayed one at a time per task: two of them creating the same role at once would fail each other.
+
+Where a kind's provider is slow to make a sandbox (``SandboxProvider.prepares_ahead``: a desktop
+starts its applications), the fresh sandboxes of the next trajectories, in the order the jobs
+take them, are made while the current ones replay (``replay.engine.initial_sandbox`` in a
+``sandboxes.ahead.AheadPool``, sized by ``environments.capacity.auto_ahead``); the pool destroys
+what was not taken when the run ends, fails or is cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,12 +37,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from dataset.models import Task, Trajectory
 from dataset.store import TRAJECTORIES_DIR, Dataset, check_dataset_folder, load_dataset
 from environments.backends import BackendChoice, ProviderSet
-from environments.capacity import auto_jobs
+from environments.capacity import auto_ahead, auto_jobs
 from environments.kind import EnvironmentKind
 from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
-from replay.engine import replay_trajectory
+from replay.engine import initial_sandbox, replay_trajectory
 from replay.report import FidelityReport
+from sandboxes.ahead import AheadPool
+from sandboxes.base import Releasable, Sandbox
 from sandboxes.confinement import require_bubblewrap
 from storage.files import write_json_atomic
 from storage.jobs import Job, ResumableJobs
@@ -83,6 +92,25 @@ class SubdomainRow(BaseModel):
     """Labelled replays whose recorded verification crashed (the label is not compared)."""
 
 
+class AheadFigures(BaseModel):
+    """What the fresh sandboxes made ahead of need did (``sandboxes.ahead.AheadCounts``)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    size: int = 0
+    """Sandboxes made ahead at most at once (0: none, e.g. no kind replayed prepares ahead)."""
+    prepared: int = 0
+    """Sandboxes whose making was started ahead."""
+    ready: int = 0
+    """Replays that found their sandbox ready."""
+    waited: int = 0
+    """Replays that waited for the rest of their sandbox's making."""
+    failed: int = 0
+    """Makings ahead that failed (the replay then made its own)."""
+    destroyed: int = 0
+    """Sandboxes made ahead and never taken (destroyed at the end)."""
+
+
 class ReplaySummary(BaseModel):
     """What ``agentjudge replay`` prints and writes to ``summary.json``."""
 
@@ -104,6 +132,8 @@ class ReplaySummary(BaseModel):
     """Of those, how many diverged or failed (``--fresh`` replays them again)."""
     jobs: int = 0
     """Replays run at once."""
+    ahead: AheadFigures = Field(default_factory=AheadFigures)
+    """The fresh sandboxes made ahead of need."""
     seconds: float = 0.0
     """Wall time of this run."""
 
@@ -146,7 +176,7 @@ def summarise(
     )
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class _Replay:
     """One trajectory to replay, with what decides whether an earlier report is current."""
 
@@ -205,6 +235,81 @@ def _is_current(job: Job[_Replay], earlier: FidelityReport) -> bool:
     )
 
 
+class _FreshAhead(Releasable):
+    """The fresh sandboxes of the next replays, made in an ``AheadPool`` while the current ones
+    run: one per job of ``jobs`` (in the order they start), at most ``size`` at once."""
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        providers: ProviderSet,
+        jobs: list[Job[_Replay]],
+        size: int,
+    ) -> None:
+        self.dataset = dataset
+        self.providers = providers
+        self.jobs = jobs
+        self.pool = AheadPool(size if jobs else 0)
+        self._started: set[str] = set()
+
+    def top_up(self) -> None:
+        """Start making the next jobs' sandboxes while the pool has room."""
+        for job in self.jobs:
+            if self.pool.full:
+                return
+            if job.key in self._started or job.key in self.pool:
+                continue
+            item = job.item
+            make = functools.partial(
+                initial_sandbox,
+                item.trajectory,
+                item.task,
+                self.dataset.task_dir(item.task.id),
+                self.providers,
+            )
+            self.pool.prepare(job.key, make)
+
+    async def take(self, key: str) -> Sandbox | None:
+        """The sandbox made ahead for the job ``key`` (None: none was, the replay makes its
+        own). Its place in the pool is free at once: the next job's sandbox is made in it,
+        while this one waits for the rest of its own, if need be."""
+        self._started.add(key)
+        return await self.pool.take(key, freed=self.top_up)
+
+    async def release(self) -> None:
+        """Stop the makings still going and destroy every sandbox not taken."""
+        await self.pool.aclose()
+
+
+async def _fresh_ahead(
+    dataset: Dataset,
+    providers: ProviderSet,
+    pending: list[Job[_Replay]],
+    *,
+    jobs: int,
+    ahead: int | None,
+) -> _FreshAhead:
+    """Fresh sandboxes to make ahead for ``pending`` (started providers): for the kinds whose
+    providers are slow to make one (``prepares_ahead``), never for replays of an exclusive group
+    (they wait for each other, so when they start is not known), in the order the jobs start
+    (``ResumableJobs.run`` starts them in order); ``ahead`` at most at once (None: from the
+    machine, ``auto_ahead``)."""
+    kinds = {job.item.kind.name: job.item.kind for job in pending if job.item.kind is not None}
+    slow = {
+        name: kind for name, kind in kinds.items() if (await providers.get(name)).prepares_ahead
+    }
+    early = [
+        job
+        for job in pending
+        if job.item.kind is not None and job.item.kind.name in slow and job.exclusive is None
+    ]
+    if ahead is None:
+        ahead = auto_ahead((kind.worker_resources for kind in slow.values()), jobs=jobs)
+    made = _FreshAhead(dataset, providers, early, ahead)
+    made.top_up()
+    return made
+
+
 async def replay_dataset(
     root: Path,
     output: Path,
@@ -217,10 +322,13 @@ async def replay_dataset(
     wait: bool = False,
     on_planned: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    ahead: int | None = None,
 ) -> ReplaySummary:
     """Replay every trajectory of the dataset at ``root``; write and return the summary.
     ``jobs``: replays at once (None: as many as the machine holds of the kinds replayed,
-    ``environments.capacity.auto_jobs``).
+    ``environments.capacity.auto_jobs``). ``ahead``: fresh sandboxes made ahead of need at
+    most at once, for kinds whose providers prepare ahead (None: as many as the machine holds
+    beside the jobs, ``environments.capacity.auto_ahead``; 0: none).
 
     ``on_planned(new, reused)`` is called once the replays are planned, ``on_report`` with each
     report made, ``on_note`` with a line before a slow step that makes no report (starting a
@@ -238,7 +346,7 @@ async def replay_dataset(
         wait=wait,
     ) as results_file:
         return await _replay_into(
-            results_file, root, output, choice, jobs, only, on_report, on_planned, on_note
+            results_file, root, output, choice, jobs, only, on_report, on_planned, on_note, ahead
         )
 
 
@@ -252,6 +360,7 @@ async def _replay_into(
     on_report: Callable[[FidelityReport], None] | None,
     on_planned: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    ahead: int | None = None,
 ) -> ReplaySummary:
     """``replay_dataset`` once its output folder is this process's."""
     loop = asyncio.get_running_loop()
@@ -265,12 +374,14 @@ async def _replay_into(
         on_planned(len(plan.pending), len(plan.reused))
 
     async def replay_one(item: _Replay) -> FidelityReport:
+        made = await fresh.take(item.trajectory.id)
         result = await replay_trajectory(
             item.trajectory,
             item.task,
             dataset.task_dir(item.task.id),
             providers,
             file=f"{TRAJECTORIES_DIR}/{item.trajectory.id}.json",
+            made=made,
         )
         result.report.trajectory_sha256 = item.digest
         return result.report
@@ -296,9 +407,11 @@ async def _replay_into(
             jobs = auto_jobs(
                 job.item.kind.worker_resources for job in plan.pending if job.item.kind is not None
             )
-        results = await results_file.run(
-            plan.pending, replay_one, concurrency=jobs, on_result=on_report
-        )
+        fresh = await _fresh_ahead(dataset, providers, plan.pending, jobs=jobs, ahead=ahead)
+        async with fresh:
+            results = await results_file.run(
+                plan.pending, replay_one, concurrency=jobs, on_result=on_report
+            )
     problems.extend(results.problems)
     reports = {**plan.reused, **results.made}
     for report in reports.values():
@@ -309,6 +422,7 @@ async def _replay_into(
         report.verdict in ("diverged", "failed") for report in plan.reused.values()
     )
     summary.jobs = jobs or 0
+    summary.ahead = AheadFigures(size=fresh.pool.size, **dataclasses.asdict(fresh.pool.counts))
     summary.seconds = loop.time() - started
     write_json_atomic(output / SUMMARY_FILE, json.loads(summary.model_dump_json()))
     return summary

@@ -14,6 +14,7 @@ from agentjudge.cli import app
 from dataset.store import DatasetNotFoundError, load_dataset
 from replay.report import FidelityReport
 from replay.runner import REPORT_FILE, SUMMARY_FILE, ReplaySummary, read_reports, replay_dataset
+from sandboxes.base import Sandbox
 from tests.replay.builders import FS_TASK, MINI, PG_TASK, build_dataset, steps, trajectory
 
 ROOT = "${SANDBOX_ROOT}"
@@ -290,3 +291,64 @@ async def test_auto_jobs_are_sized_from_the_kinds_replayed(tmp_path: Path) -> No
     tasks = load_dataset(root, partial=True).tasks.values()
     needs = [kind.worker_resources for kind in map(kind_for_task, tasks) if kind is not None]
     assert summary.jobs == auto_jobs(needs) >= 1
+
+
+async def test_fresh_sandboxes_are_made_ahead_only_where_the_provider_prepares_ahead(
+    tmp_path: Path,
+) -> None:
+    # Folders are quick to make: the filesystem provider does not prepare ahead, so however
+    # large the pool asked for, nothing is made ahead (desktops: tests/replay/test_replay_ahead).
+    root = fixture_dataset(tmp_path / "ds")
+    summary = await replay_dataset(root, tmp_path / "out", jobs=1, ahead=3)
+    assert summary.total.trajectories == 3
+    assert (summary.ahead.size, summary.ahead.prepared) == (0, 0)
+    written = ReplaySummary.model_validate_json((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert written.ahead == summary.ahead
+
+
+async def test_a_sandbox_made_ahead_is_replayed_into_and_always_destroyed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from environments.backends import BackendChoice, ProviderSet
+    from replay.engine import initial_sandbox, replay_trajectory
+
+    dataset = load_dataset(MINI)
+    item = dataset.trajectories[PASS_ID]
+    task = dataset.tasks[item.task_id]
+    async with ProviderSet(BackendChoice()) as providers:
+        # Not worth making ahead for a provider that does not prepare ahead.
+        assert await initial_sandbox(item, task, dataset.task_dir(task.id), providers) is None
+        provider = await providers.get("filesystem")
+        destroyed: list[str] = []
+
+        async def made() -> Sandbox:
+            sandbox = await provider.create(task, dataset.task_dir(task.id))
+            destroy = sandbox.destroy
+
+            async def counted() -> None:
+                destroyed.append(sandbox.name)
+                await destroy()
+
+            monkeypatch.setattr(sandbox, "destroy", counted)
+            return sandbox
+
+        first = await made()
+
+        async def refused(*_: object) -> Sandbox:
+            raise AssertionError("the replay made its own sandbox")
+
+        monkeypatch.setattr(provider, "create", refused)
+        result = await replay_trajectory(
+            item, task, dataset.task_dir(task.id), providers, made=first
+        )
+        assert result.report.verdict == "faithful"  # replayed into the one made ahead
+        assert destroyed == [first.name]
+        monkeypatch.undo()
+        # A trajectory that turns out not to be replayable still destroys what was made for it.
+        unsupported = task.model_copy(update={"domain": "no-such-domain"})
+        second = await made()
+        result = await replay_trajectory(
+            item, unsupported, dataset.task_dir(task.id), providers, made=second
+        )
+        assert result.report.verdict == "unsupported"
+        assert destroyed == [first.name, second.name]
