@@ -96,6 +96,10 @@ PACKAGES = (
     "fonts-noto-mono",
     "fonts-droid-fallback",
     "fonts-urw-base35",
+    # the English spelling dictionary a host install of LibreOffice brings as a recommendation:
+    # without it no wavy line marks an unknown word, and every screen recorded with those lines
+    # differs from its replay in fine detail
+    "hunspell-en-us",
     # what the control server and recorded pyautogui code use
     "python3",
     "python3-gi",
