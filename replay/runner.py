@@ -43,7 +43,7 @@ from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
 from replay.engine import initial_sandbox, replay_trajectory
 from replay.report import FidelityReport
-from sandboxes.ahead import AheadPool
+from sandboxes.ahead import AheadCounts, AheadPool
 from sandboxes.base import Releasable, Sandbox
 from sandboxes.confinement import require_bubblewrap
 from storage.files import write_json_atomic
@@ -92,23 +92,11 @@ class SubdomainRow(BaseModel):
     """Labelled replays whose recorded verification crashed (the label is not compared)."""
 
 
-class AheadFigures(BaseModel):
-    """What the fresh sandboxes made ahead of need did (``sandboxes.ahead.AheadCounts``)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+class AheadFigures(AheadCounts):
+    """What the fresh sandboxes made ahead of need did: the pool's counts and its size."""
 
     size: int = 0
     """Sandboxes made ahead at most at once (0: none, e.g. no kind replayed prepares ahead)."""
-    prepared: int = 0
-    """Sandboxes whose making was started ahead."""
-    ready: int = 0
-    """Replays that found their sandbox ready."""
-    waited: int = 0
-    """Replays that waited for the rest of their sandbox's making."""
-    failed: int = 0
-    """Makings ahead that failed (the replay then made its own)."""
-    destroyed: int = 0
-    """Sandboxes made ahead and never taken (destroyed at the end)."""
 
 
 class ReplaySummary(BaseModel):
@@ -422,7 +410,7 @@ async def _replay_into(
         report.verdict in ("diverged", "failed") for report in plan.reused.values()
     )
     summary.jobs = jobs or 0
-    summary.ahead = AheadFigures(size=fresh.pool.size, **dataclasses.asdict(fresh.pool.counts))
+    summary.ahead = AheadFigures(size=fresh.pool.size, **fresh.pool.counts.model_dump())
     summary.seconds = loop.time() - started
     write_json_atomic(output / SUMMARY_FILE, json.loads(summary.model_dump_json()))
     return summary

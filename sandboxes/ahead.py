@@ -20,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from sandboxes.base import Releasable, Sandbox, SandboxError
 
@@ -31,9 +32,10 @@ Maker = Callable[[], Coroutine[Any, Any, Sandbox | None]]
 """Makes one sandbox; None when there is nothing to make ahead after all."""
 
 
-@dataclass
-class AheadCounts:
+class AheadCounts(BaseModel):
     """What the pool did, for figures and tests."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     prepared: int = 0
     """Sandboxes whose making was started."""
