@@ -122,9 +122,20 @@ import json, os, re, signal, subprocess, sys, time
 from pathlib import Path
 
 case, run_program, gc_program = sys.argv[1:4]
+# The checkout (with its venv) may itself live under one of the folders hidden below (a clone in
+# /tmp): it is bound back at its place, reached through a handle on the folder taken beforehand.
+checkout = os.path.realpath(os.getcwd())
 for target in ("/tmp", "/dev/shm", "/sys/fs/cgroup"):
+    held = os.open(target, os.O_PATH)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4g,mode=1777", "tmpfs", target],
                    check=True)
+    if checkout.startswith(target + "/"):
+        os.makedirs(checkout, exist_ok=True)
+        inside = os.path.relpath(checkout, target)
+        subprocess.run(["mount", "--no-canonicalize", "--bind",
+                        f"/proc/{os.getpid()}/fd/{held}/{inside}", checkout],
+                       check=True)
+    os.close(held)
 python = sys.executable
 
 

@@ -177,7 +177,10 @@ async def test_containers_that_never_get_ready_are_removed_and_the_failure_count
         return sorted(str(c.name) for c in found if c.labels[RUN_LABEL] == current_run().run_id)
 
     before = run_containers()
-    async with DockerDesktopProvider(desktop_image, ready_timeout=0.5) as provider:
+    # A millisecond: the control server (a Python process started with the container) cannot
+    # answer that soon, however fast the machine; half a second was once enough for that, but a
+    # quiet machine now gets a desktop up and its window shown in about 1.5 s.
+    async with DockerDesktopProvider(desktop_image, ready_timeout=0.001) as provider:
         with pytest.raises(DesktopStartError, match=r"^2 starts never got ready; the last: "):
             await start(provider, "late.docx", word_document("Too late"))
         assert provider._live == set()

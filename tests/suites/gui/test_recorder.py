@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+import suites.gui.recorder
 from dataset.actions import Computer13Action, PyAutoGuiAction
 from environments.desktop.kind import KIND
 from sandboxes.desktop.local import LocalDesktopProvider
@@ -134,10 +135,14 @@ def _paragraphs(tree: str) -> list[str]:
 
 @pytest.mark.desktop
 async def test_a_step_is_recorded_where_its_screen_stays_not_where_it_first_paused(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The action types one letter at once and another two seconds later: a pause long enough
-    # for the executor's settling to take its look in between, as a busy desktop pauses.
+    # for the executor's settling to take its look in between, as a busy desktop pauses. The
+    # recorder's two agreeing looks are set further apart than that pause (the suite's 0.8 s
+    # stand for a desktop's pauses in painting, far shorter than this staged one): the pause
+    # then always falls between the looks, however soon the settled screen comes back.
+    monkeypatch.setattr(suites.gui.recorder, "LASTING_SECONDS", 3.0)
     late = PyAutoGuiAction(
         code="import subprocess\n"
         "subprocess.Popen(['sh', '-c', 'xdotool type a; sleep 2; xdotool type b'],"
