@@ -510,6 +510,15 @@ def context_cap(context: BrowserContext) -> ContextCap | None:
     return _context_caps.get(context)
 
 
+def new_context_limit(context: BrowserContext) -> str | None:
+    """The memory cap of ``context``, named, when it ended one of the context's processes since
+    the last time this said so; else None (no such kill, or no cap)."""
+    cap = context_cap(context)
+    if cap is None or not cap.new_kills():
+        return None
+    return cap.describe()
+
+
 class ContextMemory:
     """Gives each browser context of one browser a memory cgroup (``CONTEXT_MEMORY_BYTES``) and
     moves the renderer processes showing its frames into it (see the module docstring).

@@ -56,7 +56,7 @@ from sandboxes.chromium import (
     OPEN_LIMIT,
     ChromiumProcess,
     close_quietly,
-    context_cap,
+    new_context_limit,
 )
 
 if TYPE_CHECKING:
@@ -290,8 +290,6 @@ class WebDevice(Device):
 
     async def _open_screen(self, url: str) -> None:
         """A fresh page on screen, showing ``url``."""
-        if self._context is None:
-            raise SandboxError("the device is closed")
         page = await self._new_page()
         self._page, self._crashed = page, False
         page.on("crash", self._note_crash)
@@ -327,8 +325,7 @@ class WebDevice(Device):
         """Why the page on screen failed under a call, when it crashed: the context's own memory
         cap, named, when that ended one of its processes since last said; else the memory
         limits a page runs under. None when the page did not crash (``error`` is another)."""
-        cap = context_cap(self._context) if self._context is not None else None
-        limit = cap.describe() if cap is not None and cap.new_kills() else None
+        limit = new_context_limit(self._context) if self._context is not None else None
         crashed = self._crashed or (error is not None and "crash" in str(error).casefold())
         if limit is not None:
             return (

@@ -24,6 +24,7 @@ from sandboxes.chromium import (
     OPEN_LIMIT,
     close_quietly,
     context_cap,
+    new_context_limit,
 )
 
 if TYPE_CHECKING:
@@ -186,10 +187,7 @@ class BrowserSession:
     def context_limit(self) -> str | None:
         """The context's own memory cap, named, when it ended one of the context's processes
         since the last time this said so; else None (no such kill, or no cap)."""
-        cap = context_cap(self.context)
-        if cap is None or not cap.new_kills():
-            return None
-        return cap.describe()
+        return new_context_limit(self.context)
 
     def _note_status(self, page: Page, response: object) -> None:
         from playwright.async_api import Response
