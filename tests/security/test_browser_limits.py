@@ -23,8 +23,8 @@ from sandboxes.chromium import (
     CONTEXT_MEMORY_BYTES,
     MAX_TABS,
     RENDERER_HEAP_MB,
-    context_cap,
 )
+from tests.security.context_caps import placed_cap
 from tests.security.hostile_pages import (
     BUFFERS,
     CALM,
@@ -172,14 +172,7 @@ async def test_a_context_holding_gigabytes_leaves_the_others_theirs(
                 break
             await asyncio.sleep(0.5)
         assert await second.session.page.title() == "held 16"
-        cap = context_cap(second.session.context)
-        assert cap is not None, "no context cgroup could be made here"
-        for _ in range(20):  # the renderer is placed in its context's cgroup once it answers
-            if cap.moved:
-                break
-            await asyncio.sleep(0.5)
-        renderers = set(cap.moved)
-        assert renderers, "the other context's renderer was never given its cgroup"
+        cap, renderers = await placed_cap(second.session.context, "the other context's")
         answer = await call(hostile, "browser_navigate", url=BUFFERS)
         for _ in range(40):
             if answer.is_error:

@@ -24,7 +24,8 @@ from sandboxes.android.chromium import (
     app_origin,
     chromium_executable,
 )
-from sandboxes.chromium import CONTEXT_MEMORY_BYTES, MAX_TABS, context_cap
+from sandboxes.chromium import CONTEXT_MEMORY_BYTES, MAX_TABS
+from tests.security.context_caps import placed_cap
 from tests.security.hostile_pages import write_hostile_phone_apps
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
@@ -81,14 +82,7 @@ async def test_a_phone_holding_gigabytes_leaves_the_other_phones_theirs(
                     break
                 await asyncio.sleep(0.5)
             assert await title_of(other) == "held 16"
-            cap = context_cap(other.page.context)
-            assert cap is not None, "no context cgroup could be made here"
-            for _ in range(20):  # the renderer is placed in its context's cgroup once it shows
-                if cap.moved:
-                    break
-                await asyncio.sleep(0.5)
-            renderers = set(cap.moved)
-            assert renderers, "the other phone's renderer was never given its cgroup"
+            cap, renderers = await placed_cap(other.page.context, "the other phone's")
             held = await call(second, GET_SCREEN_TOOL)
             assert not held.is_error, text_of(held)
 
