@@ -122,7 +122,8 @@ def print_summary(summary: ReplaySummary, output: Path) -> None:
         + f"; {summary.jobs} at once"
         + (
             f" ({summary.ahead.prepared} fresh sandbox(es) made ahead: {summary.ahead.ready} "
-            f"ready when needed, {summary.ahead.waited} waited for)"
+            f"ready when needed, {summary.ahead.waited} waited for, "
+            f"{summary.ahead.waited_seconds:.0f} s in all)"
             if summary.ahead.prepared
             else ""
         )
@@ -178,7 +179,7 @@ def replay(
         str,
         typer.Option(
             help="Trajectories replayed concurrently: a number, or auto (as many as this "
-            "machine's CPUs and memory hold of the kinds replayed: 2 desktops on 2 cores)."
+            "machine's CPUs and memory hold of the kinds replayed: 3 desktops on 2 cores)."
         ),
     ] = "auto",
     only: OnlyOption = None,

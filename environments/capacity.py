@@ -3,7 +3,7 @@
 Each kind says what one of its runs needs (``EnvironmentKind.worker_resources``: CPUs and
 memory); the machine offers the CPUs this process may use and the memory available now. Runs at
 once: the smaller of CPUs over the heaviest CPU need and usable memory over the heaviest memory
-need, at least 1 and at most ``MAX_AUTO_JOBS``. A desktop (1 CPU, 2 GiB) therefore gets 2 jobs
+need, at least 1 and at most ``MAX_AUTO_JOBS``. A desktop (0.6 CPU, 2 GiB) therefore gets 3 jobs
 on a 2-core machine, where a fixed 4 started LibreOffice four times on two cores.
 
 Sandboxes made ahead of need (``auto_ahead``; a judge grid's next desktops) are sized from what

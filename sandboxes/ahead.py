@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -43,6 +44,8 @@ class AheadCounts(BaseModel):
     """Takes answered with a sandbox that was already made."""
     waited: int = 0
     """Takes answered with a sandbox that was still being made (the taker waited for the rest)."""
+    waited_seconds: float = 0.0
+    """Seconds those takers waited, together."""
     failed: int = 0
     """Makings that raised (the taker then made its own, meeting the error itself)."""
     destroyed: int = 0
@@ -113,6 +116,7 @@ class AheadPool(Releasable):
         if task is None:
             return None
         ready = task.done()
+        started = time.monotonic()
         try:
             sandbox = await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -129,6 +133,7 @@ class AheadPool(Releasable):
                 self.counts.ready += 1
             else:
                 self.counts.waited += 1
+                self.counts.waited_seconds += time.monotonic() - started
         return sandbox
 
     async def aclose(self) -> None:

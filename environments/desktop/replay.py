@@ -61,6 +61,11 @@ CATCH_UP_AFTER_DIVERGENCE = 1.0
 """Seconds replay looks again on a desktop that already diverged at an earlier step: it is off
 the record, so its later screens will mostly differ too, and waiting the full
 ``CATCH_UP_SECONDS`` at each would only make the report late."""
+FIRST_LOOK_QUIET = 0.15
+"""Seconds the screen must stay unchanged after a replayed action before it is compared with a
+recorded screenshot: half the settling time of an action with nothing to compare (the
+provider's ``settle_quiet``), as a first look taken while LibreOffice still paints is looked at
+again (``CATCH_UP_SECONDS``) rather than reported."""
 CATCH_UP_QUIET = 0.15
 """While looking again: seconds the screen must stay unchanged for a look to count (a look in
 the middle of painting is wasted)."""
@@ -160,7 +165,8 @@ async def replay_gui_step(
     """Perform the step's action on ``sandbox`` and compare what the screen shows with the
     record (screenshots are read from the step's ``trajectory_dir``).
 
-    The screen is read once it has settled (``SETTLE_QUIET`` without a change); a screen that
+    The screen is read once it has settled (``FIRST_LOOK_QUIET`` without a change where a
+    recorded screenshot is compared, the provider's ``settle_quiet`` otherwise); a screen that
     matches the record ends the step at once. The accessibility tree is read only when the
     comparison needs it: the record has no screenshot to compare, or the screen differs (the
     tree diff names what differs). A matching screen is not checked against the tree: the
@@ -185,7 +191,11 @@ async def replay_gui_step(
         if recorded.image is None:  # nothing to wait for on the screen: wait as the agent did
             await asyncio.sleep(_recorded_wait(step, action))
         performed = await kind.perform_action(
-            sandbox, action, screenshot=recorded.image is not None, tree=tree_now
+            sandbox,
+            action,
+            screenshot=recorded.image is not None,
+            tree=tree_now,
+            quiet=FIRST_LOOK_QUIET if recorded.image is not None else None,
         )
     except Exception as error:  # a broken desktop must fail this step, not the whole run
         performed = PerformedAction(
@@ -207,7 +217,9 @@ async def replay_gui_step(
     if differences:
         with_tree = performed.accessibility_tree is not None
         looks = recorded if with_tree else _RecordedScreen(recorded.image, None)
-        differences = await _catch_up(kind, sandbox, looks, differences, outcome, timings)
+        differences = await _catch_up(
+            kind, sandbox, looks, performed, differences, outcome, timings
+        )
     if differences and has_tree and performed.accessibility_tree is None:
         differences += await _tree_differences(kind, sandbox, recorded, outcome, timings)
     if differences:
@@ -288,15 +300,18 @@ async def _catch_up(
     kind: DesktopKind,
     sandbox: Sandbox,
     recorded: _RecordedScreen,
+    first: PerformedAction,
     differences: list[str],
     outcome: StepFidelity,
     timings: dict[str, float],
 ) -> list[str]:
     """Look again, for up to ``CATCH_UP_SECONDS``, while the screen differs from ``recorded``
-    (what of the record the first look compared); the differences of the last look (empty once
-    it matched, with the wait on ``outcome``)."""
+    (what of the record the ``first`` look compared); the differences of the last look (empty
+    once it matched, with the wait on ``outcome``). A look that saw what the one before it saw
+    is not compared again."""
     started = time.monotonic()
     limit = CATCH_UP_AFTER_DIVERGENCE if sandbox in _DIVERGED else CATCH_UP_SECONDS
+    last = first
     while differences and time.monotonic() - started < limit:
         await asyncio.sleep(CATCH_UP_INTERVAL)
         try:
@@ -308,6 +323,9 @@ async def _catch_up(
             )
         except Exception:  # a desktop that stopped answering: the first look's verdict stands
             break
+        if _same_look(last, again):
+            continue  # nothing was drawn since: the verdict is the last one's
+        last = again
         differences = await _differences(recorded, again, outcome) or []
         if not differences:
             outcome.caught_up_seconds = round(time.monotonic() - started, 3)
@@ -315,6 +333,14 @@ async def _catch_up(
     if differences:
         _DIVERGED.add(sandbox)
     return differences
+
+
+def _same_look(first: PerformedAction, second: PerformedAction) -> bool:
+    """Whether two looks at a desktop saw exactly the same screen and tree."""
+    return (
+        first.screenshot == second.screenshot
+        and first.accessibility_tree == second.accessibility_tree
+    )
 
 
 async def _differences(

@@ -157,10 +157,12 @@ python3 - <<'EOF'
 import compileall, sys
 sys.exit(0 if compileall.compile_dir("{SITE_PACKAGES}", quiet=1) else 1)
 EOF
-# Trimming: documentation, manuals and message catalogues (LibreOffice's UI stays English).
-rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* \\
-    /usr/share/help/* /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log \\
-    /tmp/* /var/tmp/*
+# Trimming: documentation, manuals and the message catalogues of other languages (LibreOffice's
+# UI stays English). The English ones stay: GTK names keys in menus through them ("Backspace",
+# not the key's symbol name "BackSpace"), so a menu as wide as on a host needs them.
+rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/help/* \\
+    /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log /tmp/* /var/tmp/*
+find /usr/share/locale -mindepth 1 -maxdepth 1 ! -name en -exec rm -rf {{}} +
 # Xvfb runs unprivileged: the folder of X sockets must exist already.
 install -d -m 1777 /tmp/.X11-unix
 """

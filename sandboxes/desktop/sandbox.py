@@ -192,6 +192,8 @@ class DesktopSandbox(Sandbox):
         """The document opened at start, as an absolute path inside the desktop."""
         self.performed: list[DesktopAction] = []
         """Every action performed through this sandbox, in order."""
+        self.drawn = False
+        """Whether its screen was seen still since it started (``wait_until_drawn``)."""
         self._destroyed = False
 
     def __repr__(self) -> str:
@@ -248,12 +250,7 @@ class DesktopSandbox(Sandbox):
         that long too) and until the screen stayed unchanged for ``quiet`` seconds (default:
         the provider's ``settle_quiet``). Returns the outcome and that screen."""
         if not self.performed:
-            await wait_for_still_screen(
-                self.client,
-                timeout=FIRST_STILL_TIMEOUT,
-                quiet=FIRST_STILL_INTERVAL,
-                poll=self.provider.settle_poll,
-            )
+            await self.wait_until_drawn()
         outcome = await self.perform(action, wait_seconds=pause)
         if pause and outcome.signal != "WAIT":
             await asyncio.sleep(pause)
@@ -261,6 +258,21 @@ class DesktopSandbox(Sandbox):
         return outcome, await wait_for_still_screen(
             self.client, quiet=quiet, poll=self.provider.settle_poll
         )
+
+    async def wait_until_drawn(self) -> None:
+        """Wait, once, until LibreOffice has drawn its window: the screen still for
+        ``FIRST_STILL_INTERVAL`` (at most ``FIRST_STILL_TIMEOUT``). A desktop made for replay
+        or a judge does it as it starts (``DesktopProvider.create``), so that one made ahead
+        of need pays it before it is needed; replay's first action does it otherwise."""
+        if self.drawn:
+            return
+        await wait_for_still_screen(
+            self.client,
+            timeout=FIRST_STILL_TIMEOUT,
+            quiet=FIRST_STILL_INTERVAL,
+            poll=self.provider.settle_poll,
+        )
+        self.drawn = True
 
     async def observe(
         self,
@@ -465,8 +477,15 @@ class DesktopProvider(SandboxProvider):
         self._live: set[DesktopSandbox] = set()
 
     async def create(self, task: Task, task_dir: Path) -> DesktopSandbox:
-        """A desktop showing the task's document (or an empty desktop)."""
-        return await self.start_from(task, task_dir)
+        """A desktop showing the task's document (or an empty desktop), drawn and still
+        (``DesktopSandbox.wait_until_drawn``)."""
+        sandbox = await self.start_from(task, task_dir)
+        try:
+            await sandbox.wait_until_drawn()
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        return sandbox
 
     async def start_from(self, task: Task | None, task_dir: Path | None) -> DesktopSandbox:
         """A desktop in the task's initial state."""

@@ -16,10 +16,11 @@ LIGHT = WorkerResources(cpus=0.5, memory_mb=512)
 @pytest.mark.parametrize(
     ("needs", "cpus", "memory_mb", "jobs"),
     [
-        ([DESKTOP], 2, 22_000, 2),  # this machine: one desktop per core, not a fixed 4
+        ([DESKTOP], 2, 22_000, 3),  # this machine: three desktops of 0.6 CPU, not a fixed 4
         ([DESKTOP], 8, 6_000, 2),  # memory binds: 80 % of 6 GB holds two 2 GiB desktops
         ([LIGHT], 2, 22_000, 4),
-        ([LIGHT, DESKTOP], 2, 22_000, 2),  # the heaviest kind counts
+        ([LIGHT, DESKTOP], 2, 22_000, 3),  # the heaviest kind counts
+        ([DESKTOP], 4, 22_000, 6),
         ([DESKTOP], 1, 1_000, 1),  # never fewer than one
         ([LIGHT], 256, 10**7, MAX_AUTO_JOBS),
         ([], 2, 22_000, 8),  # no kind: the default need

@@ -64,9 +64,13 @@ async def test_a_desktop_made_ahead_is_handed_out_ready_and_the_pool_keeps_to_it
             assert len(pool) == 0
             assert await pool.take("never prepared") is None
             assert pool.prepare("second", _maker(provider, "second", made))
+            asked = time.monotonic()
             second = await pool.take("second")  # still starting: waited for
+            waited = time.monotonic() - asked
             assert second is made[1]
             assert pool.counts.waited == 1
+            assert 0 < pool.counts.waited_seconds <= waited
+            assert pool.counts.waited_seconds > waited / 2  # the start, not a moment of it
             assert pool.prepare("third", _maker(provider, "third", made))
             await desktop.destroy()
             await second.destroy()
