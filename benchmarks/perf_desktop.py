@@ -396,9 +396,13 @@ JUDGE_RUNS = (
     "gui-calc-fix-price--escaped",
     "gui-writer-underline-warning--careful",
     "gui-impress-retitle-first--appended",
+    "gui-calc-percent-shares--careful",
+    "gui-writer-edit-status--owner-line",
+    "gui-impress-move-callout--careful",
 )
-"""Recorded runs judged in the judge-wait grid (7 to 9 steps, the three applications): six runs,
-so with the three jobs of a 2-core machine three of them start after a job frees up."""
+"""Recorded runs judged in the judge-wait grid (6 to 9 steps, the three applications): nine
+runs, so with the three jobs of a 2-core machine six of them start after a job frees up (the
+first three wait for desktops nobody could make before the grid started)."""
 
 _RUN_STARTED: contextvars.ContextVar[tuple[str, float] | None] = contextvars.ContextVar(
     "run_started", default=None
@@ -600,7 +604,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--judge-run",
         action="append",
-        help="a recorded run of datasets/gui for the judge-wait grid (default: six of 7-9 steps)",
+        help="a recorded run of datasets/gui for the judge-wait grid (default: nine of 6-9 steps)",
     )
     parser.add_argument("--judge-turns", type=int, default=4, help="scripted answers a judge run")
     parser.add_argument(

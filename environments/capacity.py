@@ -8,7 +8,8 @@ on a 2-core machine, where a fixed 4 started LibreOffice four times on two cores
 
 Sandboxes made ahead of need (``auto_ahead``; a judge grid's next desktops) are sized from what
 is left beside those jobs: the memory that holds more runs of the heaviest kind, and at most one
-per CPU, since making them is the CPU's work.
+per CPU or one per job, whichever is more: making them is the CPU's work, but jobs of equal
+length (a judge grid's runs) free up together, and each then wants one ready.
 """
 
 from __future__ import annotations
@@ -66,16 +67,17 @@ def auto_ahead(
     """Sandboxes to make ahead of need beside ``jobs`` runs in progress, for runs needing
     ``needs`` (the heaviest one counts), on a machine of ``cpus`` and ``memory_mb`` available
     (default: this one's): as many more as the usable memory holds beside the jobs' own, at most
-    one per CPU, and none when the memory holds no more."""
+    one per CPU or per job (whichever is more), and none when the memory holds no more."""
     needs = list(needs) or [WorkerResources()]
     memory_need = max(need.memory_mb for need in needs)
     cpus = machine_cpus() if cpus is None else cpus
     if memory_mb is None:
         memory_mb = psutil.virtual_memory().available // 2**20
+    most = min(max(cpus, jobs), MAX_AUTO_JOBS)
     if memory_need <= 0:
-        return min(cpus, MAX_AUTO_JOBS)
+        return most
     by_memory = math.floor(memory_mb * MEMORY_SHARE / memory_need) - jobs
-    return max(0, min(by_memory, cpus, MAX_AUTO_JOBS))
+    return max(0, min(by_memory, most))
 
 
 def parse_jobs(value: str) -> int | None:

@@ -50,7 +50,8 @@ def test_other_jobs_are_refused_naming_the_value(value: str) -> None:
 @pytest.mark.parametrize(
     ("needs", "jobs", "cpus", "memory_mb", "ahead"),
     [
-        ([DESKTOP], 2, 2, 22_000, 2),  # this machine: memory for six more, one per core
+        ([DESKTOP], 2, 2, 22_000, 2),  # memory for six more, one per core
+        ([DESKTOP], 3, 2, 22_000, 3),  # this machine's three jobs: one each, as they free up
         ([DESKTOP], 2, 8, 8_000, 1),  # 80 % of 8 GB holds three desktops: one beside two jobs
         ([DESKTOP], 2, 8, 5_000, 0),  # memory holds only the jobs' own: none made ahead
         ([LIGHT, DESKTOP], 2, 2, 22_000, 2),  # the heaviest kind counts
