@@ -20,7 +20,7 @@ import struct
 import threading
 import time
 import zlib
-from typing import Any, Literal
+from typing import Any
 
 from PIL import Image, ImageChops, features
 from Xlib import X, display
@@ -35,8 +35,8 @@ class Screen:
         self._display: Any = display.Display(name)
         self._root: Any = self._display.screen().root
         self._lock = threading.Lock()
-        self._changes: ScreenChanges | Literal[False] | None = None
-        """The damage watch, made at the first wait (False: the X server has no DAMAGE)."""
+        self._changes: ScreenChanges | _NoReports | None = None
+        """The damage watch, made at the first wait."""
         self._changes_lock = threading.Lock()
 
     def size(self) -> tuple[int, int]:
@@ -84,8 +84,7 @@ class Screen:
         with self._changes_lock:
             changes = self._damage_watch()
             started = time.monotonic()
-            if changes is not None:
-                changes.forget()
+            changes.forget()
             image = self._grab()
             previous = image.tobytes()
             same_since = started
@@ -97,27 +96,26 @@ class Screen:
                 if now - started >= timeout:
                     settled = False
                     break
-                if changes is not None:
-                    still_for = min(quiet - (now - same_since), timeout - (now - started))
-                    if not changes.drawn_within(still_for):
-                        continue
+                still_for = min(quiet - (now - same_since), timeout - (now - started))
+                if not changes.drawn_within(still_for):
+                    continue
                 time.sleep(interval)
-                if changes is not None:
-                    changes.forget()
+                changes.forget()
                 grabbed = self._grab()
                 current = grabbed.tobytes()
                 if current != previous and not _only_a_cursor_blinked(image, grabbed):
                     image, previous, same_since = grabbed, current, time.monotonic()
         return self._with_pointer(image), settled, time.monotonic() - started
 
-    def _damage_watch(self) -> ScreenChanges | None:
-        """The damage watch of this display, made the first time (None without DAMAGE)."""
+    def _damage_watch(self) -> ScreenChanges | _NoReports:
+        """The damage watch of this display, made the first time (``_NoReports`` where the X
+        server has no DAMAGE)."""
         if self._changes is None:
             try:
                 self._changes = ScreenChanges(self.name)
             except (XError, OSError, RuntimeError):
-                self._changes = False
-        return self._changes or None
+                self._changes = _NoReports()
+        return self._changes
 
     def screenshot_png(self) -> bytes:
         """The whole screen as PNG bytes (see ``screenshot``)."""
@@ -182,6 +180,17 @@ class ScreenChanges:
 
     def close(self) -> None:
         self._display.close()
+
+
+class _NoReports:
+    """``ScreenChanges`` for an X server without DAMAGE: drawing may have happened at any
+    moment, so the wait grabs the screen every ``interval``."""
+
+    def forget(self) -> None:
+        pass
+
+    def drawn_within(self, seconds: float) -> bool:
+        return True
 
 
 CURSOR_BOX = (3, 64)

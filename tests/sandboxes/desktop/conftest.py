@@ -1,8 +1,11 @@
-"""Desktop tests: the desktop image of the docker backend (built on first use), and a desktop
-that answers over TCP as an OSWorld VM would."""
+"""Desktop tests: the desktop image of the docker backend (built on first use), a bare Xvfb
+display, and a desktop that answers over TCP as an OSWorld VM would."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,3 +67,26 @@ def remote_desktop(desktop_image: str) -> Iterator[str]:
     finally:
         remove_container(container)
         engine.close()
+
+
+@pytest.fixture(scope="module")
+def bare_display() -> Iterator[str]:
+    """An Xvfb display of its own, nothing on it (the X server picks a free number): its name."""
+    if shutil.which("Xvfb") is None:
+        pytest.fail("Xvfb is installed by .ci/run for desktop tests")
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    try:
+        with os.fdopen(read) as announced:
+            number = announced.readline().strip()
+        assert number, "Xvfb announced no display"
+        yield f":{number}"
+    finally:
+        server.kill()
+        server.wait(timeout=10)

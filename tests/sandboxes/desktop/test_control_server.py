@@ -104,31 +104,21 @@ async def test_a_second_document_opens_and_windows_are_activated_and_closed(
 
 
 @pytest.fixture(scope="module")
-def tcp_server() -> Iterator[int]:
+def tcp_server(bare_display: str) -> Iterator[int]:
     """The control server in ``serve`` mode on a 127.0.0.1 port, over a bare Xvfb."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    read, write = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        display = f":{pipe.readline().strip()}"
     server = subprocess.Popen(
         ["/usr/bin/python3", "-m", "control_server", "serve", "--port", str(port)],
-        env={**os.environ, "DISPLAY": display, "PYTHONPATH": str(CONTROL_SERVER_PARENT)},
+        env={**os.environ, "DISPLAY": bare_display, "PYTHONPATH": str(CONTROL_SERVER_PARENT)},
         cwd="/",
     )
     try:
         yield port
     finally:
-        for process in (server, xvfb):
-            process.kill()
-            process.wait()
+        server.kill()
+        server.wait()
 
 
 async def test_the_tcp_server_listens_on_loopback_only(tcp_server: int) -> None:
