@@ -10,6 +10,7 @@ explains its verdict against the label. Nothing here knows a particular kind or 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from environments.kind import EnvironmentKind
 from environments.registry import kind_for_task
 from environments.steps import RecordedStep
 from replay.crashes import crash_line
+from replay.recheck_gate import RecheckGate, recheck_gate
 from replay.report import (
     FidelityReport,
     StepFidelity,
@@ -293,17 +295,18 @@ async def _replay_trajectory(
     blank = report.model_copy(deep=True)
     result = await _attempt(
         kind, provider, trajectory, task, task_dir, start, start_dir, report, file,
-        keep=keep, verify=verify, trajectory_dir=trajectory_dir, made=made,
+        keep=keep, verify=verify, trajectory_dir=trajectory_dir, gate=recheck_gate(), made=made,
     )  # fmt: skip
     if _retry_asked(result.report):
         first = result.report
         if result.snapshot is not None:
             await result.snapshot.destroy()
         again = blank.model_copy(deep=True)
-        result = await _attempt(
-            kind, provider, trajectory, task, task_dir, start, start_dir, again, file,
-            keep=keep, verify=verify, trajectory_dir=trajectory_dir,
-        )  # fmt: skip
+        async with recheck_gate().alone():  # not as busy as the replay that diverged
+            result = await _attempt(
+                kind, provider, trajectory, task, task_dir, start, start_dir, again, file,
+                keep=keep, verify=verify, trajectory_dir=trajectory_dir, gate=None,
+            )  # fmt: skip
         result.report.attempts = 2
         result.report.first_verdict = first.verdict
         result.report.first_diverged_steps = first.diverged_steps
@@ -333,10 +336,12 @@ async def _attempt(
     keep: bool,
     verify: bool,
     trajectory_dir: Path,
+    gate: RecheckGate | None,
     made: list[Sandbox] | None = None,
 ) -> ReplayResult:
     """One replay of ``trajectory`` into a fresh sandbox, filling ``report``: the one in
-    ``made`` (taken out of it, so this attempt destroys or freezes it), else a new one."""
+    ``made`` (taken out of it, so this attempt destroys or freezes it), else a new one; each
+    step goes through ``gate`` (None: the attempt is a re-check holding it)."""
     try:
         sandbox = made.pop() if made else await provider.create(start, start_dir)
     except Exception as error:
@@ -351,7 +356,8 @@ async def _attempt(
     try:
         for step in trajectory.steps:
             recorded = RecordedStep(step, file, trajectory, trajectory_dir)
-            fidelity = await replay_step(kind, sandbox, recorded)
+            async with gate.step() if gate is not None else contextlib.nullcontext():
+                fidelity = await replay_step(kind, sandbox, recorded)
             report.steps.append(fidelity)
             if fidelity.message:
                 report.problems.append(fidelity.message)

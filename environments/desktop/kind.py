@@ -47,6 +47,7 @@ from sandboxes.runs import current_run
 if TYPE_CHECKING:
     from environments.backends import BackendChoice
     from mcp_servers.serving import ToolServer
+    from sandboxes.desktop.client import ImageFormat
 
 GUI_TASKS: frozenset[tuple[str, str]] = frozenset(
     {("gui", "word"), ("gui", "excel"), ("gui", "ppt")}
@@ -235,17 +236,20 @@ class DesktopKind(EnvironmentKind):
         screenshot: bool,
         tree: bool,
         quiet: float | None = None,
+        image_format: ImageFormat = "png",
     ) -> PerformedAction:
         """Perform a recorded action inside the desktop (never on the host) as a restored clone
         does (``DesktopSandbox.perform_settled``: then a screen unchanged for ``quiet`` seconds,
         the provider's default unless given), then take a screenshot and/or the accessibility
-        tree as asked (replay asks for what its comparison needs; the GUI suite's recorder for
-        both)."""
+        tree as asked (replay asks for what its comparison needs, the screen as raw pixels; the
+        GUI suite's recorder for both, the screen as PNG)."""
         desktop = as_desktop_sandbox(sandbox)
         if not isinstance(action, Computer13Action | PyAutoGuiAction):
             raise TypeError(f"a desktop performs no {action.type} actions")
         started = time.perf_counter()
-        outcome, screen = await desktop.perform_settled(action, pause=REPLAY_PAUSE, quiet=quiet)
+        outcome, screen = await desktop.perform_settled(
+            action, pause=REPLAY_PAUSE, quiet=quiet, image_format=image_format
+        )
         settled = time.perf_counter()
         seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None
         return PerformedAction(
@@ -260,7 +264,13 @@ class DesktopKind(EnvironmentKind):
         )
 
     async def observe_screen(
-        self, sandbox: Sandbox, *, screenshot: bool, tree: bool, quiet: float = 0.0
+        self,
+        sandbox: Sandbox,
+        *,
+        screenshot: bool,
+        tree: bool,
+        quiet: float = 0.0,
+        image_format: ImageFormat = "png",
     ) -> PerformedAction:
         """The desktop's screen and/or whole accessibility tree as they are now, without acting
         (status ``signal``); with ``quiet``, the screen once it stayed unchanged that long (at
@@ -274,10 +284,13 @@ class DesktopKind(EnvironmentKind):
         if screenshot:
             shot = (
                 await wait_for_still_screen(
-                    desktop.client, quiet=quiet, poll=desktop.provider.settle_poll
+                    desktop.client,
+                    quiet=quiet,
+                    poll=desktop.provider.settle_poll,
+                    image_format=image_format,
                 )
                 if quiet
-                else await desktop.client.screenshot()
+                else await desktop.client.screenshot(image_format)
             )
         settled = time.perf_counter()
         seen = await desktop.observe("a11y_tree", token_budget=None) if tree else None

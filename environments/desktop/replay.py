@@ -44,6 +44,7 @@ from sandboxes.screens import REPLAY_SHIFT, compare_screens
 
 if TYPE_CHECKING:
     from environments.desktop.kind import DesktopKind
+    from sandboxes.desktop.client import ImageFormat
 
 __all__ = [
     "CATCH_UP_SECONDS",
@@ -71,6 +72,9 @@ CATCH_UP_QUIET = 0.15
 the middle of painting is wasted)."""
 CATCH_UP_INTERVAL = 0.1
 """Seconds between those looks."""
+LOOK_FORMAT: ImageFormat = "ppm"
+"""How replay's looks at the screen travel: raw pixels, as they are only compared (never
+stored), which spares the desktop a PNG encoding and replay its decoding."""
 COULD_NOT_RUN = "the action could not run"
 """How the error of an action the desktop could not take at all begins."""
 RECORDED_WAIT_LIMIT = 5.0
@@ -89,7 +93,7 @@ class PerformedAction:
     error: str = ""
     """Why it failed (its error output), for ``failed``."""
     screenshot: bytes | None = None
-    """The screen afterwards (PNG), when asked for."""
+    """The screen afterwards (PNG, or PPM where asked), when asked for."""
     accessibility_tree: str | None = None
     """The accessibility tree afterwards (OSWorld's XML), when asked for."""
     seconds: float = 0.0
@@ -196,6 +200,7 @@ async def replay_gui_step(
             screenshot=recorded.image is not None,
             tree=tree_now,
             quiet=FIRST_LOOK_QUIET if recorded.image is not None else None,
+            image_format=LOOK_FORMAT,
         )
     except Exception as error:  # a broken desktop must fail this step, not the whole run
         performed = PerformedAction(
@@ -320,6 +325,7 @@ async def _catch_up(
                 screenshot=recorded.image is not None,
                 tree=recorded.tree is not None,
                 quiet=CATCH_UP_QUIET,
+                image_format=LOOK_FORMAT,
             )
         except Exception:  # a desktop that stopped answering: the first look's verdict stands
             break

@@ -26,7 +26,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import httpcore2
 import httpx2
@@ -52,6 +52,10 @@ _MISSING_ON_OSWORLD = {
 
 _WINDOWS_ONLY_FLAG = ("CREATE_NO_WINDOW", "creationflags", "STARTUPINFO")
 """Words in the error of a server that passes a Windows-only flag to ``subprocess`` on Linux."""
+
+ImageFormat = Literal["png", "ppm"]
+"""How a screenshot travels: ``png`` (OSWorld's protocol, what is stored and shown) or ``ppm``
+(raw pixels, no compression: for a look that is only compared, on the same machine)."""
 
 
 class DesktopControlError(SandboxError):
@@ -242,32 +246,39 @@ class DesktopClient:
 
     # -- observations ----------------------------------------------------------------------------
 
-    async def screenshot(self) -> bytes:
-        """The screen as PNG bytes."""
-        response = await self._request("GET", "/screenshot")
-        if not response.content.startswith(b"\x89PNG"):
-            raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer a PNG")
-        return response.content
+    async def screenshot(self, image_format: ImageFormat = "png") -> bytes:
+        """The screen as PNG bytes (``image_format="ppm"``: raw pixels as a binary PPM, where
+        the server is this project's; OSWorld's answers a PNG whatever is asked)."""
+        params = {"format": image_format} if image_format != "png" else None
+        response = await self._request("GET", "/screenshot", params=params)
+        return self._image(response, image_format)
 
-    async def settled_screenshot(self, quiet: float, timeout: float) -> tuple[bytes, bool] | None:
+    async def settled_screenshot(
+        self, quiet: float, timeout: float, image_format: ImageFormat = "png"
+    ) -> tuple[bytes, bool] | None:
         """The screen once it stayed unchanged for ``quiet`` seconds (at most ``timeout``
         seconds of waiting), watched by the control server itself, and whether it settled;
-        None when the server cannot do that (OSWorld's answers a plain screenshot at once)."""
+        None when the server cannot do that (OSWorld's answers a plain screenshot at once).
+        ``image_format``: as for ``screenshot``."""
         if not self.own_server and self._plain_screenshots:
             return None
-        response = await self._request(
-            "GET",
-            "/screenshot",
-            params={"settle": f"{quiet:g}", "timeout": f"{timeout:g}"},
-            timeout=timeout + 30.0,
-        )
+        params = {"settle": f"{quiet:g}", "timeout": f"{timeout:g}"}
+        if image_format != "png":
+            params["format"] = image_format
+        response = await self._request("GET", "/screenshot", params=params, timeout=timeout + 30.0)
         settled = response.headers.get("x-screen-settled")
         if settled is None:
             self._plain_screenshots = True
             return None
-        if not response.content.startswith(b"\x89PNG"):
-            raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer a PNG")
-        return response.content, settled == "1"
+        return self._image(response, image_format), settled == "1"
+
+    def _image(self, response: httpx2.Response, image_format: ImageFormat) -> bytes:
+        """A screenshot answer's image: the format asked for, or a PNG (OSWorld's server)."""
+        data = response.content
+        if data.startswith(b"\x89PNG") or (image_format == "ppm" and data.startswith(b"P6")):
+            return data
+        wanted = "a PNG" if image_format == "png" else f"a PNG or {image_format.upper()}"
+        raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer {wanted}")
 
     async def accessibility_tree(self) -> str:
         """The accessibility tree as OSWorld's XML."""

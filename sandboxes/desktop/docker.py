@@ -13,6 +13,10 @@ The task's document is copied into the home folder at start from a read-only
 folder (``SEED_FOLDER``) and opened by the session; the saved document is read back through the
 control server (``DesktopSandbox.read_document``).
 
+Most of the image's bytes (``/usr/lib``, ``/usr/share``) are bind-mounted read-only from the
+image's own layer where the engine keeps it as a plain folder (``system_mounts``), so desktops
+share them in the page cache instead of reading them through a FUSE file system each.
+
 Limits: a memory cap (RAM and swap alike), a cap on processes and threads (the provider's
 process limit), a read-only root file system whose only writable places are RAM file systems of
 fixed sizes (the home folder, of the provider's home size, holding the image's home; ``/tmp``,
@@ -91,6 +95,13 @@ IMAGE_HOME_FOLDER = "/run/agentjudge-home"
 """Inside the container, a read-only copy of the image's own home folder (LibreOffice's profile,
 the user's folders): the home is a RAM file system hiding it, so the session copies it in
 first."""
+
+OVERLAY_DRIVERS = frozenset({"overlay2", "fuse-overlayfs"})
+"""Storage drivers that keep an image's layer as a plain folder (``GraphDriver.Data.UpperDir``)
+on the engine's disk."""
+
+SYSTEM_FOLDERS = ("/usr/lib", "/usr/share")
+"""The image's folders ``system_mounts`` mounts from its layer."""
 
 SEED_NAME = "seed"
 """The host folder in the socket folder (owned by the host, so read-only to the container's
@@ -221,6 +232,8 @@ class DockerDesktopProvider(DesktopProvider):
         self._image_home: Path | None = None
         """A host copy of the image's home folder (made at the first start)."""
         self._image_home_lock = threading.Lock()
+        self._system_mounts: list[Mount] | None = None
+        """``system_mounts``' answer, asked once."""
         self._created: set[str] = set()
         """Names of the containers this provider created, for a last sweep at ``aclose`` (a
         start cancelled while its worker thread still creates the container leaves one no
@@ -300,6 +313,7 @@ class DockerDesktopProvider(DesktopProvider):
         target = PurePosixPath(HOME) / document.location if document else None
         try:
             image_home = self._copy_image_home()
+            system = self.system_mounts()
             _make_seed(seed, document)
             container = self.engine.containers.create(
                 self.image,
@@ -324,6 +338,7 @@ class DockerDesktopProvider(DesktopProvider):
                     Mount(SOCKET_FOLDER, str(socket_folder), type="bind"),
                     Mount(SEED_FOLDER, str(seed), type="bind", read_only=True),
                     Mount(IMAGE_HOME_FOLDER, str(image_home), type="bind", read_only=True),
+                    *system,
                 ],
                 read_only=True,
                 tmpfs={
@@ -373,6 +388,41 @@ class DockerDesktopProvider(DesktopProvider):
             if self._image_home is None or not self._image_home.is_dir():
                 self._image_home = self._unpack_image_home()
             return self._image_home
+
+    def system_mounts(self) -> list[Mount]:
+        """``/usr/lib`` and ``/usr/share`` (libraries, LibreOffice, Python, fonts: nearly all
+        the image's bytes) bind-mounted read-only from the image's own layer on the engine's
+        disk, where the engine keeps the image as one overlay layer the host can see (an
+        imported image, on ``overlay2`` or ``fuse-overlayfs``); else nothing, and they are read
+        through the container's root file system as usual. (Not all of ``/usr``: the engine
+        puts its init at ``/sbin/docker-init``, which is in ``/usr``.)
+
+        Every container reads the same files then: LibreOffice's libraries stay in the page cache
+        from one desktop to the next, where through ``fuse-overlayfs`` (the engine's driver
+        where the kernel's overlayfs cannot be used) each new container reads them again through
+        its own FUSE process, about a CPU-second per desktop."""
+        if self._system_mounts is None:
+            self._system_mounts = []
+            try:
+                attrs = self.engine.images.get(self.image).attrs
+            except docker.errors.DockerException:
+                return []  # the container's creation names what is wrong
+            driver = attrs.get("GraphDriver") or {}
+            layers = (attrs.get("RootFS") or {}).get("Layers") or []
+            upper = (driver.get("Data") or {}).get("UpperDir")
+            if (
+                driver.get("Name") in OVERLAY_DRIVERS
+                and len(layers) == 1
+                and isinstance(upper, str)
+                and all((Path(upper) / folder.lstrip("/")).is_dir() for folder in SYSTEM_FOLDERS)
+            ):
+                self._system_mounts = [
+                    Mount(
+                        folder, str(Path(upper) / folder.lstrip("/")), type="bind", read_only=True
+                    )
+                    for folder in SYSTEM_FOLDERS
+                ]
+        return self._system_mounts
 
     def _unpack_image_home(self) -> Path:
         folder = current_run().directory() / current_run().new_name("imagehome")

@@ -165,8 +165,12 @@ rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/help/* \\
 find /usr/share/locale -mindepth 1 -maxdepth 1 ! -name en -exec rm -rf {{}} +
 # Xvfb runs unprivileged: the folder of X sockets must exist already.
 install -d -m 1777 /tmp/.X11-unix
+# Font caches last: a package's trigger can change a font folder after fontconfig's own trigger
+# has cached it, and a stale cache makes every program of every desktop scan those fonts again.
+fc-cache --system-only
 """
-"""Runs in the chroot as root at the end: bytecode for the added packages, then trimming."""
+"""Runs in the chroot as root at the end: bytecode for the added packages, trimming, and font
+caches that match the font folders."""
 
 _CHANGES = (
     'CMD ["sleep", "infinity"]',
@@ -176,7 +180,7 @@ _CHANGES = (
     f"LABEL {IMAGE_LABEL}=desktop",
 )
 
-_RECIPE_VERSION = 3
+_RECIPE_VERSION = 4
 
 
 def recipe_hash() -> str:

@@ -39,7 +39,7 @@ from sandboxes.base import (
     Snapshot,
 )
 from sandboxes.desktop.actions import ActionOutcome, perform_action
-from sandboxes.desktop.client import DesktopClient, DesktopControlError
+from sandboxes.desktop.client import DesktopClient, DesktopControlError, ImageFormat
 from sandboxes.desktop.observations import (
     DEFAULT_TOKEN_BUDGET,
     Observation,
@@ -243,12 +243,14 @@ class DesktopSandbox(Sandbox):
         *,
         pause: float = DEFAULT_ACTION_PAUSE,
         quiet: float | None = None,
+        image_format: ImageFormat = "png",
     ) -> tuple[ActionOutcome, bytes]:
         """Perform ``action`` as replay does, so that every replay of a recording ends alike:
         before a fresh desktop's first action, wait until LibreOffice has drawn its window (the
         screen still for ``FIRST_STILL_INTERVAL``); then perform, wait ``pause`` (a WAIT waits
         that long too) and until the screen stayed unchanged for ``quiet`` seconds (default:
-        the provider's ``settle_quiet``). Returns the outcome and that screen."""
+        the provider's ``settle_quiet``). Returns the outcome and that screen (in
+        ``image_format``: see ``DesktopClient.screenshot``)."""
         if not self.performed:
             await self.wait_until_drawn()
         outcome = await self.perform(action, wait_seconds=pause)
@@ -256,7 +258,7 @@ class DesktopSandbox(Sandbox):
             await asyncio.sleep(pause)
         quiet = self.provider.settle_quiet if quiet is None else quiet
         return outcome, await wait_for_still_screen(
-            self.client, quiet=quiet, poll=self.provider.settle_poll
+            self.client, quiet=quiet, poll=self.provider.settle_poll, image_format=image_format
         )
 
     async def wait_until_drawn(self) -> None:
@@ -271,6 +273,7 @@ class DesktopSandbox(Sandbox):
             timeout=FIRST_STILL_TIMEOUT,
             quiet=FIRST_STILL_INTERVAL,
             poll=self.provider.settle_poll,
+            image_format="ppm",  # only waited for
         )
         self.drawn = True
 

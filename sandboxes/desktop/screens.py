@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from sandboxes.desktop.client import DesktopClient
+from sandboxes.desktop.client import DesktopClient, ImageFormat
 from sandboxes.screens import compare_screens
 
 __all__ = ["POLL_INTERVAL", "SETTLE_QUIET", "STILL_TIMEOUT", "wait_for_still_screen"]
@@ -29,19 +29,20 @@ async def wait_for_still_screen(
     timeout: float = STILL_TIMEOUT,
     quiet: float = SETTLE_QUIET,
     poll: float = POLL_INTERVAL,
+    image_format: ImageFormat = "png",
 ) -> bytes:
     """The screen once it stayed unchanged for ``quiet`` seconds (or as it is after ``timeout``
-    seconds), as PNG bytes; ``poll``: seconds between screenshots where the server cannot
-    watch the screen itself."""
-    settled = await client.settled_screenshot(quiet, timeout)
+    seconds), as PNG bytes (``image_format``: see ``DesktopClient.screenshot``); ``poll``:
+    seconds between screenshots where the server cannot watch the screen itself."""
+    settled = await client.settled_screenshot(quiet, timeout, image_format)
     if settled is not None:
         return settled[0]
     deadline = time.monotonic() + timeout
-    previous = await client.screenshot()
+    previous = await client.screenshot(image_format)
     still_since = time.monotonic()
     while time.monotonic() - still_since < quiet and time.monotonic() < deadline:
         await asyncio.sleep(min(poll, quiet) or poll)
-        current = await client.screenshot()
+        current = await client.screenshot(image_format)
         same = (
             current == previous
             or (await asyncio.to_thread(compare_screens, previous, current)).same

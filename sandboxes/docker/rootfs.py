@@ -224,6 +224,11 @@ def build_rootfs(
             [
                 "tar",
                 "--create",
+                # POSIX (pax) headers keep the times' nanoseconds, which the engine's import
+                # keeps too: caches that are checked against a folder's time to the nanosecond
+                # (fontconfig's) stay valid in the image.
+                "--format=posix",
+                "--pax-option=delete=atime,delete=ctime",
                 "--file",
                 str(partial),
                 "--numeric-owner",

@@ -38,6 +38,8 @@ class Screen:
         self._changes: ScreenChanges | _NoReports | None = None
         """The damage watch, made at the first wait."""
         self._changes_lock = threading.Lock()
+        self._latest: Image.Image | None = None
+        """The last grab of the last still-screen wait (the screen then, without the pointer)."""
 
     def size(self) -> tuple[int, int]:
         """Width and height of the screen in pixels."""
@@ -79,13 +81,18 @@ class Screen:
         text cursor, for ``quiet`` seconds, or as it is after ``timeout`` seconds; with whether
         it settled and the seconds waited. The screen is grabbed again only after the X server
         reported drawing (and ``interval`` later, so that a burst of drawing costs one grab),
-        or every ``interval`` where it cannot report it. Comparing raw grabs here costs a few
-        milliseconds a look, where a PNG sent to the client and compared there costs tens."""
+        or every ``interval`` where it cannot report it; where nothing was drawn since the last
+        wait's last grab, that grab stands for the screen and none is made at the start.
+        Comparing raw grabs here costs a few milliseconds a look, where a PNG sent to the client
+        and compared there costs tens."""
         with self._changes_lock:
             changes = self._damage_watch()
             started = time.monotonic()
+            last = self._latest
+            drawn = last is None or changes.drawn_within(0.0)
             changes.forget()
-            image = self._grab()
+            # Nothing drawn since the last wait's last grab: that grab is the screen now.
+            image = latest = self._grab() if drawn or last is None else last
             previous = image.tobytes()
             same_since = started
             while True:
@@ -101,10 +108,11 @@ class Screen:
                     continue
                 time.sleep(interval)
                 changes.forget()
-                grabbed = self._grab()
+                grabbed = latest = self._grab()
                 current = grabbed.tobytes()
                 if current != previous and not _only_a_cursor_blinked(image, grabbed):
                     image, previous, same_since = grabbed, current, time.monotonic()
+            self._latest = latest
         return self._with_pointer(image), settled, time.monotonic() - started
 
     def _damage_watch(self) -> ScreenChanges | _NoReports:
@@ -116,10 +124,6 @@ class Screen:
             except (XError, OSError, RuntimeError):
                 self._changes = _NoReports()
         return self._changes
-
-    def screenshot_png(self) -> bytes:
-        """The whole screen as PNG bytes (see ``screenshot``)."""
-        return png_bytes(self.screenshot())
 
     def window_titles(self) -> list[tuple[int, str]]:
         """The managed top-level windows (``_NET_CLIENT_LIST``) with their titles."""
@@ -223,6 +227,12 @@ def png_bytes(image: Image.Image) -> bytes:
         + _chunk(b"IDAT", zlib.compress(rows, 1))
         + _chunk(b"IEND", b"")
     )
+
+
+def ppm_bytes(image: Image.Image) -> bytes:
+    """An RGB image as a binary PPM (P6): a short header and the raw pixels."""
+    width, height = image.size
+    return b"P6\n%d %d\n255\n" % (width, height) + image.tobytes()
 
 
 _ARROW = (

@@ -114,12 +114,14 @@ class Session:
         return process  # type: ignore[no-any-return]
 
     def start_display(self) -> None:
-        """Start Xvfb and wait until it accepts clients."""
+        """Start Xvfb and wait until it accepts clients. Keys do not repeat (``-r``): a key
+        held down longer than the repeat delay (660 ms) would type again, and a recorded press
+        whose release comes late on a busy machine would move the cursor twice."""
         read, write = os.pipe()
         width, height = self.size
         self._start(
             ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp",
-             "-displayfd", str(write), "-dpi", "96", "+extension", "RANDR"],
+             "-displayfd", str(write), "-dpi", "96", "+extension", "RANDR", "-r"],
             pass_fds=(write,), stdout=subprocess.DEVNULL,
         )  # fmt: skip
         os.close(write)

@@ -218,3 +218,72 @@ async def test_a_settled_screenshot_waits_for_the_screen_to_stop_changing(
     bad = await desktop.client._client.get("/screenshot", params={"settle": "many"})
     assert bad.status_code == 400
     assert "'settle'" in bad.text
+
+
+async def test_a_screenshot_comes_as_raw_pixels_when_asked(desktop: DesktopSandbox) -> None:
+    import io
+
+    from PIL import Image, ImageChops
+
+    # A still screen, so that both answers show the same pixels.
+    settled = await desktop.client.settled_screenshot(0.3, 10.0, "ppm")
+    assert settled is not None
+    raw, still = settled
+    assert still
+    png = await desktop.client.screenshot()
+    ppm = await desktop.client.screenshot("ppm")
+    assert raw.startswith(b"P6")
+    assert ppm.startswith(b"P6")
+    width, height = await desktop.client.screen_size()
+    assert len(ppm) >= width * height * 3  # uncompressed
+    images = [Image.open(io.BytesIO(data)).convert("RGB") for data in (raw, ppm, png)]
+    assert {image.size for image in images} == {(width, height)}
+    # The same pixels, but for the text cursor, which may have blinked between the grabs.
+    for image in images[1:]:
+        box = ImageChops.difference(images[0], image).getbbox()
+        assert box is None or (box[2] - box[0] <= 3 and box[3] - box[1] <= 64), box
+    bad = await desktop.client._client.get("/screenshot", params={"format": "bmp"})
+    assert bad.status_code == 400
+    assert "'format'" in bad.text
+
+
+HELD_KEY_SCENE = """
+import time
+from Xlib import X, XK, display
+from Xlib.ext import xtest
+screen_display = display.Display()
+screen = screen_display.screen()
+window = screen.root.create_window(
+    0, 0, 400, 300, 0, screen.root_depth, event_mask=X.KeyPressMask | X.KeyReleaseMask
+)
+window.map()
+screen_display.sync()
+time.sleep(0.5)
+window.set_input_focus(X.RevertToParent, X.CurrentTime)
+screen_display.sync()
+time.sleep(0.3)
+key = screen_display.keysym_to_keycode(XK.string_to_keysym("Right"))
+xtest.fake_input(screen_display, X.KeyPress, key)
+screen_display.sync()
+time.sleep(1.2)
+xtest.fake_input(screen_display, X.KeyRelease, key)
+screen_display.sync()
+time.sleep(0.3)
+presses = 0
+while screen_display.pending_events():
+    presses += screen_display.next_event().type == X.KeyPress
+window.destroy()
+screen_display.close()
+print(presses)
+"""
+"""Holds the right arrow key down for 1.2 s (longer than X's 660-ms repeat delay) in a window of
+its own on the desktop's display and prints how many key presses the window got."""
+
+
+async def test_a_key_held_down_past_the_repeat_delay_is_pressed_once(
+    desktop: DesktopSandbox,
+) -> None:
+    # A busy machine can release a recorded key press late; a repeat would replay it twice.
+    held = await desktop.client.execute(["python3", "-c", HELD_KEY_SCENE], timeout=30)
+    assert held.returncode == 0, held.error
+    assert held.output.strip() == "1"

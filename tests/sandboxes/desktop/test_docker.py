@@ -19,7 +19,12 @@ import pytest
 from dataset.actions import PyAutoGuiAction
 from dataset.models import DocumentState, Task
 from sandboxes.base import SandboxError
-from sandboxes.desktop.docker import DockerDesktopHandle, DockerDesktopProvider
+from sandboxes.desktop.docker import (
+    OVERLAY_DRIVERS,
+    SYSTEM_FOLDERS,
+    DockerDesktopHandle,
+    DockerDesktopProvider,
+)
 from sandboxes.desktop.observations import linearize_tree
 from sandboxes.desktop.sandbox import DesktopStartError, ReopenFilesRestore, ReplayRestore
 from sandboxes.runs import RUN_LABEL, current_run
@@ -122,6 +127,13 @@ async def test_the_container_is_confined(provider: DockerDesktopProvider) -> Non
         assert attrs["Config"]["Labels"][RUN_LABEL] == current_run().run_id
         control = next(m for m in attrs["Mounts"] if m["Destination"].endswith("/control_server"))
         assert control["RW"] is False
+        # Where the engine keeps the image as a plain layer, the bulk of /usr comes from it,
+        # read-only.
+        driver = provider.engine.images.get(provider.image).attrs["GraphDriver"]["Name"]
+        system = [m for m in attrs["Mounts"] if m["Destination"] in SYSTEM_FOLDERS]
+        if driver in OVERLAY_DRIVERS:
+            assert sorted(m["Destination"] for m in system) == sorted(SYSTEM_FOLDERS)
+            assert all(m["RW"] is False and m["Type"] == "bind" for m in system)
         # Recorded code runs inside: the desktop's user, its files, no network, no host paths.
         outcome = await desktop.perform(
             PyAutoGuiAction(

@@ -85,3 +85,17 @@ def test_the_image_is_labelled_and_holds_the_desktop(desktop_image: str) -> None
     assert lines[2] == "LibreOffice"
     assert lines[3].startswith(f"{image.OFFICE_VERSION}.")
     assert lines[-4:] == ["True", "1", "1", "5"]
+
+
+@pytest.mark.docker
+def test_the_font_caches_hold_for_the_desktops_user(desktop_image: str) -> None:
+    # The image's font caches match its folders' times to the nanosecond, so a program that
+    # lists fonts reads them and scans no font files; a mismatch would have it write caches of
+    # its own, in a home that starts empty in every desktop.
+    listed = _run(
+        desktop_image,
+        'export HOME=$(mktemp -d); fc-list | wc -l; ls -A "$HOME/.cache/fontconfig" 2>/dev/null'
+        " | wc -l",
+    ).split()
+    assert int(listed[0]) > 50
+    assert listed[1] == "0"
