@@ -400,7 +400,8 @@ class DockerDesktopProvider(DesktopProvider):
         Every container reads the same files then: LibreOffice's libraries stay in the page cache
         from one desktop to the next, where through ``fuse-overlayfs`` (the engine's driver
         where the kernel's overlayfs cannot be used) each new container reads them again through
-        its own FUSE process, about a CPU-second per desktop."""
+        its own FUSE process (the FUSE processes' CPU per replayed run went from about 0.6 s to
+        0.35 s on the GUI suite)."""
         if self._system_mounts is None:
             self._system_mounts = []
             try:
@@ -410,18 +411,14 @@ class DockerDesktopProvider(DesktopProvider):
             driver = attrs.get("GraphDriver") or {}
             layers = (attrs.get("RootFS") or {}).get("Layers") or []
             upper = (driver.get("Data") or {}).get("UpperDir")
-            if (
-                driver.get("Name") in OVERLAY_DRIVERS
-                and len(layers) == 1
-                and isinstance(upper, str)
-                and all((Path(upper) / folder.lstrip("/")).is_dir() for folder in SYSTEM_FOLDERS)
-            ):
-                self._system_mounts = [
-                    Mount(
-                        folder, str(Path(upper) / folder.lstrip("/")), type="bind", read_only=True
-                    )
-                    for folder in SYSTEM_FOLDERS
-                ]
+            one_layer = driver.get("Name") in OVERLAY_DRIVERS and len(layers) == 1
+            if one_layer and isinstance(upper, str):
+                sources = {folder: Path(upper, folder.lstrip("/")) for folder in SYSTEM_FOLDERS}
+                if all(source.is_dir() for source in sources.values()):
+                    self._system_mounts = [
+                        Mount(folder, str(source), type="bind", read_only=True)
+                        for folder, source in sources.items()
+                    ]
         return self._system_mounts
 
     def _unpack_image_home(self) -> Path:
