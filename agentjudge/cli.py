@@ -156,9 +156,11 @@ def main() -> None:
     and exit code 2."""
     from dataset.store import DatasetNotFoundError
     from sandboxes.base import SandboxError
+    from sandboxes.process_memory import keep_freed_buffers
     from settings import SettingsError
     from storage.locks import ResultsFolderError
 
+    keep_freed_buffers()  # replay and judges handle screens: megabytes a buffer, many a step
     try:
         app()
     except (SandboxError, SettingsError, DatasetNotFoundError, ResultsFolderError) as error:

@@ -18,11 +18,12 @@ It knows no kind: a desktop's replay and its still-screen wait use it, and a pho
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageChops, UnidentifiedImageError
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
@@ -120,10 +121,27 @@ def _grey(data: bytes, what: str) -> Image.Image:
     return image.convert("L")
 
 
+@functools.lru_cache(maxsize=16)
+def _recorded_grey(data: bytes) -> Image.Image:
+    """The recorded screenshot made grey, kept for the next looks at the same step (replay
+    compares one recorded screenshot with each look while a screen catches up)."""
+    return _grey(data, "recorded")
+
+
 def _cells(image: Image.Image) -> np.ndarray:
     width, height = max(image.width // CELL, 1), max(image.height // CELL, 1)
     shrunk = image.resize((width, height), Image.Resampling.BOX)
     return np.asarray(shrunk, dtype=np.float64)
+
+
+def _around(pixels: np.ndarray, rows: tuple[int, int], columns: tuple[int, int]) -> np.ndarray:
+    """``pixels[rows, columns]`` where the ranges may run past the image's sides, each pixel out
+    of it taking the value of the nearest edge pixel (as ``np.pad(..., mode="edge")`` would,
+    without copying the whole image)."""
+    height, width = pixels.shape
+    row_index = np.clip(np.arange(*rows), 0, height - 1)
+    column_index = np.clip(np.arange(*columns), 0, width - 1)
+    return pixels[np.ix_(row_index, column_index)]
 
 
 def _block_means(pixels: np.ndarray) -> np.ndarray:
@@ -170,16 +188,14 @@ the ink, a word more or less, bold for regular, or a mark added does not."""
 
 
 def _still_changed_when_moved(
-    before: Image.Image, after: Image.Image, changed: np.ndarray, shift: int
+    old_pixels: np.ndarray, new_pixels: np.ndarray, changed: np.ndarray, shift: int
 ) -> np.ndarray:
     """``changed`` without the groups of nearby changed cells that are the same drawing moved:
     the group holds as much ink on both screens (within ``MOVED_INK_TOLERANCE``, counted over
-    its box and ``GROUP_REACH`` cells and ``shift`` pixels around it), and one move of ``after``
-    by up to ``shift`` pixels each way makes every cell of the group match within
-    ``CELL_TOLERANCE``."""
-    old_pixels = np.asarray(before, dtype=np.float64)
-    new_pixels = np.asarray(after, dtype=np.float64)
-    padded = np.pad(new_pixels, shift, mode="edge")
+    its box and ``GROUP_REACH`` cells and ``shift`` pixels around it), and one move of the new
+    screen by up to ``shift`` pixels each way makes every cell of the group match within
+    ``CELL_TOLERANCE``. Only each group's own surroundings are read (the screens are grey
+    ``uint8`` arrays)."""
     height, width = old_pixels.shape
     remaining = changed.copy()
     for group in _components(changed):
@@ -190,16 +206,22 @@ def _still_changed_when_moved(
         margin = GROUP_REACH * CELL + shift
         y0, y1 = max(top * CELL - margin, 0), min(bottom * CELL + margin, height)
         x0, x1 = max(left * CELL - margin, 0), min(right * CELL + margin, width)
-        old_ink = float((255 - old_pixels[y0:y1, x0:x1]).sum())
-        new_ink = float((255 - new_pixels[y0:y1, x0:x1]).sum())
+        area = (y1 - y0) * (x1 - x0)
+        old_ink = float(255 * area - int(old_pixels[y0:y1, x0:x1].sum(dtype=np.int64)))
+        new_ink = float(255 * area - int(new_pixels[y0:y1, x0:x1].sum(dtype=np.int64)))
         if abs(old_ink - new_ink) > MOVED_INK_TOLERANCE * max(old_ink, new_ink):
             continue
-        old = _block_means(old_pixels[top * CELL : bottom * CELL, left * CELL : right * CELL])
+        box = (slice(top * CELL, bottom * CELL), slice(left * CELL, right * CELL))
+        old = _block_means(old_pixels[box].astype(np.float64))
         cells = group - [top, left]
         height_px, width_px = (bottom - top) * CELL, (right - left) * CELL
+        moved = _around(
+            new_pixels,
+            (top * CELL - shift, bottom * CELL + shift),
+            (left * CELL - shift, right * CELL + shift),
+        ).astype(np.float64)
         for dy, dx in itertools.product(range(-shift, shift + 1), repeat=2):
-            row, column = top * CELL + shift + dy, left * CELL + shift + dx
-            window = padded[row : row + height_px, column : column + width_px]
+            window = moved[shift + dy : shift + dy + height_px, shift + dx : shift + dx + width_px]
             differs = np.abs(old - _block_means(window)) > CELL_TOLERANCE
             if not differs[cells[:, 0], cells[:, 1]].any():
                 remaining[group[:, 0], group[:, 1]] = False
@@ -207,29 +229,30 @@ def _still_changed_when_moved(
     return remaining
 
 
+_STRONG_MARKS = [255 if grey > FINE_TOLERANCE else 0 for grey in range(256)]
+"""A lookup table that marks a pixel whose grey moved by more than ``FINE_TOLERANCE``."""
+
+
 def _fine_changes(
-    before: Image.Image, after: Image.Image, shift: int
+    before: Image.Image, old: np.ndarray, new: np.ndarray, after: Image.Image, shift: int
 ) -> list[tuple[int, int, int, int]]:
     """The boxes of the groups of strongly changed pixels (``FINE_TOLERANCE``) that are at least
-    ``FINE_MIN_WIDTH`` wide, hold ``FINE_MIN_PIXELS`` pixels, and that no move of ``after`` by up
-    to ``shift`` pixels each way removes (all but a few pixels)."""
-    old = np.asarray(before, dtype=np.int16)
-    new = np.asarray(after, dtype=np.int16)
-    strong = np.abs(old - new) > FINE_TOLERANCE
-    if not strong.any():
+    ``FINE_MIN_WIDTH`` wide, hold ``FINE_MIN_PIXELS`` pixels, and that no move of the new screen
+    by up to ``shift`` pixels each way removes (all but a few pixels). ``old`` and ``new`` are
+    ``before`` and ``after`` as ``uint8`` arrays."""
+    difference = ImageChops.difference(before, after)
+    # A cell holds a strong change when the mean of its marks (255 where strong) is not 0.
+    cells = np.asarray(difference.point(_STRONG_MARKS).reduce(CELL)) > 0
+    if not cells.any():
         return []
-    height, width = strong.shape
-    rows, columns = -(-height // CELL), -(-width // CELL)
-    padded_mask = np.zeros((rows * CELL, columns * CELL), dtype=bool)
-    padded_mask[:height, :width] = strong
-    cells = np.asarray(padded_mask.reshape(rows, CELL, columns, CELL).any(axis=(1, 3)))
-    padded_new = np.pad(new, shift, mode="edge") if shift else new
+    changes = np.asarray(difference)
+    height, width = changes.shape
     boxes: list[tuple[int, int, int, int]] = []
     for group in _components(cells):
         top, left = (int(value) * CELL for value in group.min(axis=0))
         bottom = min((int(group[:, 0].max()) + 1) * CELL, height)
         right = min((int(group[:, 1].max()) + 1) * CELL, width)
-        part = strong[top:bottom, left:right]
+        part = changes[top:bottom, left:right] > FINE_TOLERANCE
         count = int(part.sum())
         ys, xs = np.nonzero(part)
         if count < FINE_MIN_PIXELS or int(xs.max() - xs.min()) + 1 < FINE_MIN_WIDTH:
@@ -241,17 +264,17 @@ def _fine_changes(
         # (an underline under a line of text) must still be counted.
         y0, y1 = max(top - shift, 0), min(bottom + shift, height)
         x0, x1 = max(left - shift, 0), min(right + shift, width)
-        moved = False
+        kept = old[y0:y1, x0:x1].astype(np.int16)
+        moved = _around(new, (y0 - shift, y1 + shift), (x0 - shift, x1 + shift)).astype(np.int16)
+        found = False
         for dy, dx in itertools.product(range(-shift, shift + 1), repeat=2):
             if not dy and not dx:
                 continue
-            window = padded_new[
-                y0 + shift + dy : y1 + shift + dy, x0 + shift + dx : x1 + shift + dx
-            ]
-            if int((np.abs(old[y0:y1, x0:x1] - window) > FINE_TOLERANCE).sum()) < residue:
-                moved = True
+            window = moved[shift + dy : shift + dy + y1 - y0, shift + dx : shift + dx + x1 - x0]
+            if int((np.abs(kept - window) > FINE_TOLERANCE).sum()) < residue:
+                found = True
                 break
-        if not moved:
+        if not found:
             boxes.append(box)
     return boxes
 
@@ -264,7 +287,7 @@ def compare_screens(
     match a cell (replay passes ``REPLAY_SHIFT``; screens whose sides are not a whole number of
     cells are compared without it); ``fine``: also run the fine test (small marks such as an
     underline). ``ValueError`` names the side that is not an image."""
-    before = _grey(recorded, "recorded")
+    before = _recorded_grey(recorded)
     after = _grey(replayed, "replayed")
     note = None
     if before.size != after.size:
@@ -276,9 +299,12 @@ def compare_screens(
     old, new = _cells(before), _cells(after)
     difference = np.abs(old - new)
     changed = difference > CELL_TOLERANCE
+    old_pixels, new_pixels = np.asarray(before), np.asarray(after)
     if shift and changed.any() and before.width % CELL == 0 and before.height % CELL == 0:
-        changed = _still_changed_when_moved(before, after, changed, shift)
-    fine_changes = _fine_changes(before, after, shift) if fine and note is None else []
+        changed = _still_changed_when_moved(old_pixels, new_pixels, changed, shift)
+    fine_changes = (
+        _fine_changes(before, old_pixels, new_pixels, after, shift) if fine and note is None else []
+    )
     region = None
     boxes = []
     if changed.any():

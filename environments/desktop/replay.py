@@ -72,9 +72,10 @@ CATCH_UP_QUIET = 0.15
 the middle of painting is wasted)."""
 CATCH_UP_INTERVAL = 0.1
 """Seconds between those looks."""
-LOOK_FORMAT: ImageFormat = "ppm"
-"""How replay's looks at the screen travel: raw pixels, as they are only compared (never
-stored), which spares the desktop a PNG encoding and replay its decoding."""
+LOOK_FORMAT: ImageFormat = "pgm"
+"""How replay's looks at the screen travel: raw grey pixels, as they are only compared (never
+stored) and the comparison works on grey: no PNG encoding in the desktop or decoding in replay,
+and a third of the bytes of raw colour pixels."""
 COULD_NOT_RUN = "the action could not run"
 """How the error of an action the desktop could not take at all begins."""
 RECORDED_WAIT_LIMIT = 5.0
@@ -93,7 +94,7 @@ class PerformedAction:
     error: str = ""
     """Why it failed (its error output), for ``failed``."""
     screenshot: bytes | None = None
-    """The screen afterwards (PNG, or PPM where asked), when asked for."""
+    """The screen afterwards (PNG, or PGM where asked), when asked for."""
     accessibility_tree: str | None = None
     """The accessibility tree afterwards (OSWorld's XML), when asked for."""
     seconds: float = 0.0

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 import time
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -53,9 +54,9 @@ _MISSING_ON_OSWORLD = {
 _WINDOWS_ONLY_FLAG = ("CREATE_NO_WINDOW", "creationflags", "STARTUPINFO")
 """Words in the error of a server that passes a Windows-only flag to ``subprocess`` on Linux."""
 
-ImageFormat = Literal["png", "ppm"]
-"""How a screenshot travels: ``png`` (OSWorld's protocol, what is stored and shown) or ``ppm``
-(raw pixels, no compression: for a look that is only compared, on the same machine)."""
+ImageFormat = Literal["png", "pgm"]
+"""How a screenshot travels: ``png`` (OSWorld's protocol, what is stored and shown) or ``pgm``
+(raw grey pixels, no compression: for a look that is only compared, on the same machine)."""
 
 
 class DesktopControlError(SandboxError):
@@ -119,11 +120,14 @@ class SocketTransport(httpx2.AsyncHTTPTransport):
     checked descriptor (see the module's docstring)."""
 
     def __init__(self, socket: SandboxSocket) -> None:
-        super().__init__(uds=str(socket.path))
+        # Plain HTTP over the socket: a TLS context is never used, and the default one costs
+        # tens of milliseconds to build (it loads the system's certificates), twice a desktop.
+        unused_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        super().__init__(uds=str(socket.path), verify=unused_tls)
         self.socket = socket
         # The stock pool, with connections made by the checking backend.
         self._pool = httpcore2.AsyncConnectionPool(
-            uds=str(socket.path), network_backend=_CheckedBackend(socket)
+            ssl_context=unused_tls, uds=str(socket.path), network_backend=_CheckedBackend(socket)
         )
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -247,8 +251,8 @@ class DesktopClient:
     # -- observations ----------------------------------------------------------------------------
 
     async def screenshot(self, image_format: ImageFormat = "png") -> bytes:
-        """The screen as PNG bytes (``image_format="ppm"``: raw pixels as a binary PPM, where
-        the server is this project's; OSWorld's answers a PNG whatever is asked)."""
+        """The screen as PNG bytes (``image_format="pgm"``: raw grey pixels as a binary PGM,
+        where the server is this project's; OSWorld's answers a PNG whatever is asked)."""
         params = {"format": image_format} if image_format != "png" else None
         response = await self._request("GET", "/screenshot", params=params)
         return self._image(response, image_format)
@@ -275,7 +279,7 @@ class DesktopClient:
     def _image(self, response: httpx2.Response, image_format: ImageFormat) -> bytes:
         """A screenshot answer's image: the format asked for, or a PNG (OSWorld's server)."""
         data = response.content
-        if data.startswith(b"\x89PNG") or (image_format == "ppm" and data.startswith(b"P6")):
+        if data.startswith(b"\x89PNG") or (image_format == "pgm" and data.startswith(b"P5")):
             return data
         wanted = "a PNG" if image_format == "png" else f"a PNG or {image_format.upper()}"
         raise DesktopControlError(f"desktop {self!r}: /screenshot did not answer {wanted}")

@@ -273,7 +273,7 @@ class DesktopSandbox(Sandbox):
             timeout=FIRST_STILL_TIMEOUT,
             quiet=FIRST_STILL_INTERVAL,
             poll=self.provider.settle_poll,
-            image_format="ppm",  # only waited for
+            image_format="pgm",  # only waited for
         )
         self.drawn = True
 

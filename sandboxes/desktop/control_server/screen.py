@@ -1,9 +1,10 @@
 """The X screen as the control server sees it: screenshots, the pointer and the windows.
 
 One X connection per server, shared under a lock: a client that opened a display per request
-would soon exhaust the X server's client slots. Screenshots are grabbed by Pillow's XCB code
-(which connects, grabs and disconnects in C; python-xlib's pure-Python reply parsing of 8 MB
-costs several times more) and written as PNG with the rows unfiltered and zlib at level 1: a
+would soon exhaust the X server's client slots. Screenshots are grabbed through shared memory
+(``shared_memory_grab``) where the X server allows it, else by Pillow's XCB code (which
+connects, grabs and disconnects in C; python-xlib's pure-Python reply parsing of 8 MB costs
+several times more) and written as PNG with the rows unfiltered and zlib at level 1: a
 desktop is mostly flat colour, so this is as small as Pillow's adaptive filtering gives within
 a sixth, at a third of the CPU time.
 
@@ -20,11 +21,13 @@ import struct
 import threading
 import time
 import zlib
-from typing import Any
+from typing import Any, Literal
 
 from PIL import Image, ImageChops, features
 from Xlib import X, display
 from Xlib.error import XError
+
+from .shared_memory_grab import SharedMemoryGrabber
 
 
 class Screen:
@@ -40,6 +43,9 @@ class Screen:
         self._changes_lock = threading.Lock()
         self._latest: Image.Image | None = None
         """The last grab of the last still-screen wait (the screen then, without the pointer)."""
+        self._grabber: SharedMemoryGrabber | Literal[False] | None = None
+        """The shared-memory grabber, made at the first grab (``False`` where it cannot work)."""
+        self._grabber_lock = threading.Lock()
 
     def size(self) -> tuple[int, int]:
         """Width and height of the screen in pixels."""
@@ -53,7 +59,22 @@ class Screen:
         return int(pointer.root_x), int(pointer.root_y)
 
     def _grab(self) -> Image.Image:
-        """The framebuffer as it is now (no pointer)."""
+        """The framebuffer as it is now (no pointer): through shared memory where the X server
+        can, else through the X socket."""
+        with self._grabber_lock:
+            if self._grabber is None:
+                try:
+                    self._grabber = SharedMemoryGrabber(self.name)
+                except (OSError, AttributeError):  # AttributeError: a library without MIT-SHM
+                    self._grabber = False
+            grabber = self._grabber
+        if grabber:
+            try:
+                return grabber.grab()
+            except OSError:
+                with self._grabber_lock:
+                    self._grabber = False
+                grabber.close()
         if features.check("xcb"):
             from PIL import ImageGrab
 
@@ -145,6 +166,8 @@ class Screen:
 
     def close(self) -> None:
         """Close the X connections."""
+        if isinstance(self._grabber, SharedMemoryGrabber):
+            self._grabber.close()
         if isinstance(self._changes, ScreenChanges):
             self._changes.close()
         self._display.close()
@@ -229,10 +252,11 @@ def png_bytes(image: Image.Image) -> bytes:
     )
 
 
-def ppm_bytes(image: Image.Image) -> bytes:
-    """An RGB image as a binary PPM (P6): a short header and the raw pixels."""
+def pgm_bytes(image: Image.Image) -> bytes:
+    """An image in grey (Pillow's ``convert("L")``, the grey a screen comparison works on) as a
+    binary PGM (P5): a short header and one byte a pixel."""
     width, height = image.size
-    return b"P6\n%d %d\n255\n" % (width, height) + image.tobytes()
+    return b"P5\n%d %d\n255\n" % (width, height) + image.convert("L").tobytes()
 
 
 _ARROW = (

@@ -1,11 +1,11 @@
 """A desktop session: the processes of one desktop, started in order, stopped together.
 
 Xvfb (its own display), a session D-Bus, the AT-SPI accessibility bus, a window manager
-(openbox) and LibreOffice with the GTK3 plugin and accessibility on, with its own profile and the
-task's document; then the control server. Each process is waited for only as far as the next one
-needs: the display and the bus are awaited, the window manager and LibreOffice start together.
-When the session ends (SIGTERM, SIGINT, or the server failing) every process it started is
-killed.
+(openbox) and LibreOffice with the GTK3 plugin and accessibility on, with its own profile, the
+session's GTK settings (no blinking cursor) and the task's document; then the control server.
+Each process is waited for only as far as the next one needs: the display and the bus are
+awaited, the window manager and LibreOffice start together. When the session ends (SIGTERM,
+SIGINT, or the server failing) every process it started is killed.
 """
 
 from __future__ import annotations
@@ -63,6 +63,14 @@ on X) reports screen coordinates without its frame's offset, so a title bar woul
 of the accessibility tree a bar's height above where it is drawn; with no frame they coincide.
 Dialogs keep their frames and sizes."""
 
+TOOLKIT_SETTINGS = """[Settings]
+gtk-cursor-blink = false
+"""
+"""GTK's settings for the session (LibreOffice's GTK3 plugin takes its text cursor's blinking
+from them): the text cursor does not blink. A blinking cursor redraws the screen every 0.6 s, so
+a screen nobody touches never stays the same for long: every still-screen wait and every look
+again grabbed it anew; a cursor that is always drawn also shows the same in every screenshot."""
+
 ACCESSIBILITY_ENVIRONMENT = {
     "SAL_USE_VCLPLUGIN": "gtk3",
     "GTK_MODULES": "gail:atk-bridge",
@@ -99,6 +107,17 @@ class Session:
         self.group_leaders: set[int] = set()
         self.environment: dict[str, str] = dict(os.environ)
         self.environment["DISPLAY"] = display
+
+    def write_toolkit_settings(self) -> None:
+        """Write ``TOOLKIT_SETTINGS`` in a configuration folder of the session's own, searched
+        before the system's (``XDG_CONFIG_DIRS``): the user's own GTK settings, if any, still
+        come last and win."""
+        folder = self.profile.parent / ".session-config"
+        settings = folder / "gtk-3.0" / "settings.ini"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(TOOLKIT_SETTINGS, encoding="utf-8")
+        system = self.environment.get("XDG_CONFIG_DIRS") or "/etc/xdg"
+        self.environment["XDG_CONFIG_DIRS"] = f"{folder}:{system}"
 
     def _start(self, command: Sequence[str], extra: Mapping[str, str] | None = None,
                **options: object) -> subprocess.Popen[bytes]:  # fmt: skip
@@ -200,6 +219,7 @@ def run_session(
     signal.signal(signal.SIGTERM, _stop)
     started = time.monotonic()
     try:
+        session.write_toolkit_settings()
         session.start_display()
         session.start_window_manager()
         session.start_bus()
