@@ -11,13 +11,15 @@ otherwise, and the caller grabs through the socket.
 
 Only libX11 and libXext (both on any X desktop) are used, through ``ctypes``: Python's X
 libraries have no MIT-SHM. Xlib reports errors asynchronously and exits the process by default,
-so an error handler that only records them is installed while the grabber talks to the server.
+so an error handler that only records them is installed for the process (the server's other X
+clients, python-xlib and Pillow's XCB code, do not go through Xlib's C library).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import threading
 from typing import Any
 
@@ -80,50 +82,55 @@ def _library(name: str, soname: str) -> Any:
     return ctypes.CDLL(ctypes.util.find_library(name) or soname)
 
 
+@functools.cache
+def _libraries() -> tuple[Any, Any, Any]:
+    """libX11, libXext and the C library, with the prototypes of the functions used (set once
+    a process), and the error handler installed."""
+    x11, xext = _library("X11", "libX11.so.6"), _library("Xext", "libXext.so.6")
+    libc = ctypes.CDLL(None, use_errno=True)
+    display, number = ctypes.c_void_p, ctypes.c_int
+    x11.XOpenDisplay.restype = display
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultScreen.argtypes = [display]
+    x11.XCloseDisplay.argtypes = [display]
+    x11.XSync.argtypes = [display, number]
+    for function in ("XRootWindow", "XDefaultVisual", "XDefaultDepth", "XDisplayWidth",
+                     "XDisplayHeight"):  # fmt: skip
+        getattr(x11, function).argtypes = [display, number]
+    x11.XRootWindow.restype = ctypes.c_ulong
+    x11.XDefaultVisual.restype = ctypes.c_void_p
+    x11.XSetErrorHandler.argtypes = [_ERROR_HANDLER]
+    x11.XSetErrorHandler.restype = ctypes.c_void_p
+    xext.XShmQueryExtension.argtypes = [display]
+    xext.XShmCreateImage.restype = ctypes.POINTER(_Image)
+    xext.XShmCreateImage.argtypes = [
+        display, ctypes.c_void_p, ctypes.c_uint, number, ctypes.c_void_p,
+        ctypes.POINTER(_SegmentInfo), ctypes.c_uint, ctypes.c_uint,
+    ]  # fmt: skip
+    xext.XShmAttach.argtypes = [display, ctypes.POINTER(_SegmentInfo)]
+    xext.XShmDetach.argtypes = [display, ctypes.POINTER(_SegmentInfo)]
+    xext.XShmGetImage.argtypes = [
+        display, ctypes.c_ulong, ctypes.POINTER(_Image), number, number, ctypes.c_ulong,
+    ]  # fmt: skip
+    libc.shmget.argtypes = [number, ctypes.c_size_t, number]
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [number, ctypes.c_void_p, number]
+    libc.shmdt.argtypes = [ctypes.c_void_p]
+    libc.shmctl.argtypes = [number, number, ctypes.c_void_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    x11.XSetErrorHandler(_record_error)
+    return x11, xext, libc
+
+
 class SharedMemoryGrabber:
     """Grabs of one X display's root window through MIT-SHM, one at a time."""
 
     def __init__(self, name: str | None) -> None:
-        self._x11 = x11 = _library("X11", "libX11.so.6")
-        self._xext = xext = _library("Xext", "libXext.so.6")
-        self._libc = libc = ctypes.CDLL(None, use_errno=True)
-        x11.XOpenDisplay.restype = ctypes.c_void_p
-        x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
-        for function in ("XDefaultScreen", "XSync", "XCloseDisplay"):
-            getattr(x11, function).argtypes = [ctypes.c_void_p] + (
-                [ctypes.c_int] if function == "XSync" else []
-            )
-        for function in ("XRootWindow", "XDefaultVisual", "XDefaultDepth", "XDisplayWidth",
-                         "XDisplayHeight"):  # fmt: skip
-            getattr(x11, function).argtypes = [ctypes.c_void_p, ctypes.c_int]
-        x11.XRootWindow.restype = ctypes.c_ulong
-        x11.XDefaultVisual.restype = ctypes.c_void_p
-        x11.XSetErrorHandler.argtypes = [_ERROR_HANDLER]
-        x11.XSetErrorHandler.restype = ctypes.c_void_p
-        xext.XShmQueryExtension.argtypes = [ctypes.c_void_p]
-        xext.XShmCreateImage.restype = ctypes.POINTER(_Image)
-        xext.XShmCreateImage.argtypes = [
-            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_int, ctypes.c_void_p,
-            ctypes.POINTER(_SegmentInfo), ctypes.c_uint, ctypes.c_uint,
-        ]  # fmt: skip
-        xext.XShmAttach.argtypes = [ctypes.c_void_p, ctypes.POINTER(_SegmentInfo)]
-        xext.XShmDetach.argtypes = [ctypes.c_void_p, ctypes.POINTER(_SegmentInfo)]
-        xext.XShmGetImage.argtypes = [
-            ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(_Image), ctypes.c_int, ctypes.c_int,
-            ctypes.c_ulong,
-        ]  # fmt: skip
-        libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
-        libc.shmat.restype = ctypes.c_void_p
-        libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
-        libc.shmdt.argtypes = [ctypes.c_void_p]
-        libc.shmctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
-        libc.free.argtypes = [ctypes.c_void_p]
-        x11.XSetErrorHandler(_record_error)
-
+        self._x11, self._xext, self._libc = _libraries()
         self._lock = threading.Lock()
         self._info = _SegmentInfo(shmid=-1)
         self._image: Any = None
-        self._display = x11.XOpenDisplay(name.encode() if name else None)
+        self._display = self._x11.XOpenDisplay(name.encode() if name else None)
         if not self._display:
             raise OSError(f"cannot open the X display {name!r}")
         try:
