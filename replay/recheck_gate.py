@@ -1,12 +1,13 @@
 """Re-checks have the machine to themselves.
 
 A replay that diverged is replayed once more on a fresh sandbox before the divergence is
-reported. A difference that came from the machine being busy (a desktop starved of CPU paints
-a dialog another way) would come back if the re-check ran as busy as the first replay, beside
-the other jobs' replays. So the replays of a process share one ``RecheckGate``: their steps run
-side by side, but a re-check first waits for the steps in flight to end, then holds the other
-replays before their next step until it is done. Re-checks are rare, so this costs little; it
-does not reach other processes (other executors' workers) or programs outside the runtime.
+reported. A difference that came from the machine being busy (a desktop starved of CPU that
+paints later than replay keeps looking) would come back if the re-check ran as busy as the
+first replay, beside the other jobs' replays. So the replays of a process share one
+``RecheckGate``: their steps run side by side, but a re-check first waits for the steps in
+flight to end, then holds the other replays before their next step until it is done. Re-checks
+are rare, so this costs little; it does not reach other processes (other executors' workers) or
+programs outside the runtime, whose load a re-check meets as the first replay did.
 """
 
 from __future__ import annotations
