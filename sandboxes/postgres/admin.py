@@ -18,9 +18,10 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
@@ -31,6 +32,8 @@ from sandboxes.sandbox_sockets import guard_of
 
 if TYPE_CHECKING:
     from sandboxes.postgres.sandbox import PostgresConnection
+
+T = TypeVar("T")
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a new connection before giving up."""
@@ -217,6 +220,15 @@ class AdminPool:
     The first connection also learns the server's version and whether the administrator is a
     superuser, and on a cluster of the runtime's own (not ``external``) stops the roles it makes
     from connecting to the maintenance databases.
+
+    An administrator that is not a superuser acts on the runtime's roles through its membership
+    in them, and a server session caches that membership. PostgreSQL 16 was seen keeping a stale
+    cache in one session (``must be able to SET ROLE`` for a role another session had just
+    granted it, in 4 of 540 batches of eight concurrent sandboxes). Three defences: a task that
+    makes a role and then relies on it holds one connection across both (``held``: a session's
+    own grants refresh its cache); a connection whose block failed for want of a privilege is
+    closed rather than handed to the next user; and an action that may run twice gets a second
+    try on a new session (``run``).
     """
 
     def __init__(self, cluster: PostgresCluster, size: int) -> None:
@@ -228,6 +240,10 @@ class AdminPool:
         """The server's ``server_version_num`` (known once a connection was made)."""
         self._pool: Any = None
         self._lock = asyncio.Lock()
+        self._held: ContextVar[asyncpg.Connection | None] = ContextVar(
+            f"held_admin_connection_{id(self)}", default=None
+        )
+        """The connection the current task holds (``held``), which ``connection`` hands back."""
 
     @property
     def server(self) -> str:
@@ -242,7 +258,12 @@ class AdminPool:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """An administrative connection of the pool, for the block."""
+        """An administrative connection of the pool, for the block: the one the task holds
+        (``held``), if any."""
+        held = self._held.get()
+        if held is not None:
+            yield held
+            return
         async with self._lock:
             if self._pool is None:
                 info = self.cluster.admin
@@ -271,7 +292,41 @@ class AdminPool:
                         )
             pool = self._pool
         async with pool.acquire() as conn:
-            yield conn
+            try:
+                yield conn
+            except asyncpg.InsufficientPrivilegeError:
+                if not self.superuser:
+                    conn.terminate()  # its membership cache may be stale; the pool replaces it
+                raise
+
+    async def run(self, action: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        """``action`` on an administrative connection; when it fails for want of a privilege
+        and the administrator is not a superuser, once more on a session of its own, whose
+        membership cache is new (see the class docstring). Only for actions that may run twice.
+        """
+        try:
+            async with self.connection() as conn:
+                return await action(conn)
+        except asyncpg.InsufficientPrivilegeError:
+            if self.superuser or self._held.get() is not None:
+                raise
+        conn = await _checked_connect(**connect_arguments(self.cluster.admin))
+        try:
+            return await action(conn)
+        finally:
+            await conn.close(timeout=CLOSE_TIMEOUT)
+
+    @asynccontextmanager
+    async def held(self) -> AsyncIterator[asyncpg.Connection]:
+        """One connection for the block, which every ``connection`` of this task uses too: for
+        making a role and then acting through it (see the class docstring). Tasks the block
+        starts inherit it; they must not use it at the same time."""
+        async with self.connection() as conn:
+            token = self._held.set(conn)
+            try:
+                yield conn
+            finally:
+                self._held.reset(token)
 
     async def close(self) -> None:
         """Close the pool (cutting connections after ``CLOSE_TIMEOUT``); it reopens on use."""

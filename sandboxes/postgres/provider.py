@@ -343,21 +343,23 @@ class ClusterPostgresProvider(PostgresProvider):
 
     async def drop_database(self, database: str) -> None:
         """Drop a database of this provider and the roles it created."""
-        async with self.admin_pool.connection() as conn:
-            await admin.drop_database(conn, database)
+        await self.admin_pool.run(lambda conn: admin.drop_database(conn, database))
         await self.roles.drop_with(database)
 
     async def seal(self, database: str) -> None:
         """Turn a database into a template: no connections, every session ended, owned by the
         administrator (so that no role of a sandbox may reopen it)."""
         name = admin.quote_ident(database)
-        async with self.admin_pool.connection() as conn:
+
+        async def sealed(conn: asyncpg.Connection) -> None:
             await conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
             await admin.terminate_backends(conn, database, CLOSE_TIMEOUT)
             await conn.execute(
                 f"ALTER DATABASE {name} IS_TEMPLATE true;"
                 f" ALTER DATABASE {name} OWNER TO CURRENT_USER"
             )
+
+        await self.admin_pool.run(sealed)
 
     # --- sandboxes and views ----------------------------------------------------------------
 
@@ -379,8 +381,9 @@ class ClusterPostgresProvider(PostgresProvider):
             raise SandboxError("the postgres provider is closed")
         name = current_run().new_name("db")
         try:
-            role = await self.roles.new_sandbox_role(name, template)
-            await self.create_database(name, template, owner=role.user)
+            async with self.admin_pool.held():
+                role = await self.roles.new_sandbox_role(name, template)
+                await self.create_database(name, template, owner=role.user)
         except BaseException:
             await self.roles.drop_with(name)
             raise

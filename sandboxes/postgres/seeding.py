@@ -159,9 +159,10 @@ class TaskTemplates:
         try:
             base = await self.base(inputs.collation)
             with admin.as_sandbox_error(f"cannot prepare the template for {what}"):
-                seed = await provider.roles.new_seed_role(name)
-                # The seed role owns the template while the seed runs (and so its public schema).
-                await provider.create_database(name, base, owner=seed.user)
+                async with provider.admin_pool.held():
+                    seed = await provider.roles.new_seed_role(name)
+                    # The seed role owns the template while the seed runs (and its public schema).
+                    await provider.create_database(name, base, owner=seed.user)
             if inputs.seed is not None:
                 await run_seed(
                     seed, inputs.seed, statements, timeout=timeout, version=provider.version

@@ -40,6 +40,14 @@ def external_cluster(embedded_cluster: EmbeddedPostgresCluster) -> Iterator[Post
     """The embedded server seen as an external one, through a CREATEDB CREATEROLE role."""
     role, password = current_run().new_name("extadmin"), secrets.token_hex(8)
     quoted = admin.quote_ident(role)
+    # The runtime's first connection to a cluster of its own takes the maintenance databases
+    # from PUBLIC; do it here too, so that these tests do not depend on an embedded test first.
+    asyncio.run(
+        fetch(
+            embedded_cluster.admin,
+            "REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC",
+        )
+    )
     asyncio.run(
         fetch(
             embedded_cluster.admin,
