@@ -145,9 +145,11 @@ def report_line(report: FidelityReport) -> str:
         agrees = " verifier agrees" if check.agrees else " VERIFIER DISAGREES"
     effect = {"presentation": " (shown only)", "state": " (state)"}.get(report.divergence or "", "")
     recheck = f" [{report.recheck}]" if report.recheck else ""
+    variants = report.variant_steps
+    accepted = f" [matched accepted variants at steps {variants}]" if variants else ""
     return (
         f"  {report.trajectory_id}: {report.verdict}{effect}{agrees} ({report.seconds:.2f} s)"
-        f"{recheck}"
+        f"{recheck}{accepted}"
     )
 
 

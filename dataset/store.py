@@ -363,16 +363,16 @@ def _check_screenshots(
     root: Path, folder: Path, path: Path, trajectory: Trajectory, log: ProblemLog
 ) -> None:
     for position, step in enumerate(trajectory.steps):
-        if step.observation is not None and step.observation.screenshot is not None:
-            _check_exists(
-                root,
-                folder / step.observation.screenshot,
-                "file",
-                path,
-                f"steps[{position}].observation.screenshot",
-                log,
-                folder,
-            )
+        if step.observation is None:
+            continue
+        shots = [("screenshot", step.observation.screenshot)] + [
+            (f"screenshot_variants[{number}]", variant)
+            for number, variant in enumerate(step.observation.screenshot_variants)
+        ]
+        for name, shot in shots:
+            if shot is not None:
+                where = f"steps[{position}].observation.{name}"
+                _check_exists(root, folder / shot, "file", path, where, log, folder)
 
 
 def _check_own_state(

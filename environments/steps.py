@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from dataset.actions import ToolCallAction
 from dataset.models import SANDBOX_ROOT_PLACEHOLDER, Step, Trajectory
@@ -89,6 +89,24 @@ class StepFidelity(BaseModel):
     """For ``diverged`` and ``failed`` steps: the kind asks replay to replay the whole run once
     more on a fresh sandbox before it reports the difference (a difference a busy machine can
     cause, such as a screen painted late)."""
+    variant: str | None = None
+    """Steps with a screen: the accepted variant (``Observation.screenshot_variants``) the
+    replayed screen matched, when it did not match the recorded screenshot itself."""
+    replayed_screen: str | None = None
+    """For ``diverged`` steps with a screen: the screen replay last saw, saved beside the report
+    (a path relative to the replay's output folder): the image to review, and to accept as a
+    variant when the application merely drew the same state another way."""
+    _replayed_screen_data: bytes | None = PrivateAttr(default=None)
+    """That screen's image (any format Pillow reads), until replay saves it."""
+
+    @property
+    def replayed_screen_data(self) -> bytes | None:
+        """The screen replay last saw at this diverged step, not yet saved."""
+        return self._replayed_screen_data
+
+    def keep_replayed_screen(self, data: bytes | None) -> None:
+        """Hold ``data`` (a screen the kind saw) for replay to save beside the report."""
+        self._replayed_screen_data = data
 
 
 @dataclass(frozen=True)

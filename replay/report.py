@@ -126,6 +126,12 @@ class FidelityReport(_Model):
         return [step.index for step in self.steps if step.caught_up_seconds is not None]
 
     @property
+    def variant_steps(self) -> list[int]:
+        """Steps whose screen matched an accepted variant of the record rather than the
+        recorded screenshot itself."""
+        return [step.index for step in self.steps if step.variant is not None]
+
+    @property
     def diverged_once(self) -> bool:
         """The first replay diverged or failed and the second did not: a difference that did
         not repeat (a busy machine, most likely), so the report is not reused on resume."""

@@ -41,6 +41,7 @@ from environments.capacity import auto_ahead, auto_jobs
 from environments.kind import EnvironmentKind
 from environments.leftovers import collect_all_leftovers
 from environments.registry import kind_for_task
+from replay.diverged_screens import save_diverged_screens
 from replay.engine import initial_sandbox, replay_trajectory
 from replay.report import FidelityReport
 from sandboxes.ahead import AheadCounts, AheadPool
@@ -372,6 +373,7 @@ async def _replay_into(
             made=made,
         )
         result.report.trajectory_sha256 = item.digest
+        await asyncio.to_thread(save_diverged_screens, output, result.report)
         return result.report
 
     async with ProviderSet(choice) as providers:

@@ -26,7 +26,7 @@ import asyncio
 import re
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -40,7 +40,7 @@ from sandboxes.base import Sandbox
 from sandboxes.confinement import WORK_MOUNT
 from sandboxes.desktop.image import HOME
 from sandboxes.desktop.observations import tree_nodes
-from sandboxes.screens import REPLAY_SHIFT, compare_screens
+from sandboxes.screens import REPLAY_SHIFT, ScreenComparison, compare_screens
 
 if TYPE_CHECKING:
     from environments.desktop.kind import DesktopKind
@@ -222,7 +222,7 @@ async def replay_gui_step(
         return outcome
     if differences:
         with_tree = performed.accessibility_tree is not None
-        looks = recorded if with_tree else _RecordedScreen(recorded.image, None)
+        looks = recorded if with_tree else replace(recorded, tree=None)
         differences = await _catch_up(
             kind, sandbox, looks, performed, differences, outcome, timings
         )
@@ -257,7 +257,7 @@ async def _tree_differences(
     except Exception:  # a desktop that stopped answering: the screen's verdict stands
         return []
     timings["tree"] = timings.get("tree", 0.0) + seen.tree_seconds
-    return await _differences(_RecordedScreen(None, recorded.tree), seen, outcome) or []
+    return await _differences(_RecordedScreen(None, recorded.tree, ()), seen, outcome) or []
 
 
 def _failed(outcome: StepFidelity, performed: PerformedAction, position: str, signal: bool) -> None:
@@ -283,23 +283,36 @@ def _time(outcome: StepFidelity, started: float, timings: dict[str, float]) -> N
 class _RecordedScreen:
     image: Screenshot | None
     tree: str | None
+    variants: tuple[tuple[str, Screenshot], ...]
+    """The step's accepted variants of ``image`` (path, image)."""
 
 
 async def _recorded_screen(
     step: Step, trajectory_dir: Path | None, outcome: StepFidelity, position: str
 ) -> _RecordedScreen:
-    """The step's recorded screenshot (read from ``trajectory_dir``) and tree, where it has
-    them; an unreadable screenshot is noted on ``outcome``."""
+    """The step's recorded screenshot and its accepted variants (read from
+    ``trajectory_dir``) and tree, where it has them; an unreadable image is noted on
+    ``outcome``."""
     observation = step.observation
-    shot = observation.screenshot if observation else None
+    if observation is None:
+        return _RecordedScreen(None, None, ())
     image: Screenshot | None = None
-    if shot is not None:
+    variants: list[tuple[str, Screenshot]] = []
+    problems: list[str] = []
+    shots = [observation.screenshot, *observation.screenshot_variants]
+    for number, shot in enumerate(shots):
+        if shot is None:
+            continue
         loaded = await asyncio.to_thread(load_screenshot, trajectory_dir, shot)
-        if isinstance(loaded, Screenshot):
+        if not isinstance(loaded, Screenshot):
+            problems.append(f"{'screenshot' if number == 0 else 'variant'} {shot}: {loaded}")
+        elif number == 0:
             image = loaded
         else:
-            outcome.message = f"{position}: screenshot {shot}: {loaded}"
-    return _RecordedScreen(image, observation.accessibility_tree if observation else None)
+            variants.append((shot, loaded))
+    if problems:
+        outcome.message = f"{position}: " + "; ".join(problems)
+    return _RecordedScreen(image, observation.accessibility_tree, tuple(variants))
 
 
 async def _catch_up(
@@ -359,19 +372,22 @@ async def _differences(
     differences: list[str] = []
     if recorded.image is not None and performed.screenshot is not None:
         compared = True
+        outcome.variant = None
         try:
-            screens = await asyncio.to_thread(
-                partial(compare_screens, shift=REPLAY_SHIFT, fine=True),
-                recorded.image.data,
-                performed.screenshot,
-            )
+            screens = await _compare_screen(recorded.image, performed.screenshot)
+            if not screens.same:
+                for path, variant in recorded.variants:
+                    if (await _compare_screen(variant, performed.screenshot)).same:
+                        outcome.variant = path
+                        break
         except ValueError as error:
             differences.append(f"screen: {error}")
         else:
             outcome.screen_changed = round(screens.changed_share, 6)
             outcome.screen_region = screens.region
-            if not screens.same:
+            if not screens.same and outcome.variant is None:
                 differences.append(f"screen: {screens.describe()}")
+        outcome.keep_replayed_screen(performed.screenshot if differences else None)
     if recorded.tree is not None and performed.accessibility_tree is not None:
         compared = True
         try:
@@ -384,3 +400,11 @@ async def _differences(
             if tree_diff is not None:
                 differences.append(f"accessibility tree (role, name, text):\n{tree_diff}")
     return differences if compared else None
+
+
+async def _compare_screen(recorded: Screenshot, replayed: bytes) -> ScreenComparison:
+    """The recorded (or accepted) screenshot against a replayed look; ``ValueError`` when one
+    is not an image."""
+    return await asyncio.to_thread(
+        partial(compare_screens, shift=REPLAY_SHIFT, fine=True), recorded.data, replayed
+    )

@@ -222,6 +222,9 @@ desktop kind's action executor, in `computer_13` or `pyautogui` actions, with a 
 64-colour PNG) and the accessibility tree after each step and the agent's reasoning; every label
 is the task verifier's verdict on the document a separate replay saved, and the replay had to
 match the recording at every step. Do not edit by hand: change `suites/gui/tasks/` and rebuild.
+The one exception is a step's accepted screenshot variants (`screenshot_variants`, see
+docs/kinds/desktop.md), which a person adds after reviewing a replay's screen; a rebuild drops
+them with the screenshots they belong to.
 
 """
 

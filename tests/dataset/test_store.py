@@ -331,6 +331,35 @@ def test_a_screenshot_linked_outside_the_trajectories_folder_is_refused(tmp_path
     assert "shot" not in loaded.trajectories
 
 
+def test_accepted_screenshot_variants_are_checked_like_the_screenshot(tmp_path: Path) -> None:
+    root = tmp_path / "ds"
+    _write_small_dataset(root)
+    shots = root / "trajectories" / "shots"
+    shots.mkdir()
+    for name in ("1.png", "1-wide.png"):
+        (shots / name).write_bytes(b"\x89PNG")
+
+    def run(run_id: str, variants: list[str]) -> Trajectory:
+        observation = Observation(screenshot="shots/1.png", screenshot_variants=variants)
+        step = Step(
+            index=1, action=ToolCallAction(name="noop", arguments={}), observation=observation
+        )
+        return Trajectory(id=run_id, task_id="web", agent="a", steps=[step])
+
+    write_trajectory(root, run("accepted", ["shots/1-wide.png"]))
+    write_trajectory(root, run("missing", ["shots/1-wide.png", "shots/1-narrow.png"]))
+    loaded = load_dataset(root, partial=True)
+    assert loaded.trajectories["accepted"].steps[0].observation is not None
+    assert loaded.trajectories["accepted"].steps[0].observation.screenshot_variants == [
+        "shots/1-wide.png"
+    ]
+    [problem] = [p for p in loaded.errors if p.file == "trajectories/missing.json"]
+    assert problem.field == "steps[0].observation.screenshot_variants[1]"
+    assert "missing" not in loaded.trajectories
+    with pytest.raises(ValueError, match="must stay inside its folder"):
+        run("escaping", ["../../secret.png"])
+
+
 def test_a_prepared_database_state_round_trips_and_checks_both_files(tmp_path: Path) -> None:
     write_manifest(tmp_path, Manifest(name="prepared"))
     prepared = Task(

@@ -6,16 +6,19 @@ faithfully. Recorded here on a real local desktop, replayed on fresh ones."""
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 
 import docx
 import pytest
+from PIL import Image
 
 from dataset.actions import Computer13Action, PyAutoGuiAction
 from dataset.models import DocumentState, Observation, Step, Task, Trajectory
 from dataset.store import Manifest, load_dataset, write_manifest, write_task, write_trajectory
 from environments.backends import BackendChoice, ProviderSet
 from environments.desktop.kind import KIND
+from replay.diverged_screens import save_diverged_screens
 from replay.engine import replay_trajectory
 from sandboxes.desktop.local import LocalDesktopProvider
 from suites.gui.recorder import lasting_screen
@@ -116,12 +119,13 @@ async def test_formatting_a_replay_lacks_is_a_divergence_at_that_step(tmp_path: 
         _write(root, name, steps)
     dataset = load_dataset(root)
     task = dataset.tasks[TASK_ID]
+    reports = {}
     async with ProviderSet(BackendChoice(kinds={"desktop": "local"})) as providers:
         for run_id in ("unedited", *edited):
             result = await replay_trajectory(
                 dataset.trajectories[run_id], task, dataset.task_dir(TASK_ID), providers
             )
-            report = result.report
+            report = reports[run_id] = result.report
             if run_id == "unedited":
                 assert report.verdict == "faithful", [
                     (step.index, step.status, step.message, step.diff)
@@ -146,3 +150,37 @@ async def test_formatting_a_replay_lacks_is_a_divergence_at_that_step(tmp_path: 
             step = report.steps[index - 1]
             assert step.diff is not None
             assert "fine detail" in step.diff, (run_id, step.diff)
+        # A person who accepts what the replay drew at the diverged steps as variants of the
+        # record (here wrongly: the underline is missing) makes the same run replay as faithful,
+        # each of those steps naming the variant it matched.
+        underline = reports["underline"]
+        saved = tmp_path / "replay-output"
+        save_diverged_screens(saved, underline)
+        diverged = {step.index: step for step in underline.steps if step.status == "diverged"}
+        assert diverged
+        steps = []
+        for recorded_step in dataset.trajectories["underline"].steps:
+            if recorded_step.index not in diverged:
+                steps.append(recorded_step)
+                continue
+            replayed_screen = diverged[recorded_step.index].replayed_screen
+            assert replayed_screen is not None
+            with Image.open(saved / replayed_screen) as image:
+                assert image.format == "PNG"
+                assert image.size == (1920, 1080)
+            variant = f"recorded/step_{recorded_step.index}-accepted.png"
+            shutil.copyfile(saved / replayed_screen, root / "trajectories" / variant)
+            assert recorded_step.observation is not None
+            observation = recorded_step.observation.model_copy(
+                update={"screenshot_variants": [variant]}
+            )
+            steps.append(recorded_step.model_copy(update={"observation": observation}))
+        _write(root, "underline-accepted", steps)
+        accepted = load_dataset(root).trajectories["underline-accepted"]
+        result = await replay_trajectory(accepted, task, dataset.task_dir(TASK_ID), providers)
+        report = result.report
+        assert report.verdict == "faithful", [(s.index, s.status, s.diff) for s in report.steps]
+        assert report.attempts == 1
+        assert {step.index: step.variant for step in report.steps if step.variant} == {
+            index: f"recorded/step_{index}-accepted.png" for index in diverged
+        }
