@@ -61,7 +61,10 @@ def _row(table: Table, row: SubdomainRow, *, bold: bool = False) -> None:
 
 
 COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
-    ("faithful", "every replayed step gave the recorded output"),
+    (
+        "faithful",
+        "every replayed step gave the recorded output (or a screen accepted as a variant of it)",
+    ),
     ("diverged", "at least one step gave another output than the recorded one"),
     (
         "of which shown only",

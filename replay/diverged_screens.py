@@ -9,6 +9,7 @@ file is the variant to accept (``Observation.screenshot_variants``; docs/kinds/d
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 
 from PIL import Image
@@ -21,12 +22,15 @@ SCREENS_DIR = "screens"
 
 
 def save_diverged_screens(output: Path, report: FidelityReport) -> None:
-    """Save each diverged step's kept screen as PNG under ``output`` and name it on the step."""
+    """Save each diverged step's kept screen as PNG under ``output`` and name it on the step;
+    screens an earlier replay of the trajectory left there go first."""
+    folder = output / SCREENS_DIR / report.trajectory_id
+    shutil.rmtree(folder, ignore_errors=True)
     for step in report.steps:
         data = step.replayed_screen_data
         if data is None:
             continue
-        target = output / SCREENS_DIR / report.trajectory_id / f"step_{step.index}.png"
+        target = folder / f"step_{step.index}.png"
         target.parent.mkdir(parents=True, exist_ok=True)
         buffer = io.BytesIO()
         with Image.open(io.BytesIO(data)) as image:

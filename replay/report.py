@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 FidelityVerdict = Literal["faithful", "diverged", "failed", "unsupported"]
-"""``faithful``: every step matched or was unrecorded; ``diverged``: some step diverged;
+"""``faithful``: every step matched (a screen: the recorded one or an accepted variant of it) or
+was unrecorded; ``diverged``: some step diverged;
 ``failed``: a step failed or the sandbox could not be built; ``unsupported``: no replay exists for
 the trajectory's domain yet (nothing was executed)."""
 

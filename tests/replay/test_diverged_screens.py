@@ -38,6 +38,9 @@ def test_a_diverged_steps_screen_is_saved_as_png_and_named_on_the_step(tmp_path:
         verdict="diverged",
         steps=[plain, matched, diverged],
     )
+    stale = tmp_path / "screens/run-7/step_9.png"  # from an earlier replay of the run
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old")
     save_diverged_screens(tmp_path, report)
     assert [step.replayed_screen for step in report.steps] == [
         None,
