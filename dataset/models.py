@@ -369,11 +369,12 @@ class Observation(_Model):
     screenshot: RelativePath | None = None
     """A screenshot file, relative to the folder holding the trajectory file."""
 
-    screenshot_variants: list[RelativePath] = Field(default_factory=list)
+    screenshot_variants: list[RelativePath] | None = None
     """Other screenshots of the same state, which the application draws one way or another
     from run to run (a dialog's column widths, a status bar updated late), each accepted by a
     person who compared it with ``screenshot``; relative like it. Replay counts a screen that
-    matches one of them as matching the record; judges are only ever shown ``screenshot``."""
+    matches one of them as matching the record; judges are only ever shown ``screenshot``. None
+    (left out of the file) when there are none."""
 
     accessibility_tree: str | None = None
     """The accessibility tree or UI element list the agent received, as text."""

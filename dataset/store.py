@@ -367,7 +367,7 @@ def _check_screenshots(
             continue
         shots = [("screenshot", step.observation.screenshot)] + [
             (f"screenshot_variants[{number}]", variant)
-            for number, variant in enumerate(step.observation.screenshot_variants)
+            for number, variant in enumerate(step.observation.screenshot_variants or [])
         ]
         for name, shot in shots:
             if shot is not None:

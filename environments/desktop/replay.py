@@ -299,7 +299,7 @@ async def _recorded_screen(
     image: Screenshot | None = None
     variants: list[tuple[str, Screenshot]] = []
     problems: list[str] = []
-    shots = [observation.screenshot, *observation.screenshot_variants]
+    shots = [observation.screenshot, *(observation.screenshot_variants or [])]
     for number, shot in enumerate(shots):
         if shot is None:
             continue
