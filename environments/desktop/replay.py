@@ -257,7 +257,7 @@ async def _tree_differences(
     except Exception:  # a desktop that stopped answering: the screen's verdict stands
         return []
     timings["tree"] = timings.get("tree", 0.0) + seen.tree_seconds
-    return await _differences(_RecordedScreen(None, recorded.tree, ()), seen, outcome) or []
+    return await _differences(_RecordedScreen(None, recorded.tree), seen, outcome) or []
 
 
 def _failed(outcome: StepFidelity, performed: PerformedAction, position: str, signal: bool) -> None:
@@ -283,7 +283,7 @@ def _time(outcome: StepFidelity, started: float, timings: dict[str, float]) -> N
 class _RecordedScreen:
     image: Screenshot | None
     tree: str | None
-    variants: tuple[tuple[str, Screenshot], ...]
+    variants: tuple[tuple[str, Screenshot], ...] = ()
     """The step's accepted variants of ``image`` (path, image)."""
 
 
@@ -295,7 +295,7 @@ async def _recorded_screen(
     ``outcome``."""
     observation = step.observation
     if observation is None:
-        return _RecordedScreen(None, None, ())
+        return _RecordedScreen(None, None)
     image: Screenshot | None = None
     variants: list[tuple[str, Screenshot]] = []
     problems: list[str] = []

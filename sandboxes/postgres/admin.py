@@ -310,7 +310,7 @@ class AdminPool:
         except asyncpg.InsufficientPrivilegeError:
             if self.superuser or self._held.get() is not None:
                 raise
-        conn = await _checked_connect(**connect_arguments(self.cluster.admin))
+        conn = await connect(self.cluster.admin)
         try:
             return await action(conn)
         finally:
