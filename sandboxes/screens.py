@@ -25,6 +25,7 @@ import itertools
 import numpy as np
 from PIL import Image, ImageChops, UnidentifiedImageError
 from pydantic import BaseModel, ConfigDict
+from scipy import ndimage
 
 __all__ = [
     "CELL",
@@ -122,10 +123,14 @@ def _grey(data: bytes, what: str) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=16)
-def _recorded_grey(data: bytes) -> Image.Image:
-    """The recorded screenshot made grey, kept for the next looks at the same step (replay
-    compares one recorded screenshot with each look while a screen catches up)."""
-    return _grey(data, "recorded")
+def _recorded_grey(data: bytes) -> tuple[Image.Image, np.ndarray, np.ndarray]:
+    """The recorded screenshot made grey, with its pixels and its cells, kept for the next looks
+    at the same step (replay compares one recorded screenshot with each look while a screen
+    catches up)."""
+    image = _grey(data, "recorded")
+    pixels, cells = np.asarray(image), _cells(image)
+    pixels.flags.writeable = cells.flags.writeable = False  # shared by every later look
+    return image, pixels, cells
 
 
 def _cells(image: Image.Image) -> np.ndarray:
@@ -158,27 +163,25 @@ text that moved leave unchanged cells between them, where a letter's ink stayed 
 
 def _components(mask: np.ndarray) -> list[np.ndarray]:
     """The groups of ``True`` cells, each cell within ``GROUP_REACH`` cells (in rows and in
-    columns) of another of its group, as arrays of (row, column)."""
-    labels = np.zeros(mask.shape, dtype=np.int32)
-    groups: list[np.ndarray] = []
-    for start in zip(*np.nonzero(mask), strict=True):
-        if labels[start]:
-            continue
-        labels[start] = len(groups) + 1
-        members = [start]
-        index = 0
-        while index < len(members):
-            row, column = members[index]
-            index += 1
-            rows = slice(max(row - GROUP_REACH, 0), row + GROUP_REACH + 1)
-            columns = slice(max(column - GROUP_REACH, 0), column + GROUP_REACH + 1)
-            near = np.argwhere(mask[rows, columns] & (labels[rows, columns] == 0))
-            for found in near + np.array([rows.start, columns.start]):
-                cell = (int(found[0]), int(found[1]))
-                labels[cell] = len(groups) + 1
-                members.append(cell)
-        groups.append(np.array(members))
-    return groups
+    columns) of another of its group, as arrays of (row, column) in row order. Two cells that
+    near each other are exactly the cells whose squares grown by ``GROUP_REACH // 2`` cells on
+    each side touch or overlap (``GROUP_REACH`` is odd), so the groups are the touching regions
+    of the grown mask, read back at the cells of ``mask``."""
+    grown = ndimage.binary_dilation(mask, structure=_GROWTH)
+    labels, count = ndimage.label(grown, structure=_TOUCHING)
+    cells = np.argwhere(mask)
+    owners = labels[cells[:, 0], cells[:, 1]]
+    order = np.argsort(owners, kind="stable")
+    bounds = np.searchsorted(owners[order], np.arange(1, count + 2))
+    groups = [cells[order[bounds[number] : bounds[number + 1]]] for number in range(count)]
+    # In the order of each group's first cell, row by row (the order of the boxes reported).
+    return sorted((group for group in groups if len(group)), key=lambda group: tuple(group[0]))
+
+
+_GROWTH = np.ones((GROUP_REACH // 2 * 2 + 1,) * 2, dtype=bool)
+"""The square each cell grows by before the grown mask's regions are read as groups."""
+_TOUCHING = np.ones((3, 3), dtype=bool)
+"""Regions touch along a side or at a corner."""
 
 
 MOVED_INK_TOLERANCE = 0.1
@@ -287,7 +290,7 @@ def compare_screens(
     match a cell (replay passes ``REPLAY_SHIFT``; screens whose sides are not a whole number of
     cells are compared without it); ``fine``: also run the fine test (small marks such as an
     underline). ``ValueError`` names the side that is not an image."""
-    before = _recorded_grey(recorded)
+    before, old_pixels, old = _recorded_grey(recorded)
     after = _grey(replayed, "replayed")
     note = None
     if before.size != after.size:
@@ -296,10 +299,10 @@ def compare_screens(
             f"{after.width}x{after.height}"
         )
         after = after.resize(before.size, Image.Resampling.BILINEAR)
-    old, new = _cells(before), _cells(after)
+    new = _cells(after)
     difference = np.abs(old - new)
     changed = difference > CELL_TOLERANCE
-    old_pixels, new_pixels = np.asarray(before), np.asarray(after)
+    new_pixels = np.asarray(after)
     if shift and changed.any() and before.width % CELL == 0 and before.height % CELL == 0:
         changed = _still_changed_when_moved(old_pixels, new_pixels, changed, shift)
     fine_changes = (

@@ -271,23 +271,32 @@ class DesktopKind(EnvironmentKind):
         tree: bool,
         quiet: float = 0.0,
         image_format: ImageFormat = "png",
+        changed_within: float | None = None,
     ) -> PerformedAction:
         """The desktop's screen and/or whole accessibility tree as they are now, without acting
         (status ``signal``); with ``quiet``, the screen once it stayed unchanged that long (at
         most ``STILL_TIMEOUT``): replay looks again when a step's screen has not yet come to
-        what the record shows."""
-        from sandboxes.desktop.screens import wait_for_still_screen
+        what the record shows. ``changed_within``: the next screen instead, once something was
+        drawn after the last look (within that many seconds), no screenshot when nothing was
+        (``sandboxes.desktop.screens.wait_for_changed_screen``)."""
+        from sandboxes.desktop.screens import wait_for_changed_screen, wait_for_still_screen
 
         desktop = as_desktop_sandbox(sandbox)
         started = time.perf_counter()
         shot = None
-        if screenshot:
+        poll = desktop.provider.settle_poll
+        if screenshot and changed_within is not None:
+            shot = await wait_for_changed_screen(
+                desktop.client,
+                within=changed_within,
+                quiet=quiet,
+                poll=poll,
+                image_format=image_format,
+            )
+        elif screenshot:
             shot = (
                 await wait_for_still_screen(
-                    desktop.client,
-                    quiet=quiet,
-                    poll=desktop.provider.settle_poll,
-                    image_format=image_format,
+                    desktop.client, quiet=quiet, poll=poll, image_format=image_format
                 )
                 if quiet
                 else await desktop.client.screenshot(image_format)

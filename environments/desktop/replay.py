@@ -71,7 +71,8 @@ CATCH_UP_QUIET = 0.15
 """While looking again: seconds the screen must stay unchanged for a look to count (a look in
 the middle of painting is wasted)."""
 CATCH_UP_INTERVAL = 0.1
-"""Seconds between those looks."""
+"""Seconds between those looks where the desktop is not asked for the next screen drawn (the
+record has only a tree to compare)."""
 LOOK_FORMAT: ImageFormat = "pgm"
 """How replay's looks at the screen travel: raw grey pixels, as they are only compared (never
 stored) and the comparison works on grey: no PNG encoding in the desktop or decoding in replay,
@@ -327,12 +328,16 @@ async def _catch_up(
     """Look again, for up to ``CATCH_UP_SECONDS``, while the screen differs from ``recorded``
     (what of the record the ``first`` look compared); the differences of the last look (empty
     once it matched, with the wait on ``outcome``). A look that saw what the one before it saw
-    is not compared again."""
+    is not compared again. Where the record has a screenshot, each look is of the next screen
+    drawn (the desktop waits for drawing itself): a screen nobody draws on is not fetched
+    again, and the wait ends when nothing more is drawn in the time left."""
     started = time.monotonic()
     limit = CATCH_UP_AFTER_DIVERGENCE if sandbox in _DIVERGED else CATCH_UP_SECONDS
     last = first
-    while differences and time.monotonic() - started < limit:
-        await asyncio.sleep(CATCH_UP_INTERVAL)
+    next_screen = recorded.image is not None
+    while differences and (left := limit - (time.monotonic() - started)) > 0:
+        if not next_screen:
+            await asyncio.sleep(CATCH_UP_INTERVAL)
         try:
             again = await kind.observe_screen(
                 sandbox,
@@ -340,9 +345,12 @@ async def _catch_up(
                 tree=recorded.tree is not None,
                 quiet=CATCH_UP_QUIET,
                 image_format=LOOK_FORMAT,
+                changed_within=left if next_screen else None,
             )
         except Exception:  # a desktop that stopped answering: the first look's verdict stands
             break
+        if next_screen and again.screenshot is None:
+            break  # nothing was drawn in the time left: the last look's verdict stands
         if _same_look(last, again):
             continue  # nothing was drawn since: the verdict is the last one's
         last = again

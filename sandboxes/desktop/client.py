@@ -258,22 +258,33 @@ class DesktopClient:
         return self._image(response, image_format)
 
     async def settled_screenshot(
-        self, quiet: float, timeout: float, image_format: ImageFormat = "png"
+        self,
+        quiet: float,
+        timeout: float,
+        image_format: ImageFormat = "png",
+        *,
+        after_change: bool = False,
     ) -> tuple[bytes, bool] | None:
         """The screen once it stayed unchanged for ``quiet`` seconds (at most ``timeout``
         seconds of waiting), watched by the control server itself, and whether it settled;
         None when the server cannot do that (OSWorld's answers a plain screenshot at once).
-        ``image_format``: as for ``screenshot``."""
+        ``image_format``: as for ``screenshot``. ``after_change``: only once something was
+        drawn after the server's last such wait; empty bytes when nothing was within
+        ``timeout`` (a server of this project's older versions answers the screen anyway)."""
         if not self.own_server and self._plain_screenshots:
             return None
         params = {"settle": f"{quiet:g}", "timeout": f"{timeout:g}"}
         if image_format != "png":
             params["format"] = image_format
+        if after_change:
+            params["changed"] = "1"
         response = await self._request("GET", "/screenshot", params=params, timeout=timeout + 30.0)
         settled = response.headers.get("x-screen-settled")
         if settled is None:
             self._plain_screenshots = True
             return None
+        if response.status_code == 204:
+            return b"", False
         return self._image(response, image_format), settled == "1"
 
     def _image(self, response: httpx2.Response, image_format: ImageFormat) -> bytes:
@@ -305,11 +316,17 @@ class DesktopClient:
             return int(data["x"]), int(data["y"])
         return int(data[0]), int(data[1])
 
-    async def windows(self) -> list[tuple[int, str]] | None:
+    async def windows(
+        self, *, title: str | None = None, timeout: float = 0.0
+    ) -> list[tuple[int, str]] | None:
         """The managed windows and their titles; None from servers without ``/windows``
-        (OSWorld's)."""
+        (OSWorld's). With ``title``, this project's server answers once a window's title holds
+        it or after ``timeout`` seconds (an older one answers at once)."""
+        params = {"title": title, "timeout": f"{timeout:g}"} if title is not None else None
         try:
-            data = await self._json("GET", "/windows")
+            data = await self._json(
+                "GET", "/windows", params=params, timeout=timeout + 30.0 if params else None
+            )
         except DesktopControlError as error:
             if "answered 404" in str(error):
                 return None

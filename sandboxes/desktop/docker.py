@@ -100,6 +100,9 @@ OVERLAY_DRIVERS = frozenset({"overlay2", "fuse-overlayfs"})
 """Storage drivers that keep an image's layer as a plain folder (``GraphDriver.Data.UpperDir``)
 on the engine's disk."""
 
+STATUS_INTERVAL = 1.0
+"""Seconds between asking the engine whether a starting desktop's container still runs."""
+
 SYSTEM_FOLDERS = ("/usr/lib", "/usr/share")
 """The image's folders ``system_mounts`` mounts from its layer."""
 
@@ -450,7 +453,14 @@ class DockerDesktopProvider(DesktopProvider):
         self, sandbox: DesktopSandbox, handle: DockerDesktopHandle, document: DocumentFile | None
     ) -> None:
         deadline = time.monotonic() + self.ready_timeout
+        next_status = 0.0
         while not await sandbox.client.is_up():
+            if time.monotonic() < next_status:
+                await asyncio.sleep(0.05)
+                continue
+            # Asking the engine costs a request in the engine and here: once a second is soon
+            # enough to notice a desktop that stopped while starting.
+            next_status = time.monotonic() + STATUS_INTERVAL
             status = await asyncio.to_thread(handle.status)
             if status not in ("created", "running"):
                 logs = await asyncio.to_thread(handle.logs)

@@ -574,12 +574,19 @@ class DesktopProvider(SandboxProvider):
             raise SandboxError("; ".join(str(error) for error in errors))
 
 
+WINDOW_WAIT_SLICE = 10.0
+"""Seconds one ``GET /windows?title=...`` may wait inside the server before the client asks
+again (so a server that stops answering is noticed)."""
+
+
 async def wait_for_window(client: DesktopClient, title_part: str, timeout: float) -> bool:
     """Poll until a window title holds ``title_part``; False after ``timeout`` seconds (or when
     the server cannot list windows)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        windows = await client.windows()
+        # This project's server waits itself (one request); others answer at once.
+        wait = min(WINDOW_WAIT_SLICE, max(deadline - time.monotonic(), 0.0))
+        windows = await client.windows(title=title_part, timeout=wait)
         if windows is None:
             return False
         if any(title_part in title for _, title in windows):

@@ -12,7 +12,13 @@ import time
 from sandboxes.desktop.client import DesktopClient, ImageFormat
 from sandboxes.screens import compare_screens
 
-__all__ = ["POLL_INTERVAL", "SETTLE_QUIET", "STILL_TIMEOUT", "wait_for_still_screen"]
+__all__ = [
+    "POLL_INTERVAL",
+    "SETTLE_QUIET",
+    "STILL_TIMEOUT",
+    "wait_for_changed_screen",
+    "wait_for_still_screen",
+]
 
 STILL_TIMEOUT = 8.0
 """Seconds ``wait_for_still_screen`` waits at most."""
@@ -51,3 +57,25 @@ async def wait_for_still_screen(
             still_since = time.monotonic()
         previous = current
     return previous
+
+
+async def wait_for_changed_screen(
+    client: DesktopClient,
+    *,
+    within: float,
+    quiet: float = SETTLE_QUIET,
+    poll: float = POLL_INTERVAL,
+    image_format: ImageFormat = "png",
+) -> bytes | None:
+    """The next screen: once something was drawn after the last still-screen wait (within
+    ``within`` seconds) and the screen then stayed unchanged for ``quiet`` seconds; None when
+    nothing was drawn. The control server watches for the drawing where it can, so a screen
+    nobody draws on costs one request; elsewhere this waits ``poll`` seconds and answers the
+    still screen, which may be the same as the last one."""
+    answer = await client.settled_screenshot(
+        quiet, max(within, 0.0), image_format, after_change=True
+    )
+    if answer is not None:
+        return answer[0] or None
+    await asyncio.sleep(min(poll, max(within, 0.0)))
+    return await wait_for_still_screen(client, quiet=quiet, poll=poll, image_format=image_format)

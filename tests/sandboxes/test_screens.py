@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from sandboxes.screens import REPLAY_SHIFT, compare_screens
+from sandboxes.screens import GROUP_REACH, REPLAY_SHIFT, _components, compare_screens
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LINE = "Double-click to add an Object"
@@ -127,3 +128,35 @@ def test_an_honest_replay_passes_the_fine_test(replayed: bytes) -> None:
     comparison = compare_screens(PLAIN, replayed, shift=REPLAY_SHIFT, fine=True)
     assert comparison.same, comparison.describe()
     assert comparison.fine_changes == []
+
+
+def _groups_by_definition(mask: np.ndarray) -> list[set[tuple[int, int]]]:
+    """The groups as defined: cells joined when at most ``GROUP_REACH`` cells apart in rows
+    and in columns, transitively (every pair of cells checked)."""
+    cells = [(int(row), int(column)) for row, column in np.argwhere(mask)]
+    owner = list(range(len(cells)))
+
+    def root(index: int) -> int:
+        while owner[index] != index:
+            index = owner[index]
+        return index
+
+    for first, (row, column) in enumerate(cells):
+        for second in range(first):
+            other = cells[second]
+            if max(abs(row - other[0]), abs(column - other[1])) <= GROUP_REACH:
+                owner[root(first)] = root(second)
+    groups: dict[int, set[tuple[int, int]]] = {}
+    for index, cell in enumerate(cells):
+        groups.setdefault(root(index), set()).add(cell)
+    return sorted(groups.values(), key=min)
+
+
+@pytest.mark.parametrize("density", [0.01, 0.05, 0.15])
+def test_changed_cells_are_grouped_as_defined(density: float) -> None:
+    generator = np.random.default_rng(int(density * 1000))
+    for _ in range(20):
+        mask = generator.random((30, 40)) < density
+        found = [{(int(r), int(c)) for r, c in group} for group in _components(mask)]
+        assert found == _groups_by_definition(mask)
+        assert all(len(group) == len(set(map(tuple, group))) for group in _components(mask))

@@ -7,9 +7,12 @@ Answers follow OSWorld's server: ``GET /screenshot`` (PNG), ``GET /accessibility
 ``POST /file`` (form ``file_path`` -> the file's bytes), ``POST /setup/upload`` (multipart
 ``file_path`` + ``file_data``), ``/setup/open_file``, ``/setup/launch``,
 ``/setup/activate_window``, ``/setup/close_window`` and ``GET /platform``. Additions of this
-server: ``GET /health``, ``GET /windows`` (the managed windows and their titles), and
+server: ``GET /health``, ``GET /windows`` (the managed windows and their titles; with
+``?title=PART&timeout=T`` it answers once a title holds ``PART``, or after ``T`` seconds), and
 ``GET /screenshot?settle=QUIET&timeout=T``: the screen once it stayed the same for ``QUIET``
-seconds (headers ``X-Screen-Settled``, ``X-Screen-Waited``), and ``format=pgm`` on either
+seconds (headers ``X-Screen-Settled``, ``X-Screen-Waited``; with ``changed=1``, only once
+something was drawn after the last such wait, else ``204 No Content`` after ``T`` seconds),
+and ``format=pgm`` on either
 screenshot for the raw pixels in grey; OSWorld's server ignores the query and answers a PNG at once,
 without those headers.
 """
@@ -48,7 +51,13 @@ DEFAULT_COMMAND_TIMEOUT = 120.0
 """Seconds a command sent to ``/execute`` may run unless the request names another limit."""
 
 MAX_SETTLE_SECONDS = 60.0
-"""Longest ``settle`` or ``timeout`` a ``GET /screenshot?settle=QUIET&timeout=T`` may ask for."""
+"""Longest ``settle`` or ``timeout`` a ``GET /screenshot?settle=QUIET&timeout=T`` (or a
+``GET /windows?title=PART&timeout=T``) may ask for."""
+
+WINDOW_POLL_SECONDS = 0.05
+"""Seconds between looks at the window titles while ``GET /windows?title=...`` waits: a look is
+a few X requests here, where a client polling ``/windows`` pays a request and an answer each
+time (on the host and in this server) while the desktop is still starting."""
 
 SETTLED_HEADER = "X-Screen-Settled"
 """Answer header of a settled screenshot: ``1`` when the screen stayed still for ``settle``
@@ -252,11 +261,15 @@ class Handler(BaseHTTPRequestHandler):
             raise HttpError(
                 HTTPStatus.BAD_REQUEST, f"'settle' and 'timeout' must be 0-{MAX_SETTLE_SECONDS:g} s"
             )
-        image, settled, waited = self.state.screen.settled_screenshot(quiet, timeout)
-        data = encode(image)
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
+        after_change = query.get("changed", ["0"])[0] == "1"
+        image, settled, waited = self.state.screen.settled_screenshot(
+            quiet, timeout, after_change=after_change
+        )
+        data = b"" if image is None else encode(image)
+        self.send_response(HTTPStatus.OK if image is not None else HTTPStatus.NO_CONTENT)
+        if image is not None:
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
         self.send_header(SETTLED_HEADER, "1" if settled else "0")
         self.send_header(WAITED_HEADER, f"{waited:.3f}")
         self.end_headers()
@@ -279,9 +292,23 @@ class Handler(BaseHTTPRequestHandler):
     _post_cursor_position.any_method = True  # type: ignore[attr-defined]
 
     def _get_windows(self) -> None:
-        self._json(
-            [{"id": wid, "title": title} for wid, title in self.state.screen.window_titles()]
-        )
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        windows = self.state.screen.window_titles()
+        if "title" in query:
+            part = query["title"][0]
+            try:
+                timeout = float(query.get("timeout", ["0"])[0])
+            except ValueError:
+                raise HttpError(HTTPStatus.BAD_REQUEST, "'timeout' must be a number") from None
+            if not 0 <= timeout <= MAX_SETTLE_SECONDS:
+                raise HttpError(
+                    HTTPStatus.BAD_REQUEST, f"'timeout' must be 0-{MAX_SETTLE_SECONDS:g} s"
+                )
+            deadline = time.monotonic() + timeout
+            while not any(part in title for _, title in windows) and time.monotonic() < deadline:
+                time.sleep(WINDOW_POLL_SECONDS)
+                windows = self.state.screen.window_titles()
+        self._json([{"id": wid, "title": title} for wid, title in windows])
 
     # -- commands --------------------------------------------------------------------------------
 

@@ -96,8 +96,8 @@ class Screen:
         return self._with_pointer(self._grab())
 
     def settled_screenshot(
-        self, quiet: float, timeout: float, interval: float = 0.04
-    ) -> tuple[Image.Image, bool, float]:
+        self, quiet: float, timeout: float, interval: float = 0.04, *, after_change: bool = False
+    ) -> tuple[Image.Image | None, bool, float]:
         """The screen once its framebuffer stayed the same, byte for byte but for a blinking
         text cursor, for ``quiet`` seconds, or as it is after ``timeout`` seconds; with whether
         it settled and the seconds waited. The screen is grabbed again only after the X server
@@ -105,17 +105,26 @@ class Screen:
         or every ``interval`` where it cannot report it; where nothing was drawn since the last
         wait's last grab, that grab stands for the screen and none is made at the start.
         Comparing raw grabs here costs a few milliseconds a look, where a PNG sent to the client
-        and compared there costs tens."""
+        and compared there costs tens.
+
+        ``after_change``: first wait (within ``timeout``) until something is drawn after the
+        last wait's last grab; no image (None) when nothing is. A client that found the last
+        screen wrong asks for the next one this way instead of asking again and again for a
+        screen nobody drew on."""
         with self._changes_lock:
             changes = self._damage_watch()
             started = time.monotonic()
             last = self._latest
-            drawn = last is None or changes.drawn_within(0.0)
+            drawn = last is None or changes.drawn_within(timeout if after_change else 0.0)
+            if after_change and not drawn:
+                return None, False, time.monotonic() - started
+            if after_change:  # the drawing has only begun: grab once a burst of it is done
+                time.sleep(interval)
             changes.forget()
             # Nothing drawn since the last wait's last grab: that grab is the screen now.
             image = latest = self._grab() if drawn or last is None else last
             previous = image.tobytes()
-            same_since = started
+            same_since = time.monotonic() if after_change else started
             while True:
                 now = time.monotonic()
                 if now - same_since >= quiet:

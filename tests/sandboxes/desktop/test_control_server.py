@@ -137,6 +137,26 @@ async def test_a_second_document_opens_and_windows_are_activated_and_closed(
         await client.open_file("/home/user/absent.docx")
 
 
+async def test_the_server_waits_for_a_window_title_in_one_request(
+    desktop: DesktopSandbox,
+) -> None:
+    client = desktop.client
+    await client.upload_file("/home/user/third.docx", word_document("The third document"))
+    waiting = asyncio.ensure_future(client.windows(title="third.docx", timeout=60))
+    await asyncio.sleep(0.5)
+    assert not waiting.done()  # no such window yet: the server holds the answer
+    await client.open_file("/home/user/third.docx", timeout=60)
+    titles = [title for _, title in await waiting or []]
+    assert any("third.docx" in title for title in titles)
+    await client.close_window("third.docx")
+    started = asyncio.get_running_loop().time()
+    titles = [title for _, title in await client.windows(title="no such title", timeout=0.5) or []]
+    assert asyncio.get_running_loop().time() - started >= 0.5
+    assert any("protocol.docx" in title for title in titles)
+    with pytest.raises(DesktopControlError, match="'timeout' must be 0-60 s"):
+        await client.windows(title="protocol.docx", timeout=61)
+
+
 @pytest.fixture(scope="module")
 def tcp_server(bare_display: str) -> Iterator[int]:
     """The control server in ``serve`` mode on a 127.0.0.1 port, over a bare Xvfb."""
@@ -252,6 +272,39 @@ async def test_a_settled_screenshot_waits_for_the_screen_to_stop_changing(
     bad = await desktop.client._client.get("/screenshot", params={"settle": "many"})
     assert bad.status_code == 400
     assert "'settle'" in bad.text
+
+
+async def test_the_next_screen_is_answered_only_once_something_is_drawn(
+    desktop: DesktopSandbox,
+) -> None:
+    from sandboxes.desktop.screens import wait_for_changed_screen
+    from sandboxes.screens import compare_screens
+
+    client = desktop.client
+    # At rest: a document nobody touches draws nothing once it stayed still for 2 s.
+    settled = await client.settled_screenshot(2.0, 30.0)
+    assert settled is not None
+    assert settled[1]
+    # Nobody draws: after the time asked for, no screen and no body.
+    started = asyncio.get_running_loop().time()
+    assert await wait_for_changed_screen(client, within=1.0, quiet=0.2) is None
+    assert asyncio.get_running_loop().time() - started >= 1.0
+    response = await client._request(
+        "GET", "/screenshot", params={"settle": "0.2", "timeout": "0.3", "changed": "1"}
+    )
+    assert response.status_code == 204
+    assert response.content == b""
+    assert response.headers["x-screen-settled"] == "0"
+    # Something is drawn while the client waits: the answer is that screen, once still.
+    waiting = asyncio.ensure_future(wait_for_changed_screen(client, within=20.0, quiet=0.3))
+    await asyncio.sleep(0.5)
+    assert not waiting.done()
+    typing = "import pyautogui\npyautogui.typewrite(' and the next words')"
+    await client.execute(["python3", "-c", typing])
+    shot = await waiting
+    assert shot is not None
+    assert not compare_screens(settled[0], shot, fine=True).same  # the typing is on it
+    assert compare_screens(shot, await client.screenshot(), fine=True).same  # and it was still
 
 
 async def test_a_screenshot_comes_as_raw_grey_pixels_when_asked(desktop: DesktopSandbox) -> None:
