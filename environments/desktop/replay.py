@@ -341,7 +341,7 @@ async def _catch_up(
         try:
             again = await kind.observe_screen(
                 sandbox,
-                screenshot=recorded.image is not None,
+                screenshot=next_screen,
                 tree=recorded.tree is not None,
                 quiet=CATCH_UP_QUIET,
                 image_format=LOOK_FORMAT,

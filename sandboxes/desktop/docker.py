@@ -455,18 +455,16 @@ class DockerDesktopProvider(DesktopProvider):
         deadline = time.monotonic() + self.ready_timeout
         next_status = 0.0
         while not await sandbox.client.is_up():
-            if time.monotonic() < next_status:
-                await asyncio.sleep(0.05)
-                continue
             # Asking the engine costs a request in the engine and here: once a second is soon
             # enough to notice a desktop that stopped while starting.
-            next_status = time.monotonic() + STATUS_INTERVAL
-            status = await asyncio.to_thread(handle.status)
-            if status not in ("created", "running"):
-                logs = await asyncio.to_thread(handle.logs)
-                raise DesktopStartError(
-                    f"desktop {sandbox.name} stopped while starting ({status}): {logs}"
-                )
+            if time.monotonic() >= next_status:
+                next_status = time.monotonic() + STATUS_INTERVAL
+                status = await asyncio.to_thread(handle.status)
+                if status not in ("created", "running"):
+                    logs = await asyncio.to_thread(handle.logs)
+                    raise DesktopStartError(
+                        f"desktop {sandbox.name} stopped while starting ({status}): {logs}"
+                    )
             if time.monotonic() > deadline:
                 logs = await asyncio.to_thread(handle.logs)
                 raise DesktopStartError(

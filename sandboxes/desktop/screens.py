@@ -72,10 +72,9 @@ async def wait_for_changed_screen(
     nothing was drawn. The control server watches for the drawing where it can, so a screen
     nobody draws on costs one request; elsewhere this waits ``poll`` seconds and answers the
     still screen, which may be the same as the last one."""
-    answer = await client.settled_screenshot(
-        quiet, max(within, 0.0), image_format, after_change=True
-    )
+    within = max(within, 0.0)
+    answer = await client.settled_screenshot(quiet, within, image_format, after_change=True)
     if answer is not None:
         return answer[0] or None
-    await asyncio.sleep(min(poll, max(within, 0.0)))
+    await asyncio.sleep(min(poll, within))
     return await wait_for_still_screen(client, quiet=quiet, poll=poll, image_format=image_format)

@@ -116,10 +116,10 @@ class Screen:
             started = time.monotonic()
             last = self._latest
             drawn = last is None or changes.drawn_within(timeout if after_change else 0.0)
-            if after_change and not drawn:
-                return None, False, time.monotonic() - started
-            if after_change:  # the drawing has only begun: grab once a burst of it is done
-                time.sleep(interval)
+            if after_change:
+                if not drawn:
+                    return None, False, time.monotonic() - started
+                time.sleep(interval)  # the drawing has only begun: grab once a burst of it is done
             changes.forget()
             # Nothing drawn since the last wait's last grab: that grab is the screen now.
             image = latest = self._grab() if drawn or last is None else last
