@@ -477,9 +477,11 @@ async def _make_cgroups(folder: Path, cap: MemoryCap | None) -> MemoryCap | None
 class ContextCap:
     """One browser context's memory cgroup, inside its browser's."""
 
-    def __init__(self, cap: MemoryCap, limit_bytes: int) -> None:
+    def __init__(self, cap: MemoryCap, limit_bytes: int, browser_pids: list[int]) -> None:
         self.cap = cap
         self.limit_bytes = limit_bytes
+        self.browser_pids = browser_pids
+        """The browser's own processes (its box), whose descendants show the pages."""
         self.moved: set[int] = set()
         """Host pids of the renderer processes moved into it."""
         self.reported = 0
@@ -500,6 +502,16 @@ class ContextCap:
     def describe(self) -> str:
         """The cap, as named in messages."""
         return f"the browser context's memory cap ({self.limit_bytes // 2**20:,} MiB)"
+
+    async def holds(self, page: Page) -> bool:
+        """Whether every renderer process showing ``page``'s frames is in this cgroup now
+        (False when the browser did not say which they are). Memory a renderer allocated
+        before it was moved here stays counted where it was: until this holds, a page's
+        allocations count towards the browser's cap only."""
+        inside = await _frame_processes(page)
+        hosts = await asyncio.to_thread(_host_pids, self.browser_pids)
+        members = set(await asyncio.to_thread(self.cap.pids))
+        return bool(inside) and all(hosts.get(pid) in members for pid in inside)
 
 
 _context_caps: weakref.WeakKeyDictionary[BrowserContext, ContextCap] = weakref.WeakKeyDictionary()
@@ -547,7 +559,7 @@ class ContextMemory:
         )
         if made is None:
             return None
-        cap = ContextCap(made, self.limit_bytes)
+        cap = ContextCap(made, self.limit_bytes, self.process.pids)
         _context_caps[context] = cap
         self._caps.append(cap)
         context.on("page", self._follow)

@@ -17,6 +17,17 @@ TABS = f"{BASE}/tabs"
 HEAP = f"{BASE}/heap"
 BUFFERS = f"{BASE}/buffers"
 HOLD = "https://calm.example/hold"
+BUFFERS_ON_CUE = f"{BASE}/buffers-on-cue"
+
+GROW_BUFFERS = (
+    "const kept = []; async function grow() { for (let i = 0; i < 96; i++) { "
+    "kept.push(new Uint8Array(64 * 2 ** 20).fill(7)); document.title = 'held ' + kept.length; "
+    "await new Promise(r => setTimeout(r, 0)); } }"
+)
+"""A page script defining ``grow``: 6 GiB of array buffers, 64 MiB at a time, yielding between."""
+
+START_GROWING = "() => { setTimeout(grow, 0); }"
+"""What a test evaluates in a ``BUFFERS_ON_CUE`` page to start its allocations."""
 
 
 def _page(title: str, body: str) -> str:
@@ -48,13 +59,8 @@ PAGES = {
         "setTimeout(grow, 50)</script>",
     ),
     # Array buffers: memory outside V8's heap, 6 GiB of it, every page touched.
-    BUFFERS: _page(
-        "Buffers",
-        "<script>const kept = []; async function grow() { for (let i = 0; i < 96; i++) { "
-        "kept.push(new Uint8Array(64 * 2 ** 20).fill(7)); document.title = 'held ' + "
-        "kept.length; await new Promise(r => setTimeout(r, 0)); } } setTimeout(grow, 50)"
-        "</script>",
-    ),
+    BUFFERS: _page("Buffers", f"<script>{GROW_BUFFERS} setTimeout(grow, 50)</script>"),
+    BUFFERS_ON_CUE: _page("Buffers", f"<script>{GROW_BUFFERS}</script>"),
     # An ordinary heavy page on another site: 1 GiB of array buffers, kept, then it settles.
     HOLD: _page(
         "Hold",
@@ -149,11 +155,11 @@ PHONE_TABS = _page(
 
 
 def write_hostile_phone_apps(apps: Path) -> Path:
-    """A phone with the hostile pages as apps: ``buffers`` (6 GiB of array buffers, as
-    ``BUFFERS``), ``hold`` (an ordinary heavy app holding 1 GiB, as ``HOLD``) and ``tabs`` (150
-    windows); returns the folder."""
+    """A phone with the hostile pages as apps: ``buffers`` (6 GiB of array buffers once cued,
+    as ``BUFFERS_ON_CUE``), ``hold`` (an ordinary heavy app holding 1 GiB, as ``HOLD``) and
+    ``tabs`` (150 windows); returns the folder."""
     for app_id, html in (
-        ("buffers", PAGES[BUFFERS]),
+        ("buffers", PAGES[BUFFERS_ON_CUE]),
         ("hold", PAGES[HOLD]),
         ("tabs", PHONE_TABS),
     ):

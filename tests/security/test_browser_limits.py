@@ -24,14 +24,16 @@ from sandboxes.chromium import (
     MAX_TABS,
     RENDERER_HEAP_MB,
 )
-from tests.security.context_caps import placed_cap
+from tests.security.context_caps import page_placed, placed_cap
 from tests.security.hostile_pages import (
     BUFFERS,
+    BUFFERS_ON_CUE,
     CALM,
     HANG,
     HEAP,
     HOLD,
     KEY_HANG,
+    START_GROWING,
     TABS,
     write_hostile_site,
 )
@@ -156,8 +158,9 @@ async def test_a_context_holding_gigabytes_leaves_the_others_theirs(
     provider: BrowserProvider, archive: PageArchive
 ) -> None:
     """Two users (judges) share one browser, a context each: B's page holds 1 GiB, A's page
-    allocates 6 GiB. A is stopped by its own context's cap, named in A's answer only; B's page
-    keeps its memory and answers, in the same renderer process as before."""
+    allocates 6 GiB (cued once its renderer is in A's cgroup). A is stopped by its own context's
+    cap, named in A's answer only; B's page keeps its memory and answers, in the same renderer
+    process as before."""
     limit = f"the browser context's memory cap ({CONTEXT_MEMORY_BYTES // 2**20:,} MiB)"
     async with (
         await provider.open(archive) as first,
@@ -173,14 +176,17 @@ async def test_a_context_holding_gigabytes_leaves_the_others_theirs(
             await asyncio.sleep(0.5)
         assert await second.session.page.title() == "held 16"
         cap, renderers = await placed_cap(second.session.context, "the other context's")
-        answer = await call(hostile, "browser_navigate", url=BUFFERS)
+        answer = await call(hostile, "browser_navigate", url=BUFFERS_ON_CUE)
+        assert not answer.is_error, text_of(answer)
+        await page_placed(first.session.page, "the hostile context's")
+        await first.session.page.evaluate(START_GROWING)
         for _ in range(40):
             if answer.is_error:
                 break
             await asyncio.sleep(1)
             answer = await call(hostile, "browser_snapshot")
         assert answer.is_error, text_of(answer)
-        assert "a page crashed (" + BUFFERS in text_of(answer)
+        assert "a page crashed (" + BUFFERS_ON_CUE in text_of(answer)
         assert limit in text_of(answer)
         # B: never told of A's limit, its page still holds its gigabyte and answers.
         still = await call(other, "browser_snapshot")

@@ -1,8 +1,8 @@
 """Hostile apps against the Chromium phone on real Chromium, through the device MCP server: two
-phones of one browser, where A's app allocates 6 GiB while B's app holds 1 GiB; and an app opening
-150 windows. A is stopped by its own context's memory cap, named in A's answer only, and goes back
-to its home screen; B keeps its page, its data and its renderer; the windows past the tab cap are
-closed."""
+phones of one browser, where A's app allocates 6 GiB (cued once its renderer is in A's cgroup)
+while B's app holds 1 GiB; and an app opening 150 windows. A is stopped by
+its own context's memory cap, named in A's answer only, and goes back to its home screen; B keeps
+its page, its data and its renderer; the windows past the tab cap are closed."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from sandboxes.android.chromium import (
     chromium_executable,
 )
 from sandboxes.chromium import CONTEXT_MEMORY_BYTES, MAX_TABS
-from tests.security.context_caps import placed_cap
-from tests.security.hostile_pages import write_hostile_phone_apps
+from tests.security.context_caps import page_placed, placed_cap
+from tests.security.hostile_pages import START_GROWING, write_hostile_phone_apps
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -87,8 +87,11 @@ async def test_a_phone_holding_gigabytes_leaves_the_other_phones_theirs(
             assert not held.is_error, text_of(held)
 
             answer = await call(first, "open_app", app_name="Buffers")
-            # The app allocates step by step after it loaded, answering meanwhile, until a
-            # limit ends it; poll until a call reports that.
+            assert not answer.is_error, text_of(answer)
+            # Cued once its renderer is in A's cgroup, the app allocates step by step,
+            # answering meanwhile, until a limit ends it; poll until a call reports that.
+            await page_placed(hostile.page, "the hostile phone's")
+            await hostile.page.evaluate(START_GROWING)
             for _ in range(40):
                 if answer.is_error:
                     break
