@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +38,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         path, what = marker.args
         if not path.exists():
             missing_shared(path, what)
+
+
+@pytest.fixture(scope="session")
+def mini_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One replay folder of the bundled mini dataset for the judge commands of the session's
+    tests: the first replays, later ones resume it (copies of the dataset have the same
+    trajectory files, so their replays are reused too)."""
+    return tmp_path_factory.mktemp("mini-replay")

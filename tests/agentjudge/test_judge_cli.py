@@ -18,11 +18,11 @@ runner = CliRunner(env={"COLUMNS": "200", "JUDGE_MODEL": ""})
 
 
 def test_judge_without_a_model_runs_the_baselines_and_says_how_to_give_one(
-    tmp_path: Path,
+    tmp_path: Path, mini_replay: Path
 ) -> None:
     result = runner.invoke(
         app,
-        ["judge", str(MINI), "--output", str(tmp_path), "--replay-output", str(tmp_path / "r")],
+        ["judge", str(MINI), "--output", str(tmp_path), "--replay-output", str(mini_replay)],
     )
     assert result.exit_code == 0, result.output
     assert "No judge model is configured" in result.output
@@ -82,10 +82,12 @@ def test_judge_refuses_bad_modes_and_budgets() -> None:
     assert "--trees" in bad_trees.output
 
 
-def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Path) -> None:
+def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(
+    tmp_path: Path, mini_replay: Path
+) -> None:
     arguments = ["judge", str(MINI), "--model", "mock/fail", "--mode", "llm,agent"]
     arguments += ["--turns", "1,2", "--output", str(tmp_path)]
-    arguments += ["--replay-output", str(tmp_path / "replay")]
+    arguments += ["--replay-output", str(mini_replay)]
     result = runner.invoke(app, arguments)
     assert result.exit_code == 0, result.output
     assert "not judge results" in result.output
@@ -121,7 +123,7 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
             "--output",
             str(tmp_path),
             "--replay-output",
-            str(tmp_path / "replay"),
+            str(mini_replay),
         ],
     )
     assert later.exit_code == 0, later.output
@@ -129,7 +131,7 @@ def test_a_scripted_dry_run_writes_verdicts_and_says_it_is_scripted(tmp_path: Pa
     assert latest["configs"] == report["configs"]
     assert any("judge rows come from earlier runs" in note for note in latest["notes"])
     assert not any("holds the baselines only" in note for note in latest["notes"])
-    # The mini dataset has gui, mobile and search trajectories, which have no replay yet.
+    # The mini dataset has mobile and search trajectories, which have no replay yet.
     assert any("domains without a replay yet" in note for note in latest["notes"])
 
 

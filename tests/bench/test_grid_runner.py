@@ -136,16 +136,25 @@ async def test_a_torn_record_is_judged_again(tmp_path: Path) -> None:
 
 
 async def test_read_only_judges_get_only_reading_tools(tmp_path: Path) -> None:
+    """Over the example's filesystem runs (the tools checked are the filesystem server's)."""
+    mini = load_dataset(MINI)
+    files = {
+        trajectory.id
+        for trajectory in mini.trajectories.values()
+        if mini.tasks[trajectory.task_id].subdomain == "filesystem"
+    }
     script = Inspector()
     summary = await judge_dataset(
         MINI,
         tmp_path,
         model_factory=lambda: ScriptedModel("inspector", respond=script),
         grid=GridSpec(modes=("agent",), turns=(2,), judge_access="read-only"),
+        only=files,
     )
     assert summary.problems == []
+    assert summary.runs == len(files) > 0
     seen = [names for names in script.tools_seen if "read_text_file" in names]
-    assert seen
+    assert len(seen) >= len(files)
     assert not any({"write_file", "edit_file", "move_file"} & names for names in seen)
 
 

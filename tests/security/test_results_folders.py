@@ -109,9 +109,9 @@ def verdict_keys(folder: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_a_second_judge_on_the_same_folder_stops_and_the_first_completes(
-    tmp_path: Path, mini: Path, reaped: list[subprocess.Popen[bytes]]
+    tmp_path: Path, mini: Path, mini_replay: Path, reaped: list[subprocess.Popen[bytes]]
 ) -> None:
-    out, replay = tmp_path / "out", tmp_path / "replay"
+    out, replay = tmp_path / "out", mini_replay
     command = ["judge", str(mini), "--model", "mock/pass", "--mode", "llm", "--runs", "2"]
     # One judge run per trajectory, its claims (if any) judged together: two runs each.
     command += ["--items", "together", "--output", str(out), "--replay-output", str(replay)]
@@ -177,11 +177,11 @@ def test_a_second_replay_on_the_same_folder_stops_and_the_first_completes(
 
 @pytest.mark.slow
 def test_a_torn_verdicts_file_is_repaired_and_every_key_lands_once(
-    tmp_path: Path, mini: Path
+    tmp_path: Path, mini: Path, mini_replay: Path
 ) -> None:
     out = tmp_path / "out"
     command = ["judge", str(mini), "--model", "mock/coin", "--mode", "llm", "--runs", "2"]
-    command += ["--output", str(out), "--replay-output", str(tmp_path / "replay")]
+    command += ["--output", str(out), "--replay-output", str(mini_replay)]
     first = agentjudge(*command)
     assert first.returncode == 0, first.stdout + first.stderr
     before = verdict_keys(out)
