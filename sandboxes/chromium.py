@@ -508,10 +508,9 @@ class ContextCap:
         (False when the browser did not say which they are). Memory a renderer allocated
         before it was moved here stays counted where it was: until this holds, a page's
         allocations count towards the browser's cap only."""
-        inside = await _frame_processes(page)
-        hosts = await asyncio.to_thread(_host_pids, self.browser_pids)
+        renderers = await _page_renderers(page, self.browser_pids)
         members = set(await asyncio.to_thread(self.cap.pids))
-        return bool(inside) and all(hosts.get(pid) in members for pid in inside)
+        return bool(renderers) and all(host in members for host in renderers)
 
 
 _context_caps: weakref.WeakKeyDictionary[BrowserContext, ContextCap] = weakref.WeakKeyDictionary()
@@ -607,11 +606,9 @@ class ContextMemory:
 
     async def _place(self, page: Page, cap: ContextCap) -> bool:
         """Move the processes of ``page``'s frames into ``cap``; whether each was found."""
-        inside = await _frame_processes(page)
-        hosts = await asyncio.to_thread(_host_pids, self.process.pids)
-        placed = bool(inside)
-        for pid in inside:
-            host = hosts.get(pid)
+        renderers = await _page_renderers(page, self.process.pids)
+        placed = bool(renderers)
+        for host in renderers:
             if host is None or host in self.process.pids:
                 placed = False
                 continue
@@ -630,6 +627,14 @@ class ContextMemory:
             with contextlib.suppress(BaseException):
                 await self._task
         self._task = None
+
+
+async def _page_renderers(page: Page, browser_pids: list[int]) -> list[int | None]:
+    """The host pids of the processes showing ``page``'s frames (None for one not found among
+    the descendants of ``browser_pids``); empty when the browser did not say."""
+    inside = await _frame_processes(page)
+    hosts = await asyncio.to_thread(_host_pids, browser_pids)
+    return [hosts.get(pid) for pid in inside]
 
 
 async def _frame_processes(page: Page) -> set[int]:
