@@ -4,8 +4,9 @@ Xvfb (its own display), a session D-Bus, the AT-SPI accessibility bus, a window 
 (openbox) and LibreOffice with the GTK3 plugin and accessibility on, with its own profile, the
 session's GTK settings (no blinking cursor) and the task's document; then the control server.
 Each process is waited for only as far as the next one needs: the display and the bus are
-awaited, the window manager and LibreOffice start together. When the session ends (SIGTERM,
-SIGINT, or the server failing) every process it started is killed.
+awaited, the window manager and LibreOffice start together. A window manager that exits while
+the session runs is started again (it takes over the windows already shown). When the session ends
+(SIGTERM, SIGINT, or the server failing) every process it started is killed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -96,6 +98,10 @@ def office_command(profile: Path) -> list[str]:
     return ["soffice", "--norestore", "--nologo", f"-env:UserInstallation={profile.as_uri()}"]
 
 
+WINDOW_MANAGER_RESTARTS = 5
+"""Times a session starts its window manager again after it exited (each exit is logged)."""
+
+
 class Session:
     """The processes of one desktop."""
 
@@ -107,6 +113,9 @@ class Session:
         self.group_leaders: set[int] = set()
         self.environment: dict[str, str] = dict(os.environ)
         self.environment["DISPLAY"] = display
+        self.window_manager: subprocess.Popen[bytes] | None = None
+        self._stopping = False
+        self._starting = threading.Lock()
 
     def write_toolkit_settings(self) -> None:
         """Write ``TOOLKIT_SETTINGS`` in a configuration folder of the session's own, searched
@@ -121,13 +130,16 @@ class Session:
 
     def _start(self, command: Sequence[str], extra: Mapping[str, str] | None = None,
                **options: object) -> subprocess.Popen[bytes]:  # fmt: skip
-        process = subprocess.Popen(
-            list(command),
-            env={**self.environment, **(extra or {})},
-            stdin=subprocess.DEVNULL,
-            **options,  # type: ignore[call-overload]
-        )
-        self.processes.append(process)
+        with self._starting:
+            if self._stopping:
+                raise RuntimeError("the session is stopping")
+            process = subprocess.Popen(
+                list(command),
+                env={**self.environment, **(extra or {})},
+                stdin=subprocess.DEVNULL,
+                **options,  # type: ignore[call-overload]
+            )
+            self.processes.append(process)
         if options.get("start_new_session"):
             self.group_leaders.add(process.pid)
         return process  # type: ignore[no-any-return]
@@ -135,12 +147,16 @@ class Session:
     def start_display(self) -> None:
         """Start Xvfb and wait until it accepts clients. Keys do not repeat (``-r``): a key
         held down longer than the repeat delay (660 ms) would type again, and a recorded press
-        whose release comes late on a busy machine would move the cursor twice."""
+        whose release comes late on a busy machine would move the cursor twice. The server
+        never resets (``-noreset``): by default it resets whenever its last client leaves, and
+        the AT-SPI bus launcher is a client for a moment only (it sets a root window property
+        and disconnects). On a busy machine openbox, connecting at about that time, was seen to
+        exit at its start, most likely caught by such a reset (see ``keep_window_manager``)."""
         read, write = os.pipe()
         width, height = self.size
         self._start(
             ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp",
-             "-displayfd", str(write), "-dpi", "96", "+extension", "RANDR", "-r"],
+             "-displayfd", str(write), "-dpi", "96", "+extension", "RANDR", "-r", "-noreset"],
             pass_fds=(write,), stdout=subprocess.DEVNULL,
         )  # fmt: skip
         os.close(write)
@@ -171,11 +187,34 @@ class Session:
         settings = self.profile.parent / ".openbox-rc.xml"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(WINDOW_MANAGER_SETTINGS, encoding="utf-8")
-        self._start(
+        self.window_manager = self._start(
             ["openbox", "--sm-disable", "--config-file", str(settings)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
         )
+
+    def keep_window_manager(self) -> threading.Thread:
+        """Watch the window manager from a thread and start it again, up to
+        ``WINDOW_MANAGER_RESTARTS`` times, when it exits before the session stops. Seen on busy
+        machines: openbox gone moments after its start, LibreOffice's window then shown but
+        unmanaged, so no window is listed and the desktop never counts as ready."""
+
+        def watch() -> None:
+            for _ in range(WINDOW_MANAGER_RESTARTS):
+                process = self.window_manager
+                if process is None:
+                    return
+                code = process.wait()
+                if self._stopping:
+                    return
+                print(f"openbox exited ({code}); starting it again", file=sys.stderr, flush=True)
+                try:
+                    self.start_window_manager()
+                except (OSError, RuntimeError):
+                    return
+
+        thread = threading.Thread(target=watch, name="window-manager", daemon=True)
+        thread.start()
+        return thread
 
     def start_office(self, document: Path | None) -> None:
         """Start LibreOffice on ``document`` (or its start centre), with its own profile."""
@@ -185,6 +224,8 @@ class Session:
 
     def stop(self) -> None:
         """Kill every process the session started (their process groups too), newest first."""
+        with self._starting:
+            self._stopping = True
         for process in reversed(self.processes):
             if process.pid in self.group_leaders:  # its group outlives it (soffice.bin)
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -222,6 +263,7 @@ def run_session(
         session.write_toolkit_settings()
         session.start_display()
         session.start_window_manager()
+        session.keep_window_manager()
         session.start_bus()
         os.environ.update(session.environment)  # the server's commands run in the session
         session.start_office(document)
